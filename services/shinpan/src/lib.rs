@@ -1,1 +1,8 @@
-//! placeholder
+//! # shinpan — the referee's command line and services
+//!
+//! Each subcommand of the `shinpan` binary lives in its own module with an `Args`
+//! struct (clap) and a `run(args) -> std::process::ExitCode` function.
+//!
+//! Exit codes shared by every subcommand: see [`exit`].
+
+pub mod exit;
