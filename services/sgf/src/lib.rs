@@ -1,1 +1,18 @@
-//! placeholder
+//! # shinpan-sgf — SGF game records
+//!
+//! Reads SGF FF\[4\] and FF\[3\] records (with the `sgf-parse` crate behind a grammar check
+//! that says *where* a file is broken), holds the main line as a [`Record`], replays it into
+//! a [`goban::Game`] ([`Record::to_game`]) and writes records back out
+//! ([`Record::to_sgf`]). Points are SGF coordinates at every boundary (`aa` = top-left).
+//!
+//! Malformed input gives an [`SgfError`] naming what is wrong and where; nothing panics.
+
+mod error;
+mod record;
+#[cfg(any())] mod replay;
+pub mod scan;
+mod write;
+
+pub use error::{Location, SgfError};
+pub use record::{GameInfo, Record, RecordMove, Setup, TerritoryMarks};
+#[cfg(any())] pub use replay::Replayed;
