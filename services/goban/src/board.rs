@@ -108,6 +108,17 @@ pub struct Placed {
     pub ko: Option<Point>,
 }
 
+/// What a placement would do ([`Board::preview`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Preview {
+    /// Opponent stones the move would capture (第三条).
+    pub captured: u32,
+    /// The move would be suicide (第四条).
+    pub suicide: bool,
+    /// [`Board::stones_hash`] after the move.
+    pub stones_hash: u64,
+}
+
 /// A Go board: `width × height` intersections holding black and white stones.
 ///
 /// The board knows chains, liberties, captures (第三条) and suicide (第四条); it does not
@@ -339,6 +350,72 @@ impl Board {
             }
         }
         true
+    }
+
+    /// What placing a stone of `color` on `p` would do, without doing it: the number of
+    /// opponent stones it would capture (第三条), whether it would be suicide (第四条: no
+    /// capture and no liberty), and the Zobrist [`stones_hash`](Board::stones_hash) of the
+    /// resulting stones (for a suicide: with the player's own chain removed, as
+    /// [`Board::play`] does when suicide is allowed). Used for the ko rule (第五条: a retake
+    /// captures exactly one stone) and positional superko.
+    ///
+    /// # Errors
+    /// [`PlayError::OffBoard`] or [`PlayError::Occupied`].
+    pub fn preview(&self, color: Color, p: Point) -> Result<Preview, PlayError> {
+        if !self.contains(p) {
+            return Err(PlayError::OffBoard);
+        }
+        let i = self.idx(p);
+        if self.cells[i] != EMPTY {
+            return Err(PlayError::Occupied);
+        }
+        let me = cell_of(color);
+        let opp = BLACK + WHITE - me;
+        let suicide = self.is_suicide(me, i);
+        let mut heads = [usize::MAX; 4];
+        let mut k = 0;
+        let mut captured = 0u32;
+        let mut hash = self.hash ^ ZOBRIST[i][color.index()];
+        for n in self.neighbours(i) {
+            let c = self.cells[n];
+            let take = if suicide { c == me } else { c == opp && self.only_liberty_is(self.head[n] as usize, i) };
+            if !take {
+                continue;
+            }
+            let h = self.head[n] as usize;
+            if heads[..k].contains(&h) {
+                continue;
+            }
+            heads[k] = h;
+            k += 1;
+            let ci = (c - 1) as usize;
+            let mut j = h;
+            loop {
+                hash ^= ZOBRIST[j][ci];
+                if c == opp {
+                    captured += 1;
+                }
+                j = self.next[j] as usize;
+                if j == h {
+                    break;
+                }
+            }
+        }
+        if suicide {
+            hash ^= ZOBRIST[i][color.index()];
+        }
+        Ok(Preview { captured, suicide, stones_hash: hash })
+    }
+
+    /// The stones as a plain row-major array of `width × height` cells: 0 empty, 1 black,
+    /// 2 white (for exact position comparison, e.g. to rule out hash collisions).
+    pub fn cells(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.width as usize * self.height as usize);
+        for y in 0..self.height as usize {
+            let row = (y + 1) * self.stride + 1;
+            out.extend_from_slice(&self.cells[row..row + self.width as usize]);
+        }
+        out
     }
 
     /// Places a stone of `color` on `p`, removing opponent chains left without liberties

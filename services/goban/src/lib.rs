@@ -12,15 +12,19 @@
 //!   SGF writes them (`aa` is the top-left corner).
 //! * [`Board`]: stones on a `width × height` grid (2..=25 each, 第一条), with captures
 //!   (第三条) and suicide detection (第四条).
+//! * [`Game`] ([`game`]): turns, passes, resignation, handicap, prisoners, ko (第五条),
+//!   fouls (第十二条), end of play (第九条), whole-board repetition (第十一条).
 //! * [`RuleSet`] ([`rules`]): the named rule sets and their parameters.
 //! * [`score()`] ([`score`](mod@score)): counting with given stone statuses (第八条, 第十条), the result.
 
 pub mod board;
+pub mod game;
 pub mod point;
 pub mod rules;
 pub mod score;
 
-pub use board::{Board, BoardError, PlayError, Placed};
+pub use board::{Board, BoardError, PlayError, Placed, Preview};
+pub use game::{handicap_points, Foul, FoulRule, Game, HandicapError, MoveOutcome, Phase, Repetition};
 pub use point::{Color, Move, Point, PointParseError, MAX_SIZE, MIN_SIZE};
 pub use rules::{KoRule, RuleSet, Scoring, UnknownRuleSet};
 pub use score::{score, GameResult, Score, Status, StatusMap};

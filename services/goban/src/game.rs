@@ -1,0 +1,790 @@
+//! A game in progress: turns, passes, resignation, handicap, prisoners, ko, fouls, end of
+//! play and whole-board repetition.
+//!
+//! [`Game`] applies moves to a [`Board`] under a [`RuleSet`]:
+//!
+//! * alternate play and passes (第二条, 第二条2); the first player is given (Black in an
+//!   even game, White after handicap stones: 第二条3, [`Game::with_handicap`]);
+//! * captures and prisoners (ハマ, 第三条); suicide is a foul (第四条) unless the rule set
+//!   allows it ([`RuleSet::allow_suicide`]);
+//! * the basic ko rule (第五条): the player whose ko stone was just taken may not retake on
+//!   the very next turn; after a move elsewhere or a pass the retake is legal (第五条 解説);
+//!   positional superko when the rule set says so ([`RuleSet::ko_rule`]);
+//! * fouls (第十二条): an illegal move is *not applied*; [`Game::play`] returns a [`Foul`]
+//!   naming the move number, colour, move and the rule broken;
+//! * end of play (第九条): consecutive passes stop play ([`Phase::Stopped`]) or end it
+//!   ([`Phase::Ended`]) per [`RuleSet::passes_to_stop`] / [`RuleSet::passes_to_end`];
+//!   resumption per rule set ([`Game::resume`], [`Game::resume_by`]);
+//! * repetition (第十一条 無勝負): after every move the position (stones and player to move)
+//!   is looked up by Zobrist hash in a hash → move-number map, and every hit is confirmed by
+//!   a full comparison of the stones (so a hash collision is never reported). Each
+//!   repetition is reported with the cycle of moves and how many times in a row that cycle
+//!   has been played ([`Repetition`]).
+//!
+//! Replay does not allocate per move (a move log and the hash maps grow amortised; an
+//! outcome's capture list allocates only when stones are captured).
+
+use crate::board::{Board, BoardError, Placed, PlayError};
+use crate::point::{Color, Move, Point};
+use crate::rules::{KoRule, RuleSet};
+use crate::score::GameResult;
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Hasher for keys that already are Zobrist hashes (uniformly random 64-bit values).
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type PosMap = HashMap<u64, u32, BuildHasherDefault<IdHasher>>;
+
+/// Where the game stands with respect to its end (第九条).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Moves are being played.
+    Playing,
+    /// Play has stopped for agreement on life and death (第九条: three consecutive passes
+    /// in `japanese-2011`; two in `japanese-1989` and `chinese`). If the players disagree,
+    /// play resumes ([`Game::resume`]); a move in a record after the stop resumes it
+    /// implicitly.
+    Stopped,
+    /// The game is over (four consecutive passes in `japanese-2011`, 第九条2; agreement,
+    /// [`Game::agree`]; resignation, 第六条; two passes in the 純碁 rule sets). Any further
+    /// move is the foul [`FoulRule::AfterEnd`].
+    Ended,
+}
+
+impl Phase {
+    /// `"playing"`, `"stopped"` or `"ended"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Phase::Playing => "playing",
+            Phase::Stopped => "stopped",
+            Phase::Ended => "ended",
+        }
+    }
+}
+
+/// Which rule an illegal move breaks. Every foul loses the game under 第十二条 (反則負け)
+/// unless the rule set says otherwise ([`RuleSet::fouls_lose`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FoulRule {
+    /// The point is not on the board (第二条: stones are played on the intersections).
+    OffBoard,
+    /// The point already holds a stone (第二条).
+    Occupied,
+    /// Suicide: the stone would be taken at once without taking anything (第四条 禁着).
+    Suicide,
+    /// Immediate recapture of a ko (第五条).
+    Ko,
+    /// The move recreates an earlier arrangement of the stones (positional superko,
+    /// `chinese`: 全局同形再現の禁止).
+    Superko,
+    /// The player moved out of turn (第二条: the players move alternately).
+    OutOfTurn,
+    /// A move after the end of the game (第九条).
+    AfterEnd,
+}
+
+impl FoulRule {
+    /// Every foul rule.
+    pub const ALL: [FoulRule; 7] = [
+        FoulRule::OffBoard,
+        FoulRule::Occupied,
+        FoulRule::Suicide,
+        FoulRule::Ko,
+        FoulRule::Superko,
+        FoulRule::OutOfTurn,
+        FoulRule::AfterEnd,
+    ];
+
+    /// Short machine name: `"off-board"`, `"occupied"`, `"suicide"`, `"ko"`, `"superko"`,
+    /// `"out-of-turn"`, `"after-end"`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            FoulRule::OffBoard => "off-board",
+            FoulRule::Occupied => "occupied",
+            FoulRule::Suicide => "suicide",
+            FoulRule::Ko => "ko",
+            FoulRule::Superko => "superko",
+            FoulRule::OutOfTurn => "out-of-turn",
+            FoulRule::AfterEnd => "after-end",
+        }
+    }
+
+    /// Parses [`FoulRule::code`].
+    pub fn from_code(s: &str) -> Option<FoulRule> {
+        FoulRule::ALL.into_iter().find(|r| r.code() == s)
+    }
+
+    /// The article broken: `"第二条"` (off the board, occupied, out of turn), `"第四条"`
+    /// (suicide), `"第五条"` (ko), `"第九条"` (after the end), `"全局同形禁止"` (superko,
+    /// the Chinese rules' ban on recreating a whole-board position; no article of the
+    /// Japanese rules). The loss itself is 第十二条.
+    pub const fn article(self) -> &'static str {
+        match self {
+            FoulRule::OffBoard | FoulRule::Occupied | FoulRule::OutOfTurn => "第二条",
+            FoulRule::Suicide => "第四条",
+            FoulRule::Ko => "第五条",
+            FoulRule::Superko => "全局同形禁止",
+            FoulRule::AfterEnd => "第九条",
+        }
+    }
+
+    /// One-line English description, e.g. `"ko recapture forbidden"`.
+    pub const fn description(self) -> &'static str {
+        match self {
+            FoulRule::OffBoard => "point is off the board",
+            FoulRule::Occupied => "point is already occupied",
+            FoulRule::Suicide => "suicide is forbidden",
+            FoulRule::Ko => "ko recapture forbidden",
+            FoulRule::Superko => "recreates an earlier whole-board position (superko)",
+            FoulRule::OutOfTurn => "play out of turn",
+            FoulRule::AfterEnd => "play after the end of the game",
+        }
+    }
+}
+
+impl fmt::Display for FoulRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.description(), self.article())
+    }
+}
+
+/// An illegal move (第十二条), which was not applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Foul {
+    /// The number the move would have had (1-based; [`Game::move_number`] + 1).
+    pub move_number: u32,
+    /// Who played it.
+    pub color: Color,
+    /// The move (its point in SGF coordinates when displayed).
+    pub mv: Move,
+    /// The rule broken.
+    pub rule: FoulRule,
+}
+
+impl fmt::Display for Foul {
+    /// `"move 123: white at dd: ko recapture forbidden (第五条)"`; a pass reads
+    /// `"move 9: black pass: …"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.mv {
+            Move::Play(p) => write!(f, "move {}: {} at {}: {}", self.move_number, self.color, p, self.rule),
+            Move::Pass => write!(f, "move {}: {} pass: {}", self.move_number, self.color, self.rule),
+        }
+    }
+}
+impl std::error::Error for Foul {}
+
+/// A whole-board repetition (第十一条): the position (stones and player to move) after
+/// move `again` is the one after move `first` (move 0 = the starting position).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repetition {
+    /// The earlier (latest earlier) move number after which the position occurred.
+    pub first: u32,
+    /// The move number after which it occurred again.
+    pub again: u32,
+    /// The moves `first+1 ..= again` that lead from the one to the other: the cycle.
+    pub sequence: Vec<(Color, Move)>,
+    /// How many times this same cycle (same moves, same length) has now been played in a
+    /// row, ≥ 1: the moves `again − cycles·L + 1 ..= again` (`L = again − first`) are the
+    /// cycle repeated `cycles` times. 第十一条 解説: a sequence that has cycled twice or
+    /// more (`cycles >= 2`) can be 無勝負.
+    pub cycles: u32,
+}
+
+impl Repetition {
+    /// Length of the cycle in moves (`again − first`).
+    pub fn period(&self) -> u32 {
+        self.again - self.first
+    }
+}
+
+/// What a legal move did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveOutcome {
+    /// The move's number (1-based).
+    pub move_number: u32,
+    /// Stones removed: the opponent's captured stones (第三条), then — only where suicide
+    /// is allowed — the player's own suicided stones.
+    pub captured: Vec<Point>,
+    /// Point where the opponent may not retake on the next turn (第五条), if the move
+    /// took a ko.
+    pub ko: Option<Point>,
+    /// The whole-board repetition this move created, if any.
+    pub repetition: Option<Repetition>,
+    /// Phase after the move.
+    pub phase: Phase,
+}
+
+/// Error for a handicap the standard fixed placement cannot give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandicapError {
+    /// Fixed placement exists only on 19x19, 13x13 and 9x9 boards (use free placement,
+    /// SGF `AB`, on others).
+    Size {
+        /// Columns.
+        width: u8,
+        /// Rows.
+        height: u8,
+    },
+    /// The number of stones must be 0 (even game) or 2..=9.
+    Count(u8),
+    /// The board size itself is invalid.
+    Board(BoardError),
+}
+
+impl fmt::Display for HandicapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandicapError::Size { width, height } => write!(
+                f,
+                "no fixed handicap placement on a {width}x{height} board (only 19x19, 13x13, 9x9; use AB for free placement)"
+            ),
+            HandicapError::Count(n) => write!(f, "handicap {n} is not 0 or 2..=9"),
+            HandicapError::Board(e) => e.fmt(f),
+        }
+    }
+}
+impl std::error::Error for HandicapError {}
+
+/// The standard fixed handicap points (置石) for `n` stones on a 19x19, 13x13 or 9x9 board,
+/// in the customary order: upper right (`pd` on 19x19), lower left (`dp`), lower right
+/// (`pp`), upper left (`dd`); 5, 7, 9 add the centre; 6 and 7 add the left and right side
+/// points (`dj`, `pj`); 8 and 9 also the top and bottom side points (`jd`, `jp`). Corner
+/// points are on the 4-4 point (3-3 on 9x9). `n = 0` gives no points.
+///
+/// # Errors
+/// [`HandicapError::Size`] for other boards, [`HandicapError::Count`] unless `n` is 0 or
+/// 2..=9.
+pub fn handicap_points(width: u8, height: u8, n: u8) -> Result<Vec<Point>, HandicapError> {
+    let (near, mid, far) = match (width, height) {
+        (19, 19) => (3, 9, 15),
+        (13, 13) => (3, 6, 9),
+        (9, 9) => (2, 4, 6),
+        _ => return Err(HandicapError::Size { width, height }),
+    };
+    if n == 1 || n > 9 {
+        return Err(HandicapError::Count(n));
+    }
+    let p = Point::new;
+    let corners = [p(far, near), p(near, far), p(far, far), p(near, near)];
+    let centre = p(mid, mid);
+    let (left, right, top, bottom) = (p(near, mid), p(far, mid), p(mid, near), p(mid, far));
+    let mut out: Vec<Point> = corners.iter().copied().take((n as usize).min(4)).collect();
+    match n {
+        5 => out.push(centre),
+        6 => out.extend([left, right]),
+        7 => out.extend([left, right, centre]),
+        8 => out.extend([left, right, top, bottom]),
+        9 => out.extend([left, right, top, bottom, centre]),
+        _ => {}
+    }
+    Ok(out)
+}
+
+const NO_KO: Point = Point { x: u8::MAX, y: u8::MAX };
+
+/// A game: the board, whose turn it is, prisoners, passes, ko, the phase, the move history
+/// and every whole-board repetition so far.
+#[derive(Clone)]
+pub struct Game {
+    board: Board,
+    rules: RuleSet,
+    superko: bool,
+    allow_suicide: bool,
+    to_move: Color,
+    move_number: u32,
+    prisoners: [u32; 2],
+    passes: [u32; 2],
+    consecutive_passes: u32,
+    phase: Phase,
+    /// Point forbidden by 第五条 and the colour it is forbidden to (NO_KO if none).
+    ko: Point,
+    ko_color: Color,
+    history: Vec<(Color, Move)>,
+    /// Stones removed by each move, flat: move k's are `removed[removed_start[k-1]..removed_start[k]]`.
+    removed: Vec<(Point, Color)>,
+    removed_start: Vec<u32>,
+    /// Position (stones + to move) hash → latest move number after which it occurred.
+    positions: PosMap,
+    /// Stones hash → latest move number (positional superko only).
+    stones_seen: PosMap,
+    repetitions: Vec<Repetition>,
+    /// Period and run length (moves) of the repetition made by the previous move.
+    last_run: Option<(u32, u32)>,
+    resigned: Option<Color>,
+    scratch: Placed,
+}
+
+impl fmt::Debug for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Game")
+            .field("rules", &self.rules)
+            .field("to_move", &self.to_move)
+            .field("move_number", &self.move_number)
+            .field("phase", &self.phase)
+            .field("prisoners", &self.prisoners)
+            .field("board", &self.board)
+            .finish_non_exhaustive()
+    }
+}
+
+#[inline]
+fn foul(game_move: u32, color: Color, mv: Move, rule: FoulRule) -> Foul {
+    Foul { move_number: game_move + 1, color, mv, rule }
+}
+
+impl Game {
+    /// A game starting from `board` (empty, or holding setup/handicap stones) with
+    /// `to_move` to play first (Black in an even game; White after handicap stones,
+    /// 第二条3). The starting position counts as the position after move 0 for repetition.
+    pub fn new(board: Board, rules: RuleSet, to_move: Color) -> Game {
+        let mut g = Game {
+            board,
+            rules,
+            superko: rules.ko_rule() == KoRule::PositionalSuperko,
+            allow_suicide: rules.allow_suicide(),
+            to_move,
+            move_number: 0,
+            prisoners: [0; 2],
+            passes: [0; 2],
+            consecutive_passes: 0,
+            phase: Phase::Playing,
+            ko: NO_KO,
+            ko_color: Color::Black,
+            history: Vec::with_capacity(400),
+            removed: Vec::with_capacity(256),
+            removed_start: Vec::with_capacity(401),
+            positions: PosMap::with_capacity_and_hasher(512, Default::default()),
+            stones_seen: PosMap::default(),
+            repetitions: Vec::new(),
+            last_run: None,
+            resigned: None,
+            scratch: Placed { captured: Vec::with_capacity(64), suicided: Vec::new(), ko: None },
+        };
+        g.removed_start.push(0);
+        g.reset_positions();
+        g
+    }
+
+    /// An empty `width × height` board with `handicap` stones at the standard fixed points
+    /// ([`handicap_points`]) and White to move (第二条3). `handicap = 0` is an even game
+    /// with Black to move.
+    ///
+    /// # Errors
+    /// [`HandicapError`] for a board without fixed placement or a count other than 0, 2..=9.
+    pub fn with_handicap(width: u8, height: u8, rules: RuleSet, handicap: u8) -> Result<Game, HandicapError> {
+        let mut board = Board::new(width as u32, height as u32).map_err(HandicapError::Board)?;
+        let points = handicap_points(width, height, handicap)?;
+        for &p in &points {
+            board.set(p, Some(Color::Black)).expect("handicap point on the board");
+        }
+        let first = if points.is_empty() { Color::Black } else { Color::White };
+        Ok(Game::new(board, rules, first))
+    }
+
+    /// Re-applies `moves` to a new game (`Game::new(board, rules, to_move)`).
+    ///
+    /// # Errors
+    /// The first [`Foul`].
+    pub fn replay(board: Board, rules: RuleSet, to_move: Color, moves: &[(Color, Move)]) -> Result<Game, Foul> {
+        let mut g = Game::new(board, rules, to_move);
+        for &(c, m) in moves {
+            g.apply(c, m)?;
+        }
+        Ok(g)
+    }
+
+    fn reset_positions(&mut self) {
+        self.positions.clear();
+        self.stones_seen.clear();
+        self.positions.insert(self.board.hash(self.to_move), self.move_number);
+        if self.superko {
+            self.stones_seen.insert(self.board.stones_hash(), self.move_number);
+        }
+        self.last_run = None;
+    }
+
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    /// The rule set.
+    pub fn rules(&self) -> RuleSet {
+        self.rules
+    }
+    /// Whose turn it is.
+    pub fn to_move(&self) -> Color {
+        self.to_move
+    }
+
+    /// Sets whose turn it is (SGF `PL[]`). The current position is re-recorded for
+    /// repetition with the new player to move.
+    pub fn set_to_move(&mut self, c: Color) {
+        if c == self.to_move {
+            return;
+        }
+        let old = self.board.hash(self.to_move);
+        if self.positions.get(&old) == Some(&self.move_number) {
+            self.positions.remove(&old);
+        }
+        self.to_move = c;
+        self.positions.insert(self.board.hash(c), self.move_number);
+        self.last_run = None;
+    }
+
+    /// Changes stones outside the rules (SGF `AB`/`AW`/`AE` in the middle of a record):
+    /// no capture, no legality check, no move number. The ko ban is lifted and repetition
+    /// tracking starts again from this position (earlier positions are no longer compared).
+    ///
+    /// # Errors
+    /// [`PlayError::OffBoard`] for a point off the board (changes before it are applied).
+    pub fn setup(&mut self, changes: &[(Point, Option<Color>)]) -> Result<(), PlayError> {
+        let r = changes.iter().try_for_each(|&(p, s)| self.board.set(p, s));
+        self.ko = NO_KO;
+        self.reset_positions();
+        r
+    }
+
+    /// Moves (including passes) applied so far; the next move is `move_number() + 1`.
+    pub fn move_number(&self) -> u32 {
+        self.move_number
+    }
+    /// Stones captured by `c` (ハマ held by `c`, 第三条); where suicide is allowed, own
+    /// stones removed by a suicide count for the opponent.
+    pub fn prisoners(&self, c: Color) -> u32 {
+        self.prisoners[c.index()]
+    }
+    /// Total passes made by `c` (for `japanese-jungo` counting).
+    pub fn passes(&self, c: Color) -> u32 {
+        self.passes[c.index()]
+    }
+    /// Passes in a row at the end of the history.
+    pub fn consecutive_passes(&self) -> u32 {
+        self.consecutive_passes
+    }
+    /// Playing, stopped for agreement, or ended (第九条).
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    /// The point where the player to move may not retake a ko on this turn (第五条).
+    pub fn ko_point(&self) -> Option<Point> {
+        (self.ko != NO_KO && self.ko_color == self.to_move).then_some(self.ko)
+    }
+    /// Every whole-board repetition found so far, in move order (one per move that
+    /// recreated an earlier position; a cycle made only of passes is the end of play, not
+    /// a repetition, and is not listed).
+    pub fn repetitions(&self) -> &[Repetition] {
+        &self.repetitions
+    }
+    /// The repetition with the most consecutive cycles, if some cycle has been played
+    /// twice or more in a row (第十一条 解説: grounds for 無勝負 if neither player gives way).
+    pub fn cycling(&self) -> Option<&Repetition> {
+        self.repetitions.iter().filter(|r| r.cycles >= 2).max_by_key(|r| r.cycles)
+    }
+    /// The moves applied, in order.
+    pub fn history(&self) -> &[(Color, Move)] {
+        &self.history
+    }
+    /// The player who resigned (第六条), if any.
+    pub fn resigned(&self) -> Option<Color> {
+        self.resigned
+    }
+    /// The result known from play alone: 中押勝 after a resignation; `None` otherwise (a
+    /// counted result needs [`crate::score::score`]).
+    pub fn result(&self) -> Option<GameResult> {
+        self.resigned.map(|c| GameResult::Resignation { winner: c.opponent() })
+    }
+    /// The stones removed by the last move (captures, then suicided own stones).
+    pub fn last_removed(&self) -> &[(Point, Color)] {
+        let n = self.removed_start.len();
+        if n < 2 {
+            return &[];
+        }
+        &self.removed[self.removed_start[n - 2] as usize..self.removed_start[n - 1] as usize]
+    }
+
+    /// Resignation (投了, 第六条) by `color`: the game ends, the opponent wins (中押勝).
+    ///
+    /// # Errors
+    /// [`FoulRule::AfterEnd`] if the game has already ended.
+    pub fn resign(&mut self, color: Color) -> Result<(), FoulRule> {
+        if self.phase == Phase::Ended {
+            return Err(FoulRule::AfterEnd);
+        }
+        self.resigned = Some(color);
+        self.phase = Phase::Ended;
+        Ok(())
+    }
+
+    /// Both players agree on life and death after play stopped (第九条): the game ends.
+    /// No effect unless the phase is [`Phase::Stopped`].
+    pub fn agree(&mut self) {
+        if self.phase == Phase::Stopped {
+            self.phase = Phase::Ended;
+        }
+    }
+
+    /// The players disagree after play stopped: play resumes with the player to move
+    /// (第九条: 手番の方が対局を続行する). No effect unless the phase is [`Phase::Stopped`].
+    /// Under `japanese-2011` the consecutive-pass count continues (a fourth pass ends the
+    /// game, 第九条2); elsewhere it starts again.
+    pub fn resume(&mut self) {
+        if self.phase == Phase::Stopped {
+            self.phase = Phase::Playing;
+            if self.rules.resume_resets_passes() {
+                self.consecutive_passes = 0;
+            }
+        }
+    }
+
+    /// `asker` asks to resume play after it stopped. Under `japanese-1989` the opponent of
+    /// the asker moves first (要請I-[vi]); under the other rule sets the player to move
+    /// continues, as [`Game::resume`]. No effect unless the phase is [`Phase::Stopped`].
+    pub fn resume_by(&mut self, asker: Color) {
+        if self.phase != Phase::Stopped {
+            return;
+        }
+        self.resume();
+        if self.rules.resume_opponent_of_asker() {
+            self.set_to_move(asker.opponent());
+        }
+    }
+
+    /// Checks whether `color` may play `mv` now, without applying it (same rules as
+    /// [`Game::play`]; a move after a stop counts as resuming play).
+    ///
+    /// # Errors
+    /// The [`FoulRule`] the move would break.
+    pub fn check(&self, color: Color, mv: Move) -> Result<(), FoulRule> {
+        self.check_turn(color)?;
+        if let Move::Play(p) = mv {
+            self.check_point(color, p)?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn check_turn(&self, color: Color) -> Result<(), FoulRule> {
+        match self.phase {
+            Phase::Ended => Err(FoulRule::AfterEnd),
+            Phase::Stopped if self.rules.resume_opponent_of_asker() => Ok(()),
+            _ if color != self.to_move => Err(FoulRule::OutOfTurn),
+            _ => Ok(()),
+        }
+    }
+
+    /// Board legality, ko and superko for a stone of `color` on `p` (the turn already
+    /// checked).
+    fn check_point(&self, color: Color, p: Point) -> Result<(), FoulRule> {
+        let ko_applies = p == self.ko && self.ko_color == color;
+        if !ko_applies && !self.superko {
+            return match self.board.check(color, p) {
+                Ok(()) => Ok(()),
+                Err(PlayError::Suicide) if self.allow_suicide => Ok(()),
+                Err(e) => Err(play_error_rule(e)),
+            };
+        }
+        let pv = self.board.preview(color, p).map_err(play_error_rule)?;
+        if ko_applies && pv.captured == 1 {
+            return Err(FoulRule::Ko);
+        }
+        if pv.suicide && !self.allow_suicide {
+            return Err(FoulRule::Suicide);
+        }
+        if self.superko {
+            if let Some(&m) = self.stones_seen.get(&pv.stones_hash) {
+                let mut after = self.board.clone();
+                let _ = after.play(color, p, true);
+                if after.cells() == self.cells_at(m) {
+                    return Err(FoulRule::Superko);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies one move by `color` (第二条: a stone or a pass).
+    ///
+    /// A foul is **not applied** (the game is unchanged) and is returned as `Err` with the
+    /// move number it would have had. In [`Phase::Stopped`], a legal move resumes play
+    /// (under `japanese-1989` either player may move: the other one asked to resume).
+    ///
+    /// # Errors
+    /// [`Foul`] naming the rule: [`FoulRule::AfterEnd`], [`FoulRule::OutOfTurn`],
+    /// [`FoulRule::OffBoard`], [`FoulRule::Occupied`], [`FoulRule::Ko`],
+    /// [`FoulRule::Suicide`], [`FoulRule::Superko`].
+    pub fn play(&mut self, color: Color, mv: Move) -> Result<MoveOutcome, Foul> {
+        let ko = self.apply(color, mv)?;
+        let mut captured: Vec<Point> = Vec::new();
+        let removed = self.last_removed();
+        if !removed.is_empty() {
+            captured.reserve_exact(removed.len());
+            captured.extend(removed.iter().map(|&(p, _)| p));
+        }
+        let repetition = match self.repetitions.last() {
+            Some(r) if r.again == self.move_number => Some(r.clone()),
+            _ => None,
+        };
+        Ok(MoveOutcome { move_number: self.move_number, captured, ko, repetition, phase: self.phase })
+    }
+
+    /// As [`Game::play`] without building a [`MoveOutcome`] (for fast replay): returns the
+    /// ko point the move created, if any. See [`Game::last_removed`] and
+    /// [`Game::repetitions`] for the rest.
+    ///
+    /// # Errors
+    /// As [`Game::play`].
+    pub fn apply(&mut self, color: Color, mv: Move) -> Result<Option<Point>, Foul> {
+        let n = self.move_number;
+        self.check_turn(color).map_err(|r| foul(n, color, mv, r))?;
+        let mut new_ko = None;
+        match mv {
+            Move::Play(p) => {
+                if (p == self.ko && self.ko_color == color) || self.superko {
+                    self.check_point(color, p).map_err(|r| foul(n, color, mv, r))?;
+                }
+                let mut placed = std::mem::take(&mut self.scratch);
+                let r = self.board.play_into(color, p, self.allow_suicide, &mut placed);
+                if let Err(e) = r {
+                    self.scratch = placed;
+                    return Err(foul(n, color, mv, play_error_rule(e)));
+                }
+                let opp = color.opponent();
+                self.prisoners[color.index()] += placed.captured.len() as u32;
+                self.prisoners[opp.index()] += placed.suicided.len() as u32;
+                self.removed.extend(placed.captured.iter().map(|&q| (q, opp)));
+                self.removed.extend(placed.suicided.iter().map(|&q| (q, color)));
+                match placed.ko {
+                    Some(k) => {
+                        self.ko = k;
+                        self.ko_color = opp;
+                        new_ko = Some(k);
+                    }
+                    None => self.ko = NO_KO,
+                }
+                self.scratch = placed;
+                self.consecutive_passes = 0;
+                if self.phase == Phase::Stopped {
+                    // A move after the stop: play resumed (第九条 / 要請I-[vi]).
+                    self.phase = Phase::Playing;
+                }
+            }
+            Move::Pass => {
+                if self.phase == Phase::Stopped {
+                    self.phase = Phase::Playing;
+                    if self.rules.resume_resets_passes() {
+                        self.consecutive_passes = 0;
+                    }
+                }
+                self.ko = NO_KO; // 第五条 解説: the ko may be retaken after a pass.
+                self.passes[color.index()] += 1;
+                self.consecutive_passes += 1;
+                if self.rules.passes_to_end().is_some_and(|e| self.consecutive_passes >= e) {
+                    self.phase = Phase::Ended;
+                } else if self.consecutive_passes >= self.rules.passes_to_stop() {
+                    self.phase = Phase::Stopped;
+                }
+            }
+        }
+        self.history.push((color, mv));
+        self.removed_start.push(self.removed.len() as u32);
+        self.move_number += 1;
+        self.to_move = color.opponent();
+        self.record_position();
+        Ok(new_ko)
+    }
+
+    /// Records the position after the move just applied and reports a repetition.
+    #[inline]
+    fn record_position(&mut self) {
+        let n = self.move_number;
+        if self.superko {
+            self.stones_seen.insert(self.board.stones_hash(), n);
+        }
+        let Some(first) = self.positions.insert(self.board.hash(self.to_move), n) else {
+            self.last_run = None;
+            return;
+        };
+        self.found_repetition(first, n);
+    }
+
+    #[cold]
+    fn found_repetition(&mut self, first: u32, again: u32) {
+        // Full comparison: same player to move and the same stones.
+        let to_move_then = self.history[first as usize].0;
+        let seq = &self.history[first as usize..again as usize];
+        if to_move_then != self.to_move
+            || self.cells_at(first) != self.board.cells()
+            || seq.iter().all(|&(_, m)| m == Move::Pass)
+        {
+            self.last_run = None;
+            return;
+        }
+        let period = again - first;
+        let last_move = self.history[again as usize - 1];
+        let run = match self.last_run {
+            Some((p, r))
+                if p == period
+                    && again > period
+                    && self.history[(again - period) as usize - 1] == last_move =>
+            {
+                r + 1
+            }
+            _ => 1,
+        };
+        self.last_run = Some((period, run));
+        self.repetitions.push(Repetition {
+            first,
+            again,
+            sequence: seq.to_vec(),
+            cycles: 1 + (run - 1) / period,
+        });
+    }
+
+    /// The stones after move `m` (`m <= move_number`), rebuilt by undoing the move log
+    /// from the current position; same layout as [`Board::cells`].
+    fn cells_at(&self, m: u32) -> Vec<u8> {
+        let w = self.board.width() as usize;
+        let idx = |p: Point| p.y as usize * w + p.x as usize;
+        let mut cells = self.board.cells();
+        for k in (m + 1..=self.move_number).rev() {
+            let (_, mv) = self.history[k as usize - 1];
+            let lo = self.removed_start[k as usize - 1] as usize;
+            let hi = self.removed_start[k as usize] as usize;
+            for &(p, c) in &self.removed[lo..hi] {
+                cells[idx(p)] = 1 + c.index() as u8;
+            }
+            if let Move::Play(p) = mv {
+                cells[idx(p)] = 0;
+            }
+        }
+        cells
+    }
+}
+
+fn play_error_rule(e: PlayError) -> FoulRule {
+    match e {
+        PlayError::OffBoard => FoulRule::OffBoard,
+        PlayError::Occupied => FoulRule::Occupied,
+        PlayError::Suicide => FoulRule::Suicide,
+    }
+}
