@@ -9,10 +9,10 @@
 
 mod error;
 mod record;
-#[cfg(any())] mod replay;
+mod replay;
 pub mod scan;
 mod write;
 
 pub use error::{Location, SgfError};
 pub use record::{GameInfo, Record, RecordMove, Setup, TerritoryMarks};
-#[cfg(any())] pub use replay::Replayed;
+pub use replay::Replayed;
