@@ -1,1 +1,98 @@
-//! placeholder
+//! # shinpan-storage — the persistence of shinpan (審判)
+//!
+//! PostgreSQL (through sqlx 0.9) holds tournaments, players, games, moves, the hash-chained
+//! event log of every game, results with their confirmations, objections and arbiter cases. Every
+//! query the services run lives in this crate; services never write SQL.
+//!
+//! ## Using it
+//!
+//! ```ignore
+//! use shinpan_storage::{Store, StoreError, GameWrite, Colour, NewPlayer, NewGame};
+//! let store = Store::connect(&database_url).await?;          // pool + migrations
+//! let b = store.upsert_player(&NewPlayer { name: "Honinbo Shusaku".into(), ..Default::default() }).await?;
+//! let game = store.create_game(&NewGame { /* players, 19x19, komi 6.5, "japanese-2011" */ }).await?;
+//! // RecordMove: exactly once, idempotent, hash-chained
+//! let out = store.write(GameWrite::new_move(game.id, 1, Colour::Black, Some("pd")).with_key("k1")).await?;
+//! match store.write(GameWrite::new_move(game.id, 1, Colour::White, Some("dp"))).await {
+//!     Err(StoreError::Conflict { current_move_number, .. }) => assert_eq!(current_move_number, 1),
+//!     _ => unreachable!(),
+//! }
+//! // WatchGame
+//! let mut events = store.watch(game.id, 0).await?;   // Stream<Item = Result<StoredEvent, StoreError>>
+//! ```
+//!
+//! ## API map
+//!
+//! | area | methods |
+//! |---|---|
+//! | setup | [`Store::connect`], [`Store::new`] + [`migrate`], [`MIGRATOR`], [`Store::ping`], [`embedded::EmbeddedPostgres`] |
+//! | tournaments | [`Store::create_tournament`], [`Store::ensure_tournament`], [`Store::get_tournament`], [`Store::find_tournament`], [`Store::list_tournaments`], [`Store::update_tournament_settings`] (無勝負 policy) |
+//! | players | [`Store::upsert_player`], [`Store::get_player`] |
+//! | games | [`Store::create_game`], [`Store::get_game`], [`Store::list_games`], [`Store::moves`], [`Store::set_game_state`] |
+//! | recording | [`Store::write`] ([`GameWrite`]: move / foul / resign, exactly once, idempotency key), [`Store::append_move_with_event`] |
+//! | event log | [`Store::append_event`], [`Store::events_since`], [`Store::get_event`], [`Store::watch`] (live, LISTEN/NOTIFY) |
+//! | audit | [`Store::verify_chain`], [`Store::verify_all`] → [`chain::ChainReport`] (first broken link per game) |
+//! | results (第十条) | [`Store::propose_result`], [`Store::confirm_result`], [`Store::finalize_result`], [`Store::correct_result`], [`Store::get_result`], [`Store::results_of_game`], [`Store::current_result`], [`Store::confirmations`], [`Store::final_results`] |
+//! | objections (第十条2) | [`Store::object`], [`Store::attach_appeal_material`], [`Store::get_objection`], [`Store::objection_of_case`], [`Store::objections`] |
+//! | arbiter cases | [`Store::open_case`], [`Store::get_case`], [`Store::list_cases`], [`Store::add_case_evidence`], [`Store::set_case_state`], [`Store::rule_case`] |
+//! | tests | feature `testing`: [`test_cluster!`], `testing::fresh_pool`, `testing::fresh_store` |
+//!
+//! ## Semantics the services rely on
+//!
+//! * **Move numbers** start at 1. "Current move number" = moves recorded so far (0 for a new
+//!   game). A write with `expected_move_number = n` succeeds only if `n - 1` moves are recorded;
+//!   otherwise [`StoreError::Conflict`] `{ current_move_number, expected }` (→ `FAILED_PRECONDITION`).
+//! * **Exactly once**: every write to a game locks the game row (`SELECT … FOR UPDATE`) and does
+//!   everything (idempotency lookup, checks, event, move, idempotency record, state change) in
+//!   one transaction. A crash before commit stores nothing; a retry with the same idempotency key
+//!   returns the stored outcome (`replayed = true`), never a second row.
+//! * **Fouls** (第十二条): `GameWrite { mv: None, event_kind: "foul", .. }` stores the foul event
+//!   only; the board is unchanged. Open the arbiter case with [`Store::open_case`] (kind
+//!   `foul`, `dedupe_key` e.g. `"foul:<move number>"`).
+//! * **Event log**: events are numbered per game from 1 (`seq`), the first is `game_created`
+//!   (written by [`Store::create_game`]). The hash chain is defined in [`chain`]. Move events
+//!   carry `"move": {"number", "colour", "point"}`; result and case events carry `result_id` /
+//!   `case_id`. `verify_*` also cross-checks moves and results against their events.
+//! * **Immutability** (第十条), enforced by database triggers (SQLSTATE `SH010` →
+//!   [`StoreError::Immutable`]): moves and events reject UPDATE/DELETE/TRUNCATE always; a result
+//!   that is `final` (or `superseded`) and its confirmations never change; a final game's row
+//!   never changes; cases are never deleted, a ruling is never rewritten, a closed case never
+//!   changes. A correction after finality is a new result row linked by `corrects_result_id`.
+//! * **Live streams**: a trigger `NOTIFY`s channel `shinpan_events` with `"<game>:<seq>"` on every
+//!   event insert; [`Store::watch`] turns that into a gap-free stream per game.
+//! * **Errors**: one enum, [`StoreError`]; its docs give the gRPC code for each variant. Connection
+//!   failures are [`StoreError::Unavailable`].
+
+#![warn(missing_docs)]
+
+pub mod cases;
+pub mod chain;
+pub mod embedded;
+mod error;
+pub mod model;
+pub mod results;
+mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod watch;
+
+pub use cases::{CaseFilter, NewCase};
+pub use chain::{BreakKind, ChainBreak, ChainReport};
+pub use embedded::{EmbeddedError, EmbeddedOptions, EmbeddedPostgres};
+pub use error::{StoreError, StoreResult, SQLSTATE_IMMUTABLE};
+pub use model::*;
+pub use results::{Confirmed, NewObjection, NewResult};
+pub use store::{GameWrite, NewMove, Store, WriteOutcome};
+pub use watch::{EventStream, CHANNEL};
+
+/// The migrations of the top-level `migrations/` directory, embedded at compile time.
+/// Use with `#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]`.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
+
+/// Apply all pending migrations to `pool` (idempotent; concurrent callers are serialized by
+/// sqlx's migration lock). Errors: [`StoreError::Unavailable`] when the server cannot be reached,
+/// [`StoreError::Other`] when a migration fails or a applied migration was changed.
+pub async fn migrate(pool: &sqlx::PgPool) -> StoreResult<()> {
+    MIGRATOR.run(pool).await?;
+    Ok(())
+}

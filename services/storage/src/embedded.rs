@@ -1,0 +1,493 @@
+//! [`EmbeddedPostgres`]: a private PostgreSQL cluster run from the system's server binaries —
+//! the `shinpan serve` default when no `DATABASE_URL` is given, and the throwaway cluster of the
+//! test harness.
+//!
+//! * Binaries: `$SHINPAN_PG_BIN` if set, else the newest `/usr/lib/postgresql/<version>/bin`
+//!   holding `postgres` and `initdb`; missing binaries give [`EmbeddedError::BinariesMissing`],
+//!   whose message names the Debian package to install (`postgresql`).
+//! * PostgreSQL refuses to run as root: when this process is root, `initdb` and `postgres` run as
+//!   the `postgres` system user and the data directory is owned by it.
+//! * Persistent mode ([`EmbeddedOptions::persistent`]): `initdb` once into the data directory
+//!   (e.g. `.shinpan/pg`), reused on every later start so nothing is lost; a server already
+//!   running on that directory is reused as is. Password authentication (SCRAM) on 127.0.0.1
+//!   only, no Unix socket; the generated password is kept in `<data dir>/shinpan-password`.
+//! * Ephemeral mode ([`EmbeddedOptions::ephemeral`]): a fresh cluster in a new temporary
+//!   directory with durability off (fsync off), removed when stopped.
+//! * The server listens on a free loopback port. It runs in its own process group (a Ctrl-C to
+//!   the terminal does not reach it; its owner stops it after its own graceful shutdown). A
+//!   watchdog process stops it (and, when ephemeral, removes the directory) if the owning process
+//!   dies without stopping it. [`EmbeddedPostgres::stop`] / `Drop` stop it cleanly (fast
+//!   shutdown: open transactions are rolled back, committed data is kept).
+
+use std::fs;
+use std::io;
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+/// Why an embedded cluster could not be started.
+#[derive(Debug, Error)]
+pub enum EmbeddedError {
+    /// No PostgreSQL server binaries were found.
+    #[error(
+        "PostgreSQL server binaries (postgres, initdb) not found under /usr/lib/postgresql/*/bin \
+         (or $SHINPAN_PG_BIN); install the Debian package `postgresql` (apt-get install -y postgresql), \
+         or set DATABASE_URL to use an existing server"
+    )]
+    BinariesMissing,
+    /// The process is root but there is no `postgres` system user to run the server as.
+    #[error("running as root, but there is no `postgres` user to run PostgreSQL as (it refuses root); install the Debian package `postgresql`")]
+    NoPostgresUser,
+    /// `initdb` failed.
+    #[error("initdb failed: {0}")]
+    Init(String),
+    /// The server did not start or did not become ready.
+    #[error("PostgreSQL did not start: {0}")]
+    Start(String),
+    /// A file-system or process error.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> EmbeddedError {
+    let context = context.into();
+    move |source| EmbeddedError::Io { context, source }
+}
+
+/// How to run an embedded cluster.
+#[derive(Debug, Clone)]
+pub struct EmbeddedOptions {
+    /// The data directory (created if missing). For an ephemeral cluster, a temporary directory is
+    /// created when this is `None`.
+    pub data_dir: Option<PathBuf>,
+    /// Remove the whole directory when the cluster stops (and durability off).
+    pub ephemeral: bool,
+    /// Port to listen on; `None` picks a free loopback port.
+    pub port: Option<u16>,
+    /// `max_connections` of the server.
+    pub max_connections: u32,
+    /// How long to wait for the server to accept connections.
+    pub start_timeout: Duration,
+}
+
+impl EmbeddedOptions {
+    /// A persistent cluster in `data_dir` (e.g. `.shinpan/pg`), reused across starts.
+    pub fn persistent(data_dir: impl Into<PathBuf>) -> Self {
+        EmbeddedOptions {
+            data_dir: Some(data_dir.into()),
+            ephemeral: false,
+            port: None,
+            max_connections: 200,
+            start_timeout: Duration::from_secs(60),
+        }
+    }
+
+    /// A throwaway cluster in a new temporary directory, removed when stopped.
+    pub fn ephemeral() -> Self {
+        EmbeddedOptions { data_dir: None, ephemeral: true, port: None, max_connections: 300, start_timeout: Duration::from_secs(60) }
+    }
+}
+
+/// A running (or reused) PostgreSQL server on 127.0.0.1. See the [module docs](self).
+#[derive(Debug)]
+pub struct EmbeddedPostgres {
+    root: PathBuf,
+    data_dir: PathBuf,
+    bin_dir: PathBuf,
+    port: u16,
+    password: String,
+    ephemeral: bool,
+    /// The postmaster we started (None when an already-running server was reused).
+    child: Option<Child>,
+    watchdog: Option<Child>,
+    stopped: bool,
+}
+
+/// uid and gid of the `postgres` system user.
+fn postgres_user() -> Option<(u32, u32)> {
+    let name = std::ffi::CString::new("postgres").ok()?;
+    // SAFETY: getpwnam returns a pointer to static storage or NULL; we copy the ids out at once.
+    unsafe {
+        let pw = libc::getpwnam(name.as_ptr());
+        if pw.is_null() {
+            None
+        } else {
+            Some(((*pw).pw_uid, (*pw).pw_gid))
+        }
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks for existence.
+    pid > 0 && unsafe { libc::kill(pid, 0) } == 0
+}
+
+/// The directory holding `postgres` and `initdb`: `$SHINPAN_PG_BIN`, else the newest
+/// `/usr/lib/postgresql/<version>/bin`. Errors: [`EmbeddedError::BinariesMissing`].
+pub fn find_bin_dir() -> Result<PathBuf, EmbeddedError> {
+    let ok = |d: &Path| d.join("postgres").is_file() && d.join("initdb").is_file();
+    if let Ok(d) = std::env::var("SHINPAN_PG_BIN") {
+        let d = PathBuf::from(d);
+        return if ok(&d) { Ok(d) } else { Err(EmbeddedError::BinariesMissing) };
+    }
+    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .filter_map(|e| {
+                    let v: u32 = e.file_name().to_str()?.split('.').next()?.parse().ok()?;
+                    Some((v, e.path().join("bin")))
+                })
+                .filter(|(_, d)| ok(d))
+                .collect()
+        })
+        .unwrap_or_default();
+    versions.sort();
+    versions.pop().map(|(_, d)| d).ok_or(EmbeddedError::BinariesMissing)
+}
+
+/// A free TCP port on 127.0.0.1 (free when asked; bind promptly).
+pub fn free_port() -> io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+impl EmbeddedPostgres {
+    /// Start (or reuse) a cluster as described by `opts`. Blocking (initdb takes a second or
+    /// two); from async code call it in `tokio::task::spawn_blocking`.
+    pub fn start(opts: EmbeddedOptions) -> Result<Self, EmbeddedError> {
+        let bin_dir = find_bin_dir()?;
+        let run_as = if is_root() { Some(postgres_user().ok_or(EmbeddedError::NoPostgresUser)?) } else { None };
+        let root = match (&opts.data_dir, opts.ephemeral) {
+            (Some(d), _) => d.clone(),
+            (None, true) => {
+                let d = std::env::temp_dir().join(format!("shinpan-pg-{}-{}", std::process::id(), uuid::Uuid::new_v4().simple()));
+                fs::create_dir_all(&d).map_err(io_err(format!("create {}", d.display())))?;
+                fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).map_err(io_err("chmod temp dir"))?;
+                d
+            }
+            (None, false) => return Err(EmbeddedError::Start("a persistent cluster needs a data directory".into())),
+        };
+        // For an ephemeral cluster `root` is the temp dir and the cluster lives in root/data.
+        let data_dir = if opts.data_dir.is_none() { root.join("data") } else { root.clone() };
+        let data_dir = absolute(&data_dir)?;
+        let password_file = data_dir.join("shinpan-password");
+
+        let mut this = EmbeddedPostgres {
+            root: absolute(&root)?,
+            data_dir: data_dir.clone(),
+            bin_dir: bin_dir.clone(),
+            port: 0,
+            password: String::new(),
+            ephemeral: opts.ephemeral,
+            child: None,
+            watchdog: None,
+            stopped: false,
+        };
+
+        if !data_dir.join("PG_VERSION").is_file() {
+            this.password = uuid::Uuid::new_v4().simple().to_string();
+            this.initdb(run_as)?;
+            fs::write(&password_file, &this.password).map_err(io_err("write password file"))?;
+            fs::set_permissions(&password_file, fs::Permissions::from_mode(0o600)).map_err(io_err("chmod password file"))?;
+        } else {
+            this.password = fs::read_to_string(&password_file)
+                .map_err(io_err(format!("read {}", password_file.display())))?
+                .trim()
+                .to_string();
+            if let Some(port) = this.running_port() {
+                // A server is already running on this directory (another shinpan): reuse it.
+                this.port = port;
+                if this.wait_ready(opts.start_timeout, None).is_ok() {
+                    tracing::info!(port, dir = %data_dir.display(), "reusing running embedded PostgreSQL");
+                    return Ok(this);
+                }
+            }
+        }
+
+        let mut last_err = None;
+        for _ in 0..5 {
+            let port = match opts.port {
+                Some(p) => p,
+                None => free_port().map_err(io_err("pick a free port"))?,
+            };
+            match this.spawn_server(port, &opts, run_as) {
+                Ok(()) => {
+                    this.spawn_watchdog()?;
+                    tracing::info!(port, dir = %data_dir.display(), "embedded PostgreSQL started");
+                    return Ok(this);
+                }
+                Err(e) => {
+                    last_err = Some(e);
+                    if opts.port.is_some() {
+                        break;
+                    }
+                }
+            }
+        }
+        Err(last_err.unwrap_or_else(|| EmbeddedError::Start("unknown".into())))
+    }
+
+    fn command(&self, program: &str, run_as: Option<(u32, u32)>) -> Command {
+        let mut c = Command::new(self.bin_dir.join(program));
+        if let Some((uid, gid)) = run_as {
+            c.uid(uid).gid(gid);
+        }
+        c.env_remove("PGDATA").env("LC_ALL", "C.UTF-8");
+        c
+    }
+
+    fn initdb(&mut self, run_as: Option<(u32, u32)>) -> Result<(), EmbeddedError> {
+        fs::create_dir_all(&self.data_dir).map_err(io_err(format!("create {}", self.data_dir.display())))?;
+        if let Some((uid, gid)) = run_as {
+            std::os::unix::fs::chown(&self.data_dir, Some(uid), Some(gid)).map_err(io_err("chown data dir"))?;
+        }
+        fs::set_permissions(&self.data_dir, fs::Permissions::from_mode(0o700)).map_err(io_err("chmod data dir"))?;
+        // The password goes through a file readable by the server user, removed right after.
+        let pwfile = self.root.parent().unwrap_or(Path::new("/tmp")).join(format!(".shinpan-pw-{}", uuid::Uuid::new_v4().simple()));
+        let pwfile = if fs::write(&pwfile, &self.password).is_ok() { pwfile } else {
+            let p = std::env::temp_dir().join(format!(".shinpan-pw-{}", uuid::Uuid::new_v4().simple()));
+            fs::write(&p, &self.password).map_err(io_err("write initdb password file"))?;
+            p
+        };
+        fs::set_permissions(&pwfile, fs::Permissions::from_mode(0o600)).map_err(io_err("chmod pw file"))?;
+        if let Some((uid, gid)) = run_as {
+            std::os::unix::fs::chown(&pwfile, Some(uid), Some(gid)).map_err(io_err("chown pw file"))?;
+        }
+        let out = self
+            .command("initdb", run_as)
+            .arg("-D")
+            .arg(&self.data_dir)
+            .args(["-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync", "--auth-local=scram-sha-256", "--auth-host=scram-sha-256"])
+            .arg(format!("--pwfile={}", pwfile.display()))
+            .stdin(Stdio::null())
+            .output();
+        let _ = fs::remove_file(&pwfile);
+        let out = out.map_err(io_err("run initdb"))?;
+        if !out.status.success() {
+            return Err(EmbeddedError::Init(format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        Ok(())
+    }
+
+    /// The port of a live server already running on this data directory, from `postmaster.pid`.
+    fn running_port(&self) -> Option<u16> {
+        let pid_file = fs::read_to_string(self.data_dir.join("postmaster.pid")).ok()?;
+        let lines: Vec<&str> = pid_file.lines().collect();
+        let pid: i32 = lines.first()?.trim().parse().ok()?;
+        let port: u16 = lines.get(3)?.trim().parse().ok()?;
+        process_alive(pid).then_some(port)
+    }
+
+    fn log_path(&self) -> PathBuf {
+        if self.ephemeral {
+            self.root.join("postgres.log")
+        } else {
+            self.data_dir.with_extension("log")
+        }
+    }
+
+    fn spawn_server(&mut self, port: u16, opts: &EmbeddedOptions, run_as: Option<(u32, u32)>) -> Result<(), EmbeddedError> {
+        let log_path = self.log_path();
+        let log = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(io_err(format!("open {}", log_path.display())))?;
+        let log2 = log.try_clone().map_err(io_err("dup log"))?;
+        let mut cmd = self.command("postgres", run_as);
+        cmd.arg("-D")
+            .arg(&self.data_dir)
+            .arg("-p")
+            .arg(port.to_string())
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="])
+            .arg("-c")
+            .arg(format!("max_connections={}", opts.max_connections));
+        if self.ephemeral {
+            cmd.args(["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]);
+        }
+        cmd.stdin(Stdio::null()).stdout(log).stderr(log2).process_group(0);
+        let child = cmd.spawn().map_err(io_err("start postgres"))?;
+        self.port = port;
+        self.child = Some(child);
+        match self.wait_ready(opts.start_timeout, Some(&log_path)) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                if let Some(mut c) = self.child.take() {
+                    let _ = c.kill();
+                    let _ = c.wait();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn wait_ready(&mut self, timeout: Duration, log: Option<&Path>) -> Result<(), EmbeddedError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(c) = self.child.as_mut() {
+                if let Ok(Some(status)) = c.try_wait() {
+                    let tail = log.and_then(|p| fs::read_to_string(p).ok()).unwrap_or_default();
+                    let tail: String = tail.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+                    return Err(EmbeddedError::Start(format!("postgres exited with {status}:\n{tail}")));
+                }
+            }
+            let ready = Command::new(self.bin_dir.join("pg_isready"))
+                .args(["-q", "-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres", "-d", "postgres"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            if ready {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(EmbeddedError::Start(format!("not ready on port {} after {timeout:?}", self.port)));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn spawn_watchdog(&mut self) -> Result<(), EmbeddedError> {
+        let Some(child) = self.child.as_ref() else { return Ok(()) };
+        let pg = child.id();
+        let me = std::process::id();
+        let cleanup = if self.ephemeral { format!("rm -rf '{}'", self.root.display()) } else { String::new() };
+        let script = format!(
+            "while kill -0 {me} 2>/dev/null; do sleep 0.2; done; \
+             kill -INT {pg} 2>/dev/null; i=0; \
+             while kill -0 {pg} 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; \
+             kill -KILL {pg} 2>/dev/null; {cleanup}"
+        );
+        let wd = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(io_err("start watchdog"))?;
+        self.watchdog = Some(wd);
+        Ok(())
+    }
+
+    /// The loopback port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// A `postgres://` URL for `database` as the superuser `postgres` (with its password).
+    pub fn url(&self, database: &str) -> String {
+        format!("postgres://postgres:{}@127.0.0.1:{}/{}", self.password, self.port, database)
+    }
+
+    /// Create `database` if it does not exist yet, and return its URL.
+    pub async fn ensure_database(&self, database: &str) -> Result<String, crate::StoreError> {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
+        let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+            .bind(database)
+            .fetch_optional(&mut conn)
+            .await?;
+        if exists.is_none() {
+            let q = format!("CREATE DATABASE \"{}\"", database.replace('"', "\"\""));
+            match sqlx::query(sqlx::AssertSqlSafe(q)).execute(&mut conn).await {
+                Ok(_) => {}
+                Err(e) => match crate::StoreError::from(e) {
+                    // created concurrently by someone else
+                    crate::StoreError::AlreadyExists(_) => {}
+                    other => return Err(other),
+                },
+            }
+        }
+        let _ = conn.close().await;
+        Ok(self.url(database))
+    }
+
+    /// Whether this handle started the server (and so stops it); false when a running server was
+    /// reused.
+    pub fn owns_server(&self) -> bool {
+        self.child.is_some()
+    }
+
+    /// Stop the server (fast shutdown) if this handle started it, wait for it to exit, and remove
+    /// an ephemeral cluster's directory. Blocking.
+    pub fn stop(mut self) -> Result<(), EmbeddedError> {
+        self.stop_inner()
+    }
+
+    fn stop_inner(&mut self) -> Result<(), EmbeddedError> {
+        if self.stopped {
+            return Ok(());
+        }
+        self.stopped = true;
+        if let Some(mut c) = self.child.take() {
+            // SAFETY: sending SIGINT (PostgreSQL's fast shutdown) to our own child.
+            unsafe {
+                libc::kill(c.id() as i32, libc::SIGINT);
+            }
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                match c.try_wait() {
+                    Ok(Some(_)) => break,
+                    Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                    _ => {
+                        let _ = c.kill();
+                        let _ = c.wait();
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(mut w) = self.watchdog.take() {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
+        if self.ephemeral {
+            fs::remove_dir_all(&self.root).map_err(io_err(format!("remove {}", self.root.display())))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for EmbeddedPostgres {
+    fn drop(&mut self) {
+        if let Err(e) = self.stop_inner() {
+            tracing::warn!(error = %e, "stopping embedded PostgreSQL");
+        }
+    }
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, EmbeddedError> {
+    if p.is_absolute() {
+        Ok(p.to_path_buf())
+    } else {
+        Ok(std::env::current_dir().map_err(io_err("current dir"))?.join(p))
+    }
+}

@@ -1,0 +1,113 @@
+//! [`StoreError`]: the one error type of every storage call.
+
+use thiserror::Error;
+
+/// SQLSTATE raised by the immutability triggers of the migrations (第十条).
+pub const SQLSTATE_IMMUTABLE: &str = "SH010";
+
+/// Every failure of a storage call. The services map it to a gRPC status:
+///
+/// | variant | gRPC code |
+/// |---|---|
+/// | `NotFound` | `NOT_FOUND` |
+/// | `AlreadyExists` | `ALREADY_EXISTS` |
+/// | `Conflict` | `FAILED_PRECONDITION` (carry `current_move_number` in the details) |
+/// | `FailedPrecondition` | `FAILED_PRECONDITION` |
+/// | `Immutable` | `FAILED_PRECONDITION` (第十条: the record is final) |
+/// | `InvalidArgument` | `INVALID_ARGUMENT` |
+/// | `Unavailable` | `UNAVAILABLE` (the database cannot be reached; retry) |
+/// | `Other` | `INTERNAL` |
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The named row does not exist (game, tournament, player, result, case, ...).
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// A row with the same unique key exists (tournament name, table of a round, confirmation
+    /// of the same role, an idempotency key reused for a different request, ...).
+    #[error("already exists: {0}")]
+    AlreadyExists(String),
+    /// A move was sent out of sequence: the caller expected move number `expected`, but
+    /// `current_move_number` moves are already recorded, so the next move is number
+    /// `current_move_number + 1`. Exactly-once recording (issue 3).
+    #[error("move {expected} is out of sequence: {current_move_number} moves are recorded")]
+    Conflict {
+        /// The number of moves recorded so far (the number of the last recorded move; 0 if none).
+        current_move_number: i32,
+        /// The move number the caller expected to record.
+        expected: i32,
+    },
+    /// The call is valid but the game, result or case is not in a state that allows it (e.g. a
+    /// move on a game that has ended, a ruling on a closed case).
+    #[error("failed precondition: {0}")]
+    FailedPrecondition(String),
+    /// The database refused to change an immutable row: moves and events are append-only, and a
+    /// final result and its confirmations never change (第十条). Carries the database's message.
+    #[error("immutable: {0}")]
+    Immutable(String),
+    /// A value the database's constraints reject (bad SGF point, unknown state, ...).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// The database cannot be reached or is shutting down; the call may be retried.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// Anything else (a bug, a corrupt row, a migration failure).
+    #[error("storage error: {0}")]
+    Other(String),
+}
+
+impl StoreError {
+    /// Whether a retry of the same call may succeed (connection trouble, deadlock, serialization).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::RowNotFound => StoreError::NotFound("row not found".into()),
+            sqlx::Error::Database(db) => {
+                let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
+                let msg = db.message().to_string();
+                let constraint = db.constraint().map(str::to_string);
+                match code.as_str() {
+                    SQLSTATE_IMMUTABLE => StoreError::Immutable(msg),
+                    "23505" => StoreError::AlreadyExists(match constraint {
+                        Some(c) => format!("{msg} ({c})"),
+                        None => msg,
+                    }),
+                    "23503" => StoreError::NotFound(msg),
+                    "23514" | "23502" | "22P02" | "22001" | "22003" | "22007" | "22008" | "22023" => {
+                        StoreError::InvalidArgument(msg)
+                    }
+                    // deadlock, serialization failure, connection exceptions, shutdown, too many
+                    // connections, cannot connect now
+                    "40001" | "40P01" | "53300" | "57P01" | "57P02" | "57P03" => {
+                        StoreError::Unavailable(format!("{msg} (SQLSTATE {code})"))
+                    }
+                    c if c.starts_with("08") => StoreError::Unavailable(format!("{msg} (SQLSTATE {code})")),
+                    _ => StoreError::Other(format!("{msg} (SQLSTATE {code})")),
+                }
+            }
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed
+            | sqlx::Error::Protocol(_) => StoreError::Unavailable(e.to_string()),
+            _ => StoreError::Other(e.to_string()),
+        }
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        match e {
+            sqlx::migrate::MigrateError::Execute(inner) => StoreError::from(inner),
+            other => StoreError::Other(format!("migration failed: {other}")),
+        }
+    }
+}
+
+/// Result alias of the storage crate.
+pub type StoreResult<T> = Result<T, StoreError>;

@@ -1,0 +1,390 @@
+//! Row types and the small enums stored as text. Every enum has `as_str()` (the stored text) and
+//! `FromStr`/`TryFrom<String>` (rejecting unknown text with [`StoreError::Other`]).
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::error::StoreError;
+
+macro_rules! text_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vm])* #[doc = concat!("Stored as `", $text, "`.")] #[serde(rename = $text)] $variant),+
+        }
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The text stored in the database (and used in event payloads).
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+        }
+        impl FromStr for $name {
+            type Err = StoreError;
+            fn from_str(s: &str) -> Result<Self, StoreError> {
+                match s {
+                    $($text => Ok($name::$variant),)+
+                    other => Err(StoreError::Other(format!(concat!("unknown ", stringify!($name), " {:?}"), other))),
+                }
+            }
+        }
+        impl TryFrom<String> for $name {
+            type Error = StoreError;
+            fn try_from(s: String) -> Result<Self, StoreError> { s.parse() }
+        }
+    };
+}
+
+text_enum! {
+    /// A player's colour, stored as the SGF letter "B" or "W".
+    Colour { Black => "B", White => "W" }
+}
+
+impl Colour {
+    /// The other colour.
+    pub fn opponent(self) -> Colour {
+        match self {
+            Colour::Black => Colour::White,
+            Colour::White => Colour::Black,
+        }
+    }
+    /// The confirmation role of the player of this colour.
+    pub fn role(self) -> Role {
+        match self {
+            Colour::Black => Role::Black,
+            Colour::White => Role::White,
+        }
+    }
+}
+
+text_enum! {
+    /// The state of a game: `playing` (moves may be recorded), `ended` (play has stopped:
+    /// resignation 第六条, agreement or 第七条/第八条 count 第九条, time, ruling; the result is being
+    /// confirmed), `final` (the result is final, 第十条; nothing about the game changes).
+    GameState { Playing => "playing", Ended => "ended", Final => "final" }
+}
+
+text_enum! {
+    /// 無勝負 policy of a tournament (第十一条 and its note): `no-result` (the game is 無勝負),
+    /// `time-used` (decided on time used) or `nigiri` (decided by nigiri).
+    NoResultPolicy { NoResult => "no-result", TimeUsed => "time-used", Nigiri => "nigiri" }
+}
+
+text_enum! {
+    /// State of a result: `proposed` (awaiting confirmations), `final` (confirmed; never changes,
+    /// 第十条), `superseded` (a proposal replaced by an amended one before finality).
+    ResultState { Proposed => "proposed", Final => "final", Superseded => "superseded" }
+}
+
+text_enum! {
+    /// Who confirms a result or objects: the player of a colour, the referee (立会人), or the chief
+    /// arbiter / tournament director.
+    Role { Black => "black", White => "white", Referee => "referee", Director => "director" }
+}
+
+text_enum! {
+    /// Kind of an arbiter case: `foul` (第十二条, recorded by validation), `repetition` (a cycle
+    /// found by the engine, 第十一条), `undecided` (adjudication could not decide, 第七条/第八条),
+    /// `objection` (第十条2), `manual` (opened by a referee), `resumption` (a dispute about
+    /// resuming play, 第九条).
+    CaseKind {
+        Foul => "foul",
+        Repetition => "repetition",
+        Undecided => "undecided",
+        Objection => "objection",
+        Manual => "manual",
+        Resumption => "resumption",
+    }
+}
+
+text_enum! {
+    /// State of an arbiter case: `open` → `under_review` → `ruled` → `closed` (`open` may go
+    /// straight to `ruled`, and `open`/`under_review` straight to `closed` when dismissed).
+    CaseState { Open => "open", UnderReview => "under_review", Ruled => "ruled", Closed => "closed" }
+}
+
+impl CaseState {
+    /// Whether a case may move from `self` to `to` (by review, ruling or closing).
+    pub fn can_become(self, to: CaseState) -> bool {
+        use CaseState::*;
+        matches!(
+            (self, to),
+            (Open, UnderReview) | (Open, Ruled) | (Open, Closed) | (UnderReview, Ruled) | (UnderReview, Closed) | (Ruled, Closed)
+        )
+    }
+}
+
+/// Tournament settings, stored as the `settings` jsonb of a tournament.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TournamentSettings {
+    /// What a 無勝負 ruling (第十一条) yields in this tournament.
+    pub no_result_policy: NoResultPolicy,
+    /// Any other settings (default rule set, required confirmations, ...), kept verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+impl Default for TournamentSettings {
+    fn default() -> Self {
+        TournamentSettings { no_result_policy: NoResultPolicy::NoResult, extra: Default::default() }
+    }
+}
+
+/// A tournament.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tournament {
+    /// Identifier.
+    pub id: Uuid,
+    /// Unique name (e.g. the SGF `EV`).
+    pub name: String,
+    /// Settings, including the 無勝負 policy.
+    pub settings: TournamentSettings,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A player as given to [`crate::Store::upsert_player`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewPlayer {
+    /// Name as written on the pairing sheet.
+    pub name: String,
+    /// Rank, e.g. "5d", "3k", "9p"; free text.
+    pub rank: Option<String>,
+    /// Federation membership id (e.g. an EGD PIN); players with the same id are the same person.
+    pub federation_id: Option<String>,
+}
+
+/// A stored player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct Player {
+    /// Identifier.
+    pub id: Uuid,
+    /// Name.
+    pub name: String,
+    /// Rank, free text.
+    pub rank: Option<String>,
+    /// Federation membership id.
+    pub federation_id: Option<String>,
+}
+
+/// A game as given to [`crate::Store::create_game`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewGame {
+    /// Tournament the game belongs to, if any.
+    pub tournament_id: Option<Uuid>,
+    /// Round number.
+    pub round: Option<i32>,
+    /// Table (board) number within the round; (tournament, round, table) is unique.
+    pub table_number: Option<i32>,
+    /// Black player (from [`crate::Store::upsert_player`]).
+    pub black_player_id: Uuid,
+    /// White player.
+    pub white_player_id: Uuid,
+    /// Board width in points (1..=52).
+    pub board_width: i16,
+    /// Board height in points (1..=52).
+    pub board_height: i16,
+    /// Komi in points (e.g. 6.5).
+    pub komi: f64,
+    /// Number of handicap stones (0 = none).
+    pub handicap: i16,
+    /// Rule set name, e.g. "japanese-2011" or "japanese-1989".
+    pub rule_set: String,
+    /// Setup stones and record properties, a JSON object, e.g. `{"AB":["dd","pp"]}`.
+    pub setup: Value,
+}
+
+/// A stored game with its two players.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Game {
+    /// Identifier.
+    pub id: Uuid,
+    /// Tournament, if any.
+    pub tournament_id: Option<Uuid>,
+    /// Round number.
+    pub round: Option<i32>,
+    /// Table (board) number.
+    pub table_number: Option<i32>,
+    /// Black player.
+    pub black: Player,
+    /// White player.
+    pub white: Player,
+    /// Board width in points.
+    pub board_width: i16,
+    /// Board height in points.
+    pub board_height: i16,
+    /// Komi in points.
+    pub komi: f64,
+    /// Number of handicap stones.
+    pub handicap: i16,
+    /// Rule set name.
+    pub rule_set: String,
+    /// State of the game.
+    pub state: GameState,
+    /// Setup stones and record properties (JSON object).
+    pub setup: Value,
+    /// When the game was created.
+    pub created_at: DateTime<Utc>,
+    /// Number of moves recorded (= number of the last move; 0 if none).
+    pub move_count: i32,
+    /// Sequence number of the game's last event (0 if none).
+    pub last_event_seq: i64,
+}
+
+/// A recorded move (moves are append-only, 第十条).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct StoredMove {
+    /// Game.
+    pub game_id: Uuid,
+    /// Move number, from 1.
+    pub move_number: i32,
+    /// Who played it.
+    #[sqlx(try_from = "String")]
+    pub colour: Colour,
+    /// SGF point ("dd": column letter then row letter, "aa" = top-left); `None` is a pass.
+    pub point: Option<String>,
+    /// The client's timestamp for the move, if given.
+    pub client_time: Option<DateTime<Utc>>,
+    /// Idempotency key the move was recorded with, if any.
+    pub idempotency_key: Option<String>,
+    /// Sequence number of the move's event in the game's log.
+    pub event_seq: i64,
+    /// When the server stored it.
+    pub recorded_at: DateTime<Utc>,
+}
+
+/// An event of a game's hash-chained log (append-only, 第十条).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct StoredEvent {
+    /// Game.
+    pub game_id: Uuid,
+    /// Sequence number within the game, from 1, without gaps.
+    pub seq: i64,
+    /// Kind, e.g. "game_created", "move", "foul", "resign", "result_proposed", "case_opened".
+    pub kind: String,
+    /// Payload (JSON).
+    pub payload: Value,
+    /// Server time of the event, microsecond precision.
+    pub created_at: DateTime<Utc>,
+    /// Hash of the previous event of the game (32 zero bytes for seq 1).
+    pub prev_hash: Vec<u8>,
+    /// SHA-256 of this event, see [`crate::chain::event_hash`].
+    pub hash: Vec<u8>,
+}
+
+/// A result of a game (第九条–第十二条), see [`ResultState`].
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct StoredResult {
+    /// Identifier.
+    pub id: Uuid,
+    /// Game.
+    pub game_id: Uuid,
+    /// State.
+    #[sqlx(try_from = "String")]
+    pub state: ResultState,
+    /// SGF `RE` text: "B+3.5", "W+R", "0" (jigo), "Void" (無勝負), "B+F", "W+T", ...
+    pub result: String,
+    /// How the game ended: "resignation", "count", "time", "foul", "no-result", "both-lose", ...
+    pub reason: String,
+    /// Agreed or adjudicated statuses (JSON).
+    pub statuses: Value,
+    /// Anything else kept with the result (JSON object).
+    pub detail: Value,
+    /// Who proposed it.
+    pub proposed_by: String,
+    /// When it was proposed.
+    pub created_at: DateTime<Utc>,
+    /// When it became final.
+    pub finalized_at: Option<DateTime<Utc>>,
+    /// The earlier proposal this one amends.
+    pub supersedes_result_id: Option<Uuid>,
+    /// The final result this one corrects (federation correction after finality).
+    pub corrects_result_id: Option<Uuid>,
+}
+
+/// A confirmation of a result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct Confirmation {
+    /// Result confirmed.
+    pub result_id: Uuid,
+    /// Role of the confirmer.
+    #[sqlx(try_from = "String")]
+    pub role: Role,
+    /// Who confirmed (user id from the token).
+    pub who: String,
+    /// When.
+    pub confirmed_at: DateTime<Utc>,
+}
+
+/// An arbiter case.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct Case {
+    /// Identifier.
+    pub id: Uuid,
+    /// Game.
+    pub game_id: Uuid,
+    /// Kind.
+    #[sqlx(try_from = "String")]
+    pub kind: CaseKind,
+    /// State.
+    #[sqlx(try_from = "String")]
+    pub state: CaseState,
+    /// Evidence (JSON): move numbers, repeating sequence, positions, proofs, reconstruction.
+    pub evidence: Value,
+    /// De-duplication key given when it was opened.
+    pub dedupe_key: Option<String>,
+    /// Who opened it ("validation", "engine", "adjudicator" or a user id).
+    pub opened_by: String,
+    /// Why it was opened.
+    pub opened_reason: String,
+    /// When it was opened.
+    pub opened_at: DateTime<Utc>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+    /// The ruling (JSON), once given.
+    pub ruling: Option<Value>,
+    /// Who ruled.
+    pub ruled_by: Option<String>,
+    /// When.
+    pub ruled_at: Option<DateTime<Utc>>,
+    /// Why (the written reason).
+    pub ruling_reason: Option<String>,
+    /// When it was closed.
+    pub closed_at: Option<DateTime<Utc>>,
+}
+
+/// An objection (第十条2) and the appeal material attached to it.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct Objection {
+    /// Identifier.
+    pub id: Uuid,
+    /// Game.
+    pub game_id: Uuid,
+    /// The proposed result objected to, if any.
+    pub result_id: Option<Uuid>,
+    /// The objecting player's colour role (black or white).
+    #[sqlx(try_from = "String")]
+    pub role: Role,
+    /// Who objected.
+    pub who: String,
+    /// The reason given.
+    pub reason: String,
+    /// When.
+    pub created_at: DateTime<Utc>,
+    /// The arbiter case (kind `objection`) the objection opened.
+    pub case_id: Uuid,
+    /// The reconstruction of the game (対局の再現), once attached.
+    pub reconstruction: Option<Value>,
+    /// The new adjudication, once attached.
+    pub adjudication: Option<Value>,
+}

@@ -1,0 +1,555 @@
+//! Storage tests against a real PostgreSQL (DATABASE_URL, or a throwaway cluster).
+
+use std::collections::HashSet;
+
+use futures::StreamExt;
+use serde_json::json;
+use shinpan_storage::*;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+shinpan_storage::test_cluster!();
+
+async fn new_game(store: &Store) -> Game {
+    let t = store.ensure_tournament("Test Cup", &TournamentSettings::default()).await.unwrap();
+    let b = store
+        .upsert_player(&NewPlayer { name: "Kuwabara Shusaku".into(), rank: Some("7d".into()), federation_id: Some("egd-1".into()) })
+        .await
+        .unwrap();
+    let w = store
+        .upsert_player(&NewPlayer { name: "Gennan Inseki".into(), rank: Some("8d".into()), federation_id: Some("egd-2".into()) })
+        .await
+        .unwrap();
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM games").fetch_one(store.pool()).await.unwrap();
+    store
+        .create_game(&NewGame {
+            tournament_id: Some(t.id),
+            round: Some(1),
+            table_number: Some(n as i32 + 1),
+            black_player_id: b.id,
+            white_player_id: w.id,
+            board_width: 19,
+            board_height: 19,
+            komi: 6.5,
+            handicap: 0,
+            rule_set: "japanese-2011".into(),
+            setup: json!({}),
+        })
+        .await
+        .unwrap()
+}
+
+fn mv(game: Uuid, n: i32, point: &str) -> GameWrite {
+    let colour = if n % 2 == 1 { Colour::Black } else { Colour::White };
+    GameWrite::new_move(game, n, colour, Some(point))
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn create_and_get_game(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    let got = store.get_game(g.id).await.unwrap();
+    assert_eq!(got.black.name, "Kuwabara Shusaku");
+    assert_eq!(got.white.federation_id.as_deref(), Some("egd-2"));
+    assert_eq!((got.board_width, got.komi, got.state, got.move_count, got.last_event_seq), (19, 6.5, GameState::Playing, 0, 1));
+    let ev = store.events_since(g.id, 0, 100).await.unwrap();
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].kind, "game_created");
+    assert_eq!(ev[0].prev_hash, vec![0u8; 32]);
+    let listed = store.list_games(g.tournament_id, Some(1)).await.unwrap();
+    assert_eq!(listed.iter().map(|x| x.id).collect::<Vec<_>>(), vec![g.id]);
+    assert!(store.list_games(g.tournament_id, Some(2)).await.unwrap().is_empty());
+    assert!(matches!(store.get_game(Uuid::new_v4()).await, Err(StoreError::NotFound(_))));
+    // the same table of the same round twice is refused
+    let dup = store
+        .create_game(&NewGame {
+            tournament_id: g.tournament_id,
+            round: Some(1),
+            table_number: g.table_number,
+            black_player_id: g.black.id,
+            white_player_id: g.white.id,
+            board_width: 9,
+            board_height: 9,
+            komi: 0.0,
+            handicap: 0,
+            rule_set: "japanese-2011".into(),
+            setup: json!({}),
+        })
+        .await;
+    assert!(matches!(dup, Err(StoreError::AlreadyExists(_))), "{dup:?}");
+    // upsert by federation id updates, does not duplicate
+    let again = store
+        .upsert_player(&NewPlayer { name: "Honinbo Shusaku".into(), rank: None, federation_id: Some("egd-1".into()) })
+        .await
+        .unwrap();
+    assert_eq!(again.id, g.black.id);
+    assert_eq!(again.rank.as_deref(), Some("7d"));
+    assert_eq!(store.get_player(g.black.id).await.unwrap().name, "Honinbo Shusaku");
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn tournament_settings_hold_the_no_result_policy(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let mut s = TournamentSettings { no_result_policy: NoResultPolicy::Nigiri, extra: Default::default() };
+    s.extra.insert("required_confirmations".into(), json!(["black", "white", "referee"]));
+    let t = store.create_tournament("Meijin League", &s).await.unwrap();
+    let got = store.get_tournament(t.id).await.unwrap();
+    assert_eq!(got.settings, s);
+    let raw: String = sqlx::query_scalar("SELECT settings->>'no_result_policy' FROM tournaments WHERE id = $1")
+        .bind(t.id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(raw, "nigiri");
+    assert!(matches!(store.create_tournament("Meijin League", &s).await, Err(StoreError::AlreadyExists(_))));
+    // the database refuses an unknown policy
+    let bad = sqlx::query("UPDATE tournaments SET settings = '{\"no_result_policy\":\"coin\"}' WHERE id = $1")
+        .bind(t.id)
+        .execute(&pool)
+        .await
+        .map_err(StoreError::from);
+    assert!(matches!(bad, Err(StoreError::InvalidArgument(_))), "{bad:?}");
+    s.no_result_policy = NoResultPolicy::TimeUsed;
+    assert_eq!(store.update_tournament_settings(t.id, &s).await.unwrap().settings.no_result_policy, NoResultPolicy::TimeUsed);
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn concurrent_append_is_exactly_once(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    for n in 1..=3 {
+        let mut tasks = Vec::new();
+        for i in 0..10 {
+            let store = store.clone();
+            let point = format!("{}{}", (b'a' + i as u8) as char, (b'a' + n as u8) as char);
+            tasks.push(tokio::spawn(async move {
+                store.write(mv(g.id, n, &point).with_key(format!("client-{i}-move-{n}"))).await
+            }));
+        }
+        let mut won = 0;
+        let mut conflicts = 0;
+        for t in tasks {
+            match t.await.unwrap() {
+                Ok(out) => {
+                    won += 1;
+                    assert_eq!(out.mv.unwrap().move_number, n);
+                    assert!(!out.replayed);
+                }
+                Err(StoreError::Conflict { current_move_number, expected }) => {
+                    conflicts += 1;
+                    assert_eq!((current_move_number, expected), (n, n));
+                }
+                Err(e) => panic!("unexpected {e:?}"),
+            }
+        }
+        assert_eq!((won, conflicts), (1, 9), "move {n}");
+    }
+    let moves = store.moves(g.id).await.unwrap();
+    assert_eq!(moves.iter().map(|m| m.move_number).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert_eq!(store.get_game(g.id).await.unwrap().move_count, 3);
+    // 1 game_created + 3 moves, a single unbroken chain
+    assert_eq!(store.events_since(g.id, 0, 100).await.unwrap().len(), 4);
+    assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn out_of_sequence_move_reports_current_number(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    store.write(mv(g.id, 1, "pd")).await.unwrap();
+    let e = store.write(mv(g.id, 3, "dd")).await.unwrap_err();
+    assert!(matches!(e, StoreError::Conflict { current_move_number: 1, expected: 3 }), "{e:?}");
+    let e = store.write(mv(g.id, 1, "dd")).await.unwrap_err();
+    assert!(matches!(e, StoreError::Conflict { current_move_number: 1, expected: 1 }), "{e:?}");
+    // a pass is a move with no point
+    let pass = store.write(GameWrite::new_move(g.id, 2, Colour::White, None)).await.unwrap();
+    assert_eq!(pass.mv.as_ref().unwrap().point, None);
+    assert_eq!(pass.event.payload["move"], json!({"number": 2, "colour": "W", "point": null}));
+    // a bad SGF point is refused
+    assert!(matches!(store.write(mv(g.id, 3, "d")).await, Err(StoreError::InvalidArgument(_))));
+    assert!(matches!(store.write(mv(Uuid::new_v4(), 1, "dd")).await, Err(StoreError::NotFound(_))));
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn idempotent_retry_returns_the_original_answer(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    let first = store
+        .write(mv(g.id, 1, "pd").with_key("abc").with_payload(json!({"captures": []})).with_response(json!({"ok": 1})))
+        .await
+        .unwrap();
+    assert!(!first.replayed);
+    // a later move, then the retry of move 1: the original answer, nothing stored twice
+    store.write(mv(g.id, 2, "dp").with_key("def")).await.unwrap();
+    let again = store.write(mv(g.id, 1, "pd").with_key("abc").with_response(json!({"ok": 2}))).await.unwrap();
+    assert!(again.replayed);
+    assert_eq!(again.mv, first.mv);
+    assert_eq!(again.event, first.event);
+    assert_eq!(again.response, json!({"ok": 1}));
+    assert_eq!(store.moves(g.id).await.unwrap().len(), 2);
+    // concurrent retries of one request: one store, the rest replays of it
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move { store.write(mv(g.id, 3, "qq").with_key("same")).await.unwrap() }));
+    }
+    let mut outs = Vec::new();
+    for t in tasks {
+        outs.push(t.await.unwrap());
+    }
+    assert_eq!(outs.iter().filter(|o| !o.replayed).count(), 1);
+    assert_eq!(outs.iter().map(|o| o.event.seq).collect::<HashSet<_>>().len(), 1);
+    assert_eq!(store.moves(g.id).await.unwrap().len(), 3);
+    // the same key for a different request is refused
+    let e = store.write(mv(g.id, 4, "cc").with_key("abc")).await.unwrap_err();
+    assert!(matches!(e, StoreError::AlreadyExists(_)), "{e:?}");
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn foul_is_an_event_not_a_move(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    store.write(mv(g.id, 1, "pd")).await.unwrap();
+    let foul = GameWrite::event_only(g.id, Some(2), "foul", json!({"colour": "W", "point": "pd", "rule": "occupied", "article": "第三条"}))
+        .with_key("w-2");
+    let out = store.write(foul.clone()).await.unwrap();
+    assert!(out.mv.is_none());
+    assert_eq!(out.event.kind, "foul");
+    assert_eq!(store.get_game(g.id).await.unwrap().move_count, 1);
+    let replay = store.write(foul).await.unwrap();
+    assert!(replay.replayed);
+    assert_eq!(replay.event.seq, out.event.seq);
+    // resign ends the game; then no more moves
+    store
+        .write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended))
+        .await
+        .unwrap();
+    assert_eq!(store.get_game(g.id).await.unwrap().state, GameState::Ended);
+    let e = store.write(mv(g.id, 2, "dd")).await.unwrap_err();
+    assert!(matches!(e, StoreError::FailedPrecondition(_)), "{e:?}");
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn tampering_is_detected_by_the_hash_chain(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let g = new_game(&store).await;
+    let other = new_game(&store).await;
+    for (n, p) in [(1, "pd"), (2, "dp"), (3, "pp"), (4, "dd")] {
+        store.write(mv(g.id, n, p)).await.unwrap();
+        store.write(mv(other.id, n, p)).await.unwrap();
+    }
+    store.append_event(g.id, "note", json!({"text": "clock started", "komi": 6.5, "ünïcode": "持碁"})).await.unwrap();
+    let report = store.verify_all().await.unwrap();
+    assert_eq!((report.games, report.events, report.is_intact()), (2, 11, true), "{report:?}");
+
+    // a superuser disables the guard and rewrites event 3 (move 2) of g
+    sqlx::query("ALTER TABLE events DISABLE TRIGGER events_immutable").execute(&pool).await.unwrap();
+    sqlx::query("UPDATE events SET payload = jsonb_set(payload, '{move,point}', '\"qq\"') WHERE game_id = $1 AND seq = 3")
+        .bind(g.id)
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query("ALTER TABLE events ENABLE TRIGGER events_immutable").execute(&pool).await.unwrap();
+    let report = store.verify_chain(g.id).await.unwrap();
+    assert_eq!(report.first_break(), Some(&ChainBreak { game_id: g.id, seq: 3, kind: BreakKind::HashMismatch }));
+    let all = store.verify_all().await.unwrap();
+    assert_eq!(all.breaks.len(), 1);
+    assert_eq!(all.breaks[0].game_id, g.id);
+    assert!(store.verify_chain(other.id).await.unwrap().is_intact());
+
+    // rewriting a move row (not the event) is caught by the move/event cross-check
+    sqlx::query("ALTER TABLE moves DISABLE TRIGGER moves_immutable").execute(&pool).await.unwrap();
+    sqlx::query("UPDATE moves SET point = 'aa' WHERE game_id = $1 AND move_number = 3")
+        .bind(other.id)
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query("ALTER TABLE moves ENABLE TRIGGER moves_immutable").execute(&pool).await.unwrap();
+    let report = store.verify_chain(other.id).await.unwrap();
+    assert_eq!(report.first_break(), Some(&ChainBreak { game_id: other.id, seq: 4, kind: BreakKind::MoveMismatch { move_number: 3 } }));
+
+    // deleting an event leaves a gap
+    let third = new_game(&store).await;
+    store.write(mv(third.id, 1, "pd")).await.unwrap();
+    store.append_event(third.id, "note", json!({})).await.unwrap();
+    sqlx::query("ALTER TABLE events DISABLE TRIGGER events_immutable").execute(&pool).await.unwrap();
+    sqlx::query("DELETE FROM events WHERE game_id = $1 AND seq = 2").bind(third.id).execute(&pool).await.unwrap_err(); // FK from moves
+    sqlx::query("ALTER TABLE events ENABLE TRIGGER events_immutable").execute(&pool).await.unwrap();
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn database_refuses_changes_to_moves_and_events(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let g = new_game(&store).await;
+    store.write(mv(g.id, 1, "pd")).await.unwrap();
+    for sql in [
+        "UPDATE events SET kind = 'x' WHERE game_id = $1",
+        "DELETE FROM events WHERE game_id = $1",
+        "UPDATE moves SET point = 'aa' WHERE game_id = $1",
+        "DELETE FROM moves WHERE game_id = $1",
+    ] {
+        let e = sqlx::query(sql).bind(g.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+        match e {
+            StoreError::Immutable(msg) => assert!(msg.contains("第十条"), "{msg}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    for sql in ["TRUNCATE events CASCADE", "TRUNCATE moves"] {
+        let e = sqlx::query(sql).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+        assert!(matches!(e, StoreError::Immutable(_)), "{sql}: {e:?}");
+    }
+    assert_eq!(store.moves(g.id).await.unwrap().len(), 1);
+    assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+}
+
+async fn ended_game_with_result(store: &Store) -> (Game, StoredResult) {
+    let g = new_game(store).await;
+    store.write(mv(g.id, 1, "pd")).await.unwrap();
+    store
+        .write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended))
+        .await
+        .unwrap();
+    let r = store
+        .propose_result(&NewResult {
+            game_id: g.id,
+            result: "B+R".into(),
+            reason: "resignation".into(),
+            statuses: json!({}),
+            detail: json!({"article": "第六条"}),
+            proposed_by: "referee-1".into(),
+        })
+        .await
+        .unwrap();
+    (g, r)
+}
+
+const ALL_THREE: [Role; 3] = [Role::Black, Role::White, Role::Referee];
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn result_becomes_final_after_all_confirmations_and_never_changes(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let (g, r) = ended_game_with_result(&store).await;
+    assert_eq!(r.state, ResultState::Proposed);
+    let c1 = store.confirm_result(r.id, Role::Black, "kuwabara", &ALL_THREE).await.unwrap();
+    assert!(!c1.finalized);
+    let dup = store.confirm_result(r.id, Role::Black, "kuwabara", &ALL_THREE).await.unwrap_err();
+    assert!(matches!(dup, StoreError::AlreadyExists(_)), "{dup:?}");
+    assert!(!store.confirm_result(r.id, Role::White, "gennan", &ALL_THREE).await.unwrap().finalized);
+    let done = store.confirm_result(r.id, Role::Referee, "referee-1", &ALL_THREE).await.unwrap();
+    assert!(done.finalized);
+    assert_eq!(done.result.state, ResultState::Final);
+    assert!(done.result.finalized_at.is_some());
+    assert_eq!(done.confirmations.len(), 3);
+    assert_eq!(store.get_game(g.id).await.unwrap().state, GameState::Final);
+
+    // after finality: confirmation, new proposal, objection refused
+    let e = store.confirm_result(r.id, Role::Director, "td", &ALL_THREE).await.unwrap_err();
+    assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
+    let e = store
+        .propose_result(&NewResult { game_id: g.id, result: "W+R".into(), reason: "resignation".into(), statuses: json!({}), detail: json!(null), proposed_by: "x".into() })
+        .await
+        .unwrap_err();
+    assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
+    let e = store.object(&NewObjection { game_id: g.id, role: Role::White, who: "gennan".into(), reason: "late".into() }).await.unwrap_err();
+    assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
+
+    // ... and the database itself refuses direct SQL
+    for sql in [
+        "UPDATE results SET result = 'W+R' WHERE id = $1",
+        "UPDATE results SET state = 'proposed', finalized_at = NULL WHERE id = $1",
+        "DELETE FROM results WHERE id = $1",
+        "UPDATE confirmations SET who = 'someone' WHERE result_id = $1",
+        "DELETE FROM confirmations WHERE result_id = $1",
+        "INSERT INTO confirmations (result_id, role, who) VALUES ($1, 'director', 'td')",
+    ] {
+        let e = sqlx::query(sql).bind(r.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+        match e {
+            StoreError::Immutable(msg) => assert!(msg.contains("第十条"), "{msg}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    let e = sqlx::query("UPDATE games SET komi = 0 WHERE id = $1").bind(g.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+    assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
+    assert_eq!(store.get_result(r.id).await.unwrap().result, "B+R");
+
+    // a federation correction is a new linked row; the original is kept
+    let fix = store
+        .correct_result(r.id, &NewResult { game_id: g.id, result: "W+F".into(), reason: "foul".into(), statuses: json!({}), detail: json!({"note": "appeal board"}), proposed_by: "federation".into() })
+        .await
+        .unwrap();
+    assert_eq!((fix.state, fix.corrects_result_id), (ResultState::Final, Some(r.id)));
+    assert_eq!(store.current_result(g.id).await.unwrap().unwrap().id, fix.id);
+    assert_eq!(store.get_result(r.id).await.unwrap().result, "B+R");
+    let e = store
+        .correct_result(r.id, &NewResult { game_id: g.id, result: "B+R".into(), reason: "x".into(), statuses: json!({}), detail: json!({}), proposed_by: "f".into() })
+        .await
+        .unwrap_err();
+    assert!(matches!(e, StoreError::AlreadyExists(_)), "{e:?}");
+    let finals = store.final_results(g.tournament_id.unwrap()).await.unwrap();
+    assert_eq!(finals.len(), 1);
+    assert_eq!(finals[0].1.result, "W+F");
+
+    let kinds: Vec<String> = store.events_since(g.id, 0, 100).await.unwrap().into_iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        ["game_created", "move", "resign", "result_proposed", "result_confirmed", "result_confirmed", "result_confirmed", "result_finalized", "result_corrected"]
+    );
+    assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+
+    // tampering with a final result row is caught by the audit
+    sqlx::query("ALTER TABLE results DISABLE TRIGGER results_immutable").execute(&pool).await.unwrap();
+    sqlx::query("UPDATE results SET result = 'W+R' WHERE id = $1").bind(r.id).execute(&pool).await.unwrap();
+    sqlx::query("ALTER TABLE results ENABLE TRIGGER results_immutable").execute(&pool).await.unwrap();
+    let report = store.verify_chain(g.id).await.unwrap();
+    assert_eq!(report.first_break().unwrap().kind, BreakKind::ResultMismatch { result_id: r.id });
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn objection_opens_a_case_and_an_amended_result_supersedes(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let (g, r) = ended_game_with_result(&store).await;
+    store.confirm_result(r.id, Role::Black, "kuwabara", &ALL_THREE).await.unwrap();
+    let (o, case) = store
+        .object(&NewObjection { game_id: g.id, role: Role::White, who: "gennan".into(), reason: "I did not resign".into() })
+        .await
+        .unwrap();
+    assert_eq!(o.result_id, Some(r.id));
+    assert_eq!((case.kind, case.state), (CaseKind::Objection, CaseState::Open));
+    assert_eq!(case.evidence["objection_id"], json!(o.id));
+    let o2 = store
+        .attach_appeal_material(o.id, Some(json!({"moves": 1, "fouls": []})), Some(json!({"result": "B+R"})))
+        .await
+        .unwrap();
+    assert_eq!(o2.reconstruction.unwrap()["moves"], json!(1));
+    assert_eq!(store.objection_of_case(case.id).await.unwrap().unwrap().id, o.id);
+    store.set_case_state(case.id, CaseState::UnderReview, "referee-1", "reviewing").await.unwrap();
+    let ruled = store
+        .rule_case(case.id, json!({"decision": "amend", "result": "W+R"}), "referee-1", "the record shows White resigned? no: Black did")
+        .await
+        .unwrap();
+    assert_eq!(ruled.state, CaseState::Ruled);
+    assert_eq!(ruled.ruled_by.as_deref(), Some("referee-1"));
+    let amended = store
+        .propose_result(&NewResult { game_id: g.id, result: "W+R".into(), reason: "resignation".into(), statuses: json!({}), detail: json!({"case_id": case.id}), proposed_by: "referee-1".into() })
+        .await
+        .unwrap();
+    assert_eq!(amended.supersedes_result_id, Some(r.id));
+    let old = store.get_result(r.id).await.unwrap();
+    assert_eq!(old.state, ResultState::Superseded);
+    assert_eq!(store.confirmations(r.id).await.unwrap().len(), 1, "the old confirmation is kept");
+    let e = store.confirm_result(r.id, Role::White, "gennan", &ALL_THREE).await.unwrap_err();
+    assert!(matches!(e, StoreError::FailedPrecondition(_)), "{e:?}");
+    // the players confirm again
+    for (role, who) in [(Role::Black, "kuwabara"), (Role::White, "gennan"), (Role::Referee, "referee-1")] {
+        store.confirm_result(amended.id, role, who, &ALL_THREE).await.unwrap();
+    }
+    assert_eq!(store.current_result(g.id).await.unwrap().unwrap().result, "W+R");
+    assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+    // the superseded proposal is history: immutable
+    let e = sqlx::query("UPDATE results SET detail = '{}' WHERE id = $1").bind(r.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+    assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn cases_follow_their_state_machine(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let g = new_game(&store).await;
+    let nc = NewCase {
+        game_id: g.id,
+        kind: CaseKind::Repetition,
+        evidence: json!({"cycle": [5, 6, 7, 8], "kind": "triple-ko"}),
+        opened_by: "engine".into(),
+        reason: "the same position repeated twice".into(),
+        dedupe_key: Some("repetition:8".into()),
+    };
+    let (c, created) = store.open_case(&nc).await.unwrap();
+    assert!(created);
+    let (c2, created2) = store.open_case(&nc).await.unwrap();
+    assert!(!created2);
+    assert_eq!(c2.id, c.id);
+    let c = store.add_case_evidence(c.id, json!({"positions": ["..."]}), "engine").await.unwrap();
+    assert_eq!(c.evidence["cycle"], json!([5, 6, 7, 8]));
+    assert_eq!(c.evidence["positions"], json!(["..."]));
+    let listed = store.list_cases(&CaseFilter { tournament_id: g.tournament_id, state: Some(CaseState::Open), ..Default::default() }).await.unwrap();
+    assert_eq!(listed.iter().map(|x| x.id).collect::<Vec<_>>(), vec![c.id]);
+    assert!(store.list_cases(&CaseFilter { kind: Some(CaseKind::Foul), ..Default::default() }).await.unwrap().is_empty());
+    let e = store.set_case_state(c.id, CaseState::Ruled, "r", "x").await.unwrap_err();
+    assert!(matches!(e, StoreError::FailedPrecondition(_)));
+    let ruled = store
+        .rule_case(c.id, json!({"decision": "no-result", "policy": "no-result", "article": "第十一条"}), "referee-1", "triple ko, neither yields")
+        .await
+        .unwrap();
+    assert_eq!(ruled.state, CaseState::Ruled);
+    let e = store.rule_case(c.id, json!({"decision": "foul-loss"}), "referee-2", "changed my mind").await.unwrap_err();
+    assert!(matches!(e, StoreError::FailedPrecondition(_)), "{e:?}");
+    let e = store.add_case_evidence(c.id, json!({"x": 1}), "r").await.unwrap_err();
+    assert!(matches!(e, StoreError::FailedPrecondition(_)), "{e:?}");
+    // the database refuses rewriting a ruling or deleting a case
+    let e = sqlx::query("UPDATE cases SET ruling = '{\"decision\":\"foul-loss\"}' WHERE id = $1").bind(c.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+    assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
+    let e = sqlx::query("DELETE FROM cases WHERE id = $1").bind(c.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+    assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
+    let closed = store.set_case_state(c.id, CaseState::Closed, "referee-1", "done").await.unwrap();
+    assert!(closed.closed_at.is_some());
+    let e = sqlx::query("UPDATE cases SET opened_reason = 'x' WHERE id = $1").bind(c.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+    assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
+    let kinds: Vec<String> = store.events_since(g.id, 0, 100).await.unwrap().into_iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, ["game_created", "case_opened", "case_evidence_added", "case_ruled", "case_state_changed"]);
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn notify_announces_each_new_event(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let g = new_game(&store).await;
+    let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await.unwrap();
+    listener.listen(CHANNEL).await.unwrap();
+    store.write(mv(g.id, 1, "pd")).await.unwrap();
+    let n = tokio::time::timeout(std::time::Duration::from_secs(30), listener.recv()).await.unwrap().unwrap();
+    assert_eq!(n.payload(), format!("{}:2", g.id));
+}
+
+async fn next(s: &mut EventStream) -> StoredEvent {
+    tokio::time::timeout(std::time::Duration::from_secs(30), s.next()).await.expect("event arrives").unwrap().unwrap()
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn watch_streams_stored_then_live_events_in_order(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    let other = new_game(&store).await;
+    store.write(mv(g.id, 1, "pd")).await.unwrap();
+    let mut stream = store.watch(g.id, 0).await.unwrap();
+    assert_eq!(next(&mut stream).await.kind, "game_created");
+    assert_eq!(next(&mut stream).await.seq, 2);
+    let writer = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            for n in 2..=20 {
+                store.write(mv(other.id, n - 1, "aa")).await.ok();
+                store.write(mv(g.id, n, &format!("{}{}", (b'a' + n as u8) as char, 'c'))).await.unwrap();
+            }
+        })
+    };
+    for n in 2..=20 {
+        let e = next(&mut stream).await;
+        assert_eq!(e.seq, n as i64 + 1);
+        assert_eq!(e.game_id, g.id);
+        assert_eq!(e.payload["move"]["number"], json!(n));
+    }
+    writer.await.unwrap();
+    // resuming from a sequence number skips what was seen
+    let mut resumed = store.watch(g.id, 19).await.unwrap();
+    assert_eq!(next(&mut resumed).await.seq, 20);
+    assert!(matches!(store.watch(Uuid::new_v4(), 0).await, Err(StoreError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn fresh_pool_is_migrated_and_isolated() {
+    let a = shinpan_storage::testing::fresh_store().await;
+    let b = shinpan_storage::testing::fresh_store().await;
+    let g = new_game(&a).await;
+    assert!(a.get_game(g.id).await.is_ok());
+    assert!(matches!(b.get_game(g.id).await, Err(StoreError::NotFound(_))));
+    // migrating twice is a no-op
+    migrate(a.pool()).await.unwrap();
+}
