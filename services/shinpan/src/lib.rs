@@ -6,3 +6,6 @@
 //! Exit codes shared by every subcommand: see [`exit`].
 
 pub mod exit;
+pub mod replay;
+pub mod report;
+pub mod score;

@@ -15,9 +15,16 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     // Each helper adds its own variant here (one line) and one match arm below.
+    /// Replay SGF records and validate every move (exit 3 on a foul, 2 if unreadable).
+    Replay(shinpan::replay::Args),
+    /// Count the final position of a record with given dead stones.
+    Score(shinpan::score::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Replay(a) => shinpan::replay::run(a),
+        Command::Score(a) => shinpan::score::run(a),
+    }
 }
