@@ -1,6 +1,8 @@
 //! Shared helpers for the goban integration tests.
 #![allow(dead_code)]
 
+pub mod sgf_lite;
+
 use goban::{Board, Color, Game, Move, Point, RuleSet};
 
 /// SGF point.
