@@ -1,0 +1,356 @@
+//! Unconditional life (Benson's pass-alive chains) and unconditional area, on the whole
+//! board or on one search region.
+//!
+//! These are the *end conditions* of hypothetical play (第七条): a point in the
+//! unconditional area of a colour is that colour's for good — the opponent can never take
+//! it, not even with unlimited consecutive moves (相手方の無制限の連続着手, 第八条 解説).
+//!
+//! Definitions (for a colour `c`, opponent `o`):
+//!
+//! * A *c-region* is a maximal 4-connected set of points that hold no `c` stone.
+//! * A c-region `E` is *healthy* for a `c` chain `x` when every empty point of `E` is a
+//!   liberty of `x` (Benson 1976).
+//! * Benson's algorithm: start with every `c` chain in `X` and every c-region in `R`;
+//!   repeatedly drop from `X` the chains with fewer than two healthy regions in `R`, and
+//!   from `R` the regions bordered by a dropped chain. The chains left in `X` are
+//!   *pass-alive*: `o` cannot capture them even if `c` passes for ever.
+//! * The *unconditional area* `U_c` is the stones of pass-alive chains plus every c-region
+//!   `E` bordered only by pass-alive chains in which *every point* (empty or holding an `o`
+//!   stone) is adjacent to a pass-alive `c` chain. In such a region `c` can fill any empty
+//!   point at any time (the new stone joins a pass-alive chain, which keeps liberties in
+//!   its other healthy regions), so every `o` stone there can be captured, and `o` can
+//!   never make an eye there (an `o` eye needs a point not adjacent to `c`): the region
+//!   is `c`'s whatever happens (相手方の帰属 for `o` stones inside it, for good).
+//!
+//! Region-local computation: the search only moves inside a region whose every
+//! neighbouring point outside holds a pass-alive stone (see `lib.rs`). Outside stones of
+//! `c` are therefore pass-alive for good ("fixed"), and a c-region that reaches an outside
+//! point not holding `c` reaches an `o` pass-alive chain and is never healthy.
+
+use goban::{Board, Color, Point};
+
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A fixed bitset over the local indices of a [`Scope`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Bits(pub Vec<u64>);
+
+impl Bits {
+    pub fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64).max(1)])
+    }
+    #[inline]
+    pub fn set(&mut self, i: usize) {
+        self.0[i >> 6] |= 1 << (i & 63);
+    }
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        self.0[i >> 6] >> (i & 63) & 1 == 1
+    }
+}
+
+/// Cell values of a local board.
+pub(crate) const EMPTY: u8 = 0;
+#[inline]
+pub(crate) fn cell(c: Color) -> u8 {
+    c.index() as u8 + 1
+}
+
+/// The points a computation is restricted to (a search region, or the whole board), with
+/// precomputed neighbour lists. Neighbours outside the scope are pass-alive stones of the
+/// base board; they are listed as `OUT + k`, `k` indexing [`Scope::ext`].
+#[derive(Clone, Debug)]
+pub(crate) struct Scope {
+    pub width: usize,
+    /// Board points of the scope, local index -> point.
+    pub points: Vec<Point>,
+    /// Board index (`y * width + x`) -> local index, or [`NONE`] outside the scope.
+    pub local: Vec<u32>,
+    /// Neighbours of each local point: local index, `OUT + k`, or [`NONE`] (padding).
+    pub nbrs: Vec<[u32; 4]>,
+    /// Outside neighbours: (cell value, chain id shared by the stones of one chain).
+    pub ext: Vec<(u8, u32)>,
+}
+
+pub(crate) const OUT: u32 = 1 << 30;
+
+impl Scope {
+    /// The scope made of `points` (each on `board`).
+    pub fn new(board: &Board, points: Vec<Point>) -> Scope {
+        let w = board.width() as usize;
+        let h = board.height() as usize;
+        let mut local = vec![NONE; w * h];
+        for (k, p) in points.iter().enumerate() {
+            local[p.y as usize * w + p.x as usize] = k as u32;
+        }
+        let mut ext: Vec<(u8, u32)> = Vec::new();
+        let mut ext_at: Vec<(usize, u32)> = Vec::new();
+        let mut heads: Vec<Point> = Vec::new();
+        let nbrs = points
+            .iter()
+            .map(|&p| {
+                let mut a = [NONE; 4];
+                for (k, q) in board.adjacent(p).enumerate() {
+                    let g = q.y as usize * w + q.x as usize;
+                    a[k] = if local[g] != NONE {
+                        local[g]
+                    } else if let Some(&(_, e)) = ext_at.iter().find(|(gg, _)| *gg == g) {
+                        OUT + e
+                    } else {
+                        let c = board.get(q).map_or(EMPTY, cell);
+                        let head = board.chain_id(q).unwrap_or(q);
+                        let id = match heads.iter().position(|&hh| hh == head) {
+                            Some(i) => i,
+                            None => {
+                                heads.push(head);
+                                heads.len() - 1
+                            }
+                        };
+                        ext.push((c, id as u32));
+                        ext_at.push((g, ext.len() as u32 - 1));
+                        OUT + ext.len() as u32 - 1
+                    };
+                }
+                a
+            })
+            .collect();
+        Scope { width: w, points, local, nbrs, ext }
+    }
+
+    /// The whole board.
+    pub fn whole(board: &Board) -> Scope {
+        Scope::new(board, board.points().collect())
+    }
+
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// The cells of `board` on this scope.
+    pub fn cells(&self, board: &Board) -> Vec<u8> {
+        self.points.iter().map(|&p| board.get(p).map_or(EMPTY, cell)).collect()
+    }
+}
+
+/// Result of the unconditional analysis for one colour, over a scope (local indices).
+#[derive(Clone, Debug)]
+pub(crate) struct Safe {
+    /// Stones of pass-alive chains.
+    pub pa: Bits,
+    /// The unconditional area `U_c` (pass-alive stones and the regions described above).
+    pub area: Bits,
+}
+
+/// Benson's pass-alive chains of `c` and the unconditional area `U_c` for the local
+/// `cells` of scope `sc` (stones of `c` outside the scope count as pass-alive; other
+/// outside points as the opponent's pass-alive stones).
+pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
+    let n = sc.len();
+    let me = cell(c);
+    // Chains of `c` inside the scope.
+    let mut chain = vec![NONE; n];
+    let mut fixed: Vec<bool> = Vec::new();
+    let mut stack: Vec<u32> = Vec::new();
+    for s in 0..n {
+        if chain[s] != NONE || cells[s] != me {
+            continue;
+        }
+        let id = fixed.len() as u32;
+        fixed.push(false);
+        chain[s] = id;
+        stack.push(s as u32);
+        while let Some(l) = stack.pop() {
+            for &g in &sc.nbrs[l as usize] {
+                if g == NONE {
+                    continue;
+                }
+                if g >= OUT {
+                    if sc.ext[(g - OUT) as usize].0 == me {
+                        fixed[id as usize] = true;
+                    }
+                } else if cells[g as usize] == me && chain[g as usize] == NONE {
+                    chain[g as usize] = id;
+                    stack.push(g);
+                }
+            }
+        }
+    }
+    let nchains = fixed.len() as u32;
+    // Chain id of a `c` stone neighbour (local or outside).
+    let chain_at = |g: u32| -> Option<u32> {
+        if g >= OUT {
+            let (v, id) = sc.ext[(g - OUT) as usize];
+            (v == me).then_some(nchains + id)
+        } else if cells[g as usize] == me {
+            Some(chain[g as usize])
+        } else {
+            None
+        }
+    };
+
+    struct Reg {
+        open: bool,
+        points: Vec<u32>,
+        border_local: Vec<u32>,
+        healthy: Vec<u32>,
+        any_border: bool,
+    }
+    let mut reg_of = vec![NONE; n];
+    let mut regs: Vec<Reg> = Vec::new();
+    for s in 0..n {
+        if reg_of[s] != NONE || cells[s] == me {
+            continue;
+        }
+        let id = regs.len() as u32;
+        let mut r = Reg { open: false, points: Vec::new(), border_local: Vec::new(), healthy: Vec::new(), any_border: false };
+        let mut first_empty = true;
+        let mut all: Vec<u32> = Vec::new();
+        reg_of[s] = id;
+        stack.push(s as u32);
+        while let Some(l) = stack.pop() {
+            r.points.push(l);
+            let empty = cells[l as usize] == EMPTY;
+            let mut adj: [u32; 4] = [NONE; 4];
+            let mut na = 0;
+            for &g in &sc.nbrs[l as usize] {
+                if g == NONE {
+                    continue;
+                }
+                if let Some(cid) = chain_at(g) {
+                    r.any_border = true;
+                    if cid < nchains && !r.border_local.contains(&cid) {
+                        r.border_local.push(cid);
+                    }
+                    if !all.contains(&cid) {
+                        all.push(cid);
+                    }
+                    if !adj[..na].contains(&cid) {
+                        adj[na] = cid;
+                        na += 1;
+                    }
+                } else if g >= OUT {
+                    r.open = true;
+                } else if reg_of[g as usize] == NONE {
+                    reg_of[g as usize] = id;
+                    stack.push(g);
+                }
+            }
+            if empty {
+                if first_empty {
+                    r.healthy = adj[..na].to_vec();
+                    first_empty = false;
+                } else {
+                    r.healthy.retain(|h| adj[..na].contains(h));
+                }
+            }
+        }
+        if first_empty {
+            // No empty point (stones without liberties, only in odd setups): healthy for
+            // every bordering chain, as in Benson's definition.
+            r.healthy = all;
+        }
+        regs.push(r);
+    }
+
+    // Benson's iteration.
+    let mut alive = vec![true; nchains as usize];
+    let mut reg_ok: Vec<bool> = regs.iter().map(|r| !r.open).collect();
+    loop {
+        let mut changed = false;
+        for k in 0..nchains as usize {
+            if !alive[k] || fixed[k] {
+                continue;
+            }
+            let count = regs
+                .iter()
+                .enumerate()
+                .filter(|(ri, r)| reg_ok[*ri] && r.healthy.contains(&(k as u32)))
+                .take(2)
+                .count();
+            if count < 2 {
+                alive[k] = false;
+                changed = true;
+            }
+        }
+        for (ri, r) in regs.iter().enumerate() {
+            if reg_ok[ri] && r.border_local.iter().any(|&b| !alive[b as usize]) {
+                reg_ok[ri] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    let mut pa = Bits::new(n);
+    let mut area = Bits::new(n);
+    for s in 0..n {
+        if chain[s] != NONE && alive[chain[s] as usize] {
+            pa.set(s);
+            area.set(s);
+        }
+    }
+    let is_alive_c = |g: u32| -> bool {
+        match chain_at(g) {
+            Some(id) => id >= nchains || alive[id as usize],
+            None => false,
+        }
+    };
+    for (ri, r) in regs.iter().enumerate() {
+        if !reg_ok[ri] || !r.any_border {
+            continue;
+        }
+        let all_adjacent = r
+            .points
+            .iter()
+            .all(|&l| sc.nbrs[l as usize].iter().any(|&g| g != NONE && is_alive_c(g)));
+        if all_adjacent {
+            for &l in &r.points {
+                area.set(l as usize);
+            }
+        }
+    }
+    Safe { pa, area }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(rows: &[&str]) -> Board {
+        let mut b = Board::new(rows[0].len() as u32, rows.len() as u32).unwrap();
+        for (y, r) in rows.iter().enumerate() {
+            for (x, ch) in r.chars().enumerate() {
+                let c = match ch {
+                    'X' => Some(Color::Black),
+                    'O' => Some(Color::White),
+                    _ => None,
+                };
+                if c.is_some() {
+                    b.set(Point::new(x as u8, y as u8), c).unwrap();
+                }
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn two_single_eyes_are_pass_alive_and_one_eye_is_not() {
+        let b = board(&[".X.X.", "XXXXX", ".....", "OOOOO", ".O..."]);
+        let sc = Scope::whole(&b);
+        let s = unconditional(&sc.cells(&b), Color::Black, &sc);
+        let l = |p: &str| sc.local[{
+            let q = Point::from_sgf(p).unwrap();
+            q.y as usize * 5 + q.x as usize
+        }] as usize;
+        assert!(s.pa.get(l("ab")));
+        assert!(s.area.get(l("aa")) && s.area.get(l("ca")) && s.area.get(l("ea")));
+        assert!(!s.area.get(l("ac")));
+        let w = unconditional(&sc.cells(&b), Color::White, &sc);
+        assert!(w.pa.get(l("ad")), "white has two healthy regions: ae and ce-ee");
+        assert!(w.area.get(l("ee")) && w.area.get(l("ae")));
+        assert!(!w.area.get(l("ac")) && !s.area.get(l("ac")), "the open middle row is nobody's");
+    }
+}

@@ -1,0 +1,606 @@
+//! Hypothetical play (想定着手) inside one region: the state, the end conditions and the
+//! exact solution of the resulting game by retrograde analysis (attractors) over the
+//! states reachable from the start. See the crate documentation for the formalisation.
+
+use crate::benson::{cell, unconditional, Bits, Scope, EMPTY, NONE, OUT};
+use goban::{Color, Move};
+use std::collections::{HashMap, VecDeque};
+
+/// Which reading of the rules drives hypothetical play.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// 2011 draft (第五条 basic ko; a cycle is seki; the examined side moves first).
+    Kiyaku2011,
+    /// 1989 rules (a ko may be retaken only after a pass for it, 要請II-[iv]; the
+    /// opponent moves first; a cycle means the attacker failed).
+    Kiyaku1989,
+}
+
+/// The state of hypothetical play, restricted to one region (everything outside is
+/// pass-alive and never changes).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct State {
+    /// Cells of the region (0 empty, 1 black, 2 white), by local index.
+    pub cells: Vec<u8>,
+    pub to_move: Color,
+    /// 2011: the local point `to_move` may not play on at once (第五条), or [`NONE`].
+    pub ko: u32,
+    /// 1989: per colour, the kos it may not retake before passing once: `(q, s)` =
+    /// retaking at `q` the single stone at `s` (local indices), sorted.
+    pub bans: [Vec<(u32, u32)>; 2],
+}
+
+/// Outcome of hypothetical play for the examined stones.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    /// The examined stones (part of them) are the opponent's for good.
+    Dead,
+    /// The examined stones are in their owner's unconditional area for good.
+    Alive,
+}
+
+/// Budget exhausted.
+#[derive(Debug)]
+pub(crate) struct OutOfBudget;
+
+/// Search context shared by every chain of one region.
+pub(crate) struct Region {
+    pub scope: Scope,
+    pub mode: Mode,
+    /// States expanded at most (all chains of the region together).
+    pub budget: u64,
+    /// States expanded so far.
+    pub nodes: u64,
+    /// `U_black`, `U_white` by cells.
+    ucache: HashMap<Vec<u8>, [Bits; 2]>,
+}
+
+/// A chain of cells: its members and whether it has a liberty (an outside pass-alive
+/// stone of the same colour counts as one that never goes).
+fn chain_of(sc: &Scope, cells: &[u8], start: usize, members: &mut Vec<u32>, mark: &mut [bool]) -> (bool, u32) {
+    let col = cells[start];
+    members.clear();
+    members.push(start as u32);
+    mark[start] = true;
+    let mut k = 0;
+    let mut safe = false;
+    let mut libs: [u32; 2] = [NONE; 2];
+    let mut nlibs = 0u32;
+    while k < members.len() {
+        let l = members[k] as usize;
+        k += 1;
+        for &g in &sc.nbrs[l] {
+            if g == NONE {
+                continue;
+            }
+            if g >= OUT {
+                let v = sc.ext[(g - OUT) as usize].0;
+                if v == col || v == EMPTY {
+                    safe = true;
+                }
+                continue;
+            }
+            let v = cells[g as usize];
+            if v == EMPTY {
+                if nlibs < 2 && !libs[..nlibs as usize].contains(&g) {
+                    libs[nlibs as usize] = g;
+                    nlibs += 1;
+                }
+            } else if v == col && !mark[g as usize] {
+                mark[g as usize] = true;
+                members.push(g);
+            }
+        }
+    }
+    if safe {
+        nlibs = 2;
+    }
+    (nlibs > 0, nlibs)
+}
+
+impl Region {
+    pub fn new(scope: Scope, mode: Mode, budget: u64) -> Region {
+        Region { scope, mode, budget, nodes: 0, ucache: HashMap::new() }
+    }
+
+    fn areas(&mut self, cells: &[u8]) -> &[Bits; 2] {
+        if !self.ucache.contains_key(cells) {
+            let a = [
+                unconditional(cells, Color::Black, &self.scope).area,
+                unconditional(cells, Color::White, &self.scope).area,
+            ];
+            self.ucache.insert(cells.to_vec(), a);
+        }
+        &self.ucache[cells]
+    }
+
+    /// The points where a move can matter: empty and outside both unconditional areas
+    /// (a move inside an unconditional area changes nothing outside it and counts, for
+    /// the region, as a pass — see the crate documentation).
+    pub fn playable(&mut self, cells: &[u8]) -> Vec<bool> {
+        let a = self.areas(cells);
+        (0..cells.len()).map(|i| cells[i] == EMPTY && !a[0].get(i) && !a[1].get(i)).collect()
+    }
+
+    /// End condition for the stones at local indices `stones` of `owner`.
+    pub fn end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
+        let a = self.areas(cells);
+        let (own, opp) = (&a[owner.index()], &a[owner.opponent().index()]);
+        if stones.iter().any(|&s| opp.get(s)) {
+            Some(End::Dead)
+        } else if stones.iter().all(|&s| own.get(s)) {
+            Some(End::Alive)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the side to move would retake the ko `(q, s)` by playing `q`.
+    fn is_retake(&self, st: &State, q: u32, s: u32) -> bool {
+        let opp = cell(st.to_move.opponent());
+        if st.cells[s as usize] != opp {
+            return false;
+        }
+        let mut libs = 0;
+        for &g in &self.scope.nbrs[s as usize] {
+            if g == NONE {
+                continue;
+            }
+            if g >= OUT {
+                let v = self.scope.ext[(g - OUT) as usize].0;
+                if v == opp || v == EMPTY {
+                    return false;
+                }
+                continue;
+            }
+            match st.cells[g as usize] {
+                EMPTY => {
+                    if g != q {
+                        return false;
+                    }
+                    libs += 1;
+                }
+                v if v == opp => return false,
+                _ => {}
+            }
+        }
+        libs == 1
+    }
+
+    /// The state after `mv` by the side to move, or `None` if it is not legal
+    /// (occupied, suicide 第四条, ko 第五条 / 1989 ko-pass rule).
+    pub fn play(&self, st: &State, mv: Option<u32>) -> Option<State> {
+        let me = st.to_move;
+        let mut next = State { cells: st.cells.clone(), to_move: me.opponent(), ko: NONE, bans: st.bans.clone() };
+        match mv {
+            None => {
+                // A pass lifts the 第五条 ban; under 1989 it renounces retaking every ko
+                // the passer was barred from.
+                next.bans[me.index()].clear();
+            }
+            Some(i) => {
+                let iu = i as usize;
+                if st.cells[iu] != EMPTY {
+                    return None;
+                }
+                match self.mode {
+                    Mode::Kiyaku2011 => {
+                        if st.ko == i {
+                            return None;
+                        }
+                    }
+                    Mode::Kiyaku1989 => {
+                        if st.bans[me.index()].iter().any(|&(q, s)| q == i && self.is_retake(st, q, s)) {
+                            return None;
+                        }
+                    }
+                }
+                let n = st.cells.len();
+                let mycell = cell(me);
+                let oppcell = cell(me.opponent());
+                next.cells[iu] = mycell;
+                let mut mark = vec![false; n];
+                let mut members = Vec::new();
+                let mut captured: Vec<u32> = Vec::new();
+                for &g in &self.scope.nbrs[iu] {
+                    if g == NONE || g >= OUT || next.cells[g as usize] != oppcell || mark[g as usize] {
+                        continue;
+                    }
+                    let (has, _) = chain_of(&self.scope, &next.cells, g as usize, &mut members, &mut mark);
+                    if !has {
+                        for &m in &members {
+                            next.cells[m as usize] = EMPTY;
+                            captured.push(m);
+                        }
+                    }
+                }
+                let mut mark2 = vec![false; n];
+                let (has, nlibs) = chain_of(&self.scope, &next.cells, iu, &mut members, &mut mark2);
+                if !has {
+                    return None; // suicide (第四条)
+                }
+                if captured.len() == 1 && members.len() == 1 && nlibs == 1 {
+                    match self.mode {
+                        Mode::Kiyaku2011 => next.ko = captured[0],
+                        Mode::Kiyaku1989 => next.bans[me.opponent().index()].push((captured[0], i)),
+                    }
+                }
+            }
+        }
+        if self.mode == Mode::Kiyaku1989 {
+            // Bans whose ko shape no longer stands can never apply again (a new capture
+            // creates a new ban): drop them so equal positions compare equal.
+            for c in [Color::Black, Color::White] {
+                let mut bans = std::mem::take(&mut next.bans[c.index()]);
+                let probe = State { to_move: c, ..next.clone() };
+                bans.retain(|&(q, s)| next.cells[q as usize] == EMPTY && self.is_retake(&probe, q, s));
+                bans.sort_unstable();
+                bans.dedup();
+                next.bans[c.index()] = bans;
+            }
+        }
+        Some(next)
+    }
+}
+
+/// The game graph of hypothetical play for one chain, solved.
+pub(crate) struct Solved {
+    states: Vec<State>,
+    succ: Vec<Vec<(u32, Move)>>,
+    /// Rank in the owner's attractor (forcing *alive*), `u32::MAX` if outside.
+    alive_rank: Vec<u32>,
+    /// Rank in the opponent's attractor (forcing *dead*), `u32::MAX` if outside.
+    dead_rank: Vec<u32>,
+    owner: Color,
+}
+
+impl Solved {
+    pub fn root_alive(&self) -> bool {
+        self.alive_rank[0] != u32::MAX
+    }
+    pub fn root_dead(&self) -> bool {
+        self.dead_rank[0] != u32::MAX
+    }
+
+    /// A line from the start demonstrating the result: in a forced result the forcing
+    /// side takes the quickest way and the other side resists longest; otherwise each
+    /// side keeps out of the other's attractor until the play repeats.
+    pub fn line(&self, max: usize) -> Vec<(Color, Move)> {
+        let mut out = Vec::new();
+        let mut cur = 0usize;
+        let mut seen = vec![0usize];
+        let forced = if self.root_alive() {
+            Some((&self.alive_rank, self.owner))
+        } else if self.root_dead() {
+            Some((&self.dead_rank, self.owner.opponent()))
+        } else {
+            None
+        };
+        while out.len() < max && !self.succ[cur].is_empty() {
+            let mover = self.states[cur].to_move;
+            let pick = match forced {
+                Some((rank, forcing)) => {
+                    let it = self.succ[cur].iter().filter(|(t, _)| rank[*t as usize] != u32::MAX);
+                    if mover == forcing {
+                        it.min_by_key(|(t, _)| rank[*t as usize])
+                    } else {
+                        self.succ[cur].iter().max_by_key(|(t, _)| rank[*t as usize])
+                    }
+                }
+                None => {
+                    let avoid = if mover == self.owner { &self.dead_rank } else { &self.alive_rank };
+                    // Prefer a real move that keeps out of the opponent's attractor; pass last.
+                    self.succ[cur]
+                        .iter()
+                        .filter(|(t, _)| avoid[*t as usize] == u32::MAX)
+                        .min_by_key(|(_, m)| matches!(m, Move::Pass))
+                }
+            };
+            let Some(&(t, m)) = pick else { break };
+            out.push((mover, m));
+            cur = t as usize;
+            if seen.contains(&cur) {
+                break;
+            }
+            seen.push(cur);
+        }
+        out
+    }
+}
+
+/// Node limit of the quick proof tried at each state of the retrograde analysis.
+const QUICK_NODES: u64 = 400;
+/// Depth limit (plies) of that quick proof.
+const QUICK_DEPTH: u32 = 8;
+
+/// Builds the graph of states reachable from `root` (stopping at end conditions for the
+/// chain `stones` of `owner`) and computes both attractors.
+pub(crate) fn solve(region: &mut Region, root: State, stones: &[usize], owner: Color) -> Result<Solved, OutOfBudget> {
+    let mut index: HashMap<State, u32> = HashMap::new();
+    let mut states: Vec<State> = Vec::new();
+    let mut term: Vec<Option<End>> = Vec::new();
+    let mut succ: Vec<Vec<(u32, Move)>> = Vec::new();
+    index.insert(root.clone(), 0);
+    states.push(root);
+    let mut k = 0;
+    let n = region.scope.len() as u32;
+    let mut provers = [Prover::new(stones.to_vec(), owner, End::Alive), Prover::new(stones.to_vec(), owner, End::Dead)];
+    while k < states.len() {
+        region.nodes += 1;
+        if region.nodes > region.budget {
+            return Err(OutOfBudget);
+        }
+        let st = states[k].clone();
+        let mut e = region.end(&st.cells, stones, owner);
+        if e.is_none() && k > 0 {
+            // A state whose end one side can force quickly is as good as that end: a
+            // proof is a forced win whatever led there (attractor membership does not
+            // depend on the path), so the attractors below are unchanged.
+            for (pi, goal) in [(0, End::Alive), (1, End::Dead)] {
+                let before = region.nodes;
+                let lim = before + QUICK_NODES;
+                let r = provers[pi].prove_to(region, &st, lim.min(region.budget), QUICK_DEPTH);
+                if region.nodes > region.budget {
+                    return Err(OutOfBudget);
+                }
+                if let Ok(true) = r {
+                    e = Some(goal);
+                    break;
+                }
+            }
+        }
+        term.push(e);
+        let mut out = Vec::new();
+        if e.is_none() {
+            let playable = region.playable(&st.cells);
+            for mv in (0..n).filter(|&i| playable[i as usize]).map(Some).chain(std::iter::once(None)) {
+                let Some(next) = region.play(&st, mv) else { continue };
+                let id = match index.get(&next) {
+                    Some(&id) => id,
+                    None => {
+                        let id = states.len() as u32;
+                        index.insert(next.clone(), id);
+                        states.push(next);
+                        id
+                    }
+                };
+                let m = match mv {
+                    Some(i) => Move::Play(region.scope.points[i as usize]),
+                    None => Move::Pass,
+                };
+                out.push((id, m));
+            }
+        }
+        succ.push(out);
+        k += 1;
+    }
+    drop(index);
+    let ns = states.len();
+    let mut pred: Vec<Vec<u32>> = vec![Vec::new(); ns];
+    for (s, out) in succ.iter().enumerate() {
+        for &(t, _) in out {
+            pred[t as usize].push(s as u32);
+        }
+    }
+    let attractor = |goal: End, forcing: Color| -> Vec<u32> {
+        let mut rank = vec![u32::MAX; ns];
+        let mut count: Vec<u32> = succ.iter().map(|o| o.len() as u32).collect();
+        let mut q = VecDeque::new();
+        for s in 0..ns {
+            if term[s] == Some(goal) {
+                rank[s] = 0;
+                q.push_back(s as u32);
+            }
+        }
+        while let Some(t) = q.pop_front() {
+            let r = rank[t as usize];
+            for &p in &pred[t as usize] {
+                let pu = p as usize;
+                if rank[pu] != u32::MAX || term[pu].is_some() {
+                    continue;
+                }
+                if states[pu].to_move == forcing {
+                    rank[pu] = r + 1;
+                    q.push_back(p);
+                } else {
+                    count[pu] -= 1;
+                    if count[pu] == 0 {
+                        rank[pu] = r + 1;
+                        q.push_back(p);
+                    }
+                }
+            }
+        }
+        rank
+    };
+    let alive_rank = attractor(End::Alive, owner);
+    let dead_rank = attractor(End::Dead, owner.opponent());
+    Ok(Solved { states, succ, alive_rank, dead_rank, owner })
+}
+
+/// Depth-first search for a forced end (proof only): iterative deepening with a
+/// transposition table. A proof is a finite strategy reaching the goal without repeating
+/// a state, so it is exact whatever path led to it; a failure here proves nothing (it may
+/// come from the depth bound or the path) and is only a hint for this search.
+pub(crate) struct Prover {
+    stones: Vec<usize>,
+    owner: Color,
+    goal: End,
+    forcing: Color,
+    /// Proofs: (moves to the goal, forcing move or longest defence).
+    proved: HashMap<State, (u32, Move)>,
+    /// Failures: the depth bound they were found with.
+    failed: HashMap<State, u32>,
+    path: Vec<State>,
+}
+
+impl Prover {
+    pub fn new(stones: Vec<usize>, owner: Color, goal: End) -> Prover {
+        let forcing = if goal == End::Alive { owner } else { owner.opponent() };
+        Prover { stones, owner, goal, forcing, proved: HashMap::new(), failed: HashMap::new(), path: Vec::new() }
+    }
+
+    /// Whether the forcing side can force the goal from `root` (searching at most until
+    /// the region has expanded `limit` nodes in all).
+    pub fn prove(&mut self, region: &mut Region, root: &State, limit: u64) -> Result<bool, OutOfBudget> {
+        self.prove_to(region, root, limit, 200)
+    }
+
+    /// As [`Prover::prove`], deepening to at most `max_depth` plies.
+    pub fn prove_to(&mut self, region: &mut Region, root: &State, limit: u64, max_depth: u32) -> Result<bool, OutOfBudget> {
+        let mut depth = 2;
+        loop {
+            self.failed.clear();
+            if self.search(region, root, depth, limit)?.is_some() {
+                return Ok(true);
+            }
+            depth += 2;
+            if depth > max_depth {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Whether `st` is already known to be proved.
+    pub fn known(&self, st: &State) -> bool {
+        self.proved.contains_key(st)
+    }
+
+    fn moves(&self, region: &mut Region, st: &State, forcing: bool) -> Vec<Option<u32>> {
+        let playable = region.playable(&st.cells);
+        let sc = &region.scope;
+        let me = cell(st.to_move);
+        // Points next to the examined stones (or on them, once captured).
+        let mut near = vec![false; sc.len()];
+        for &s in &self.stones {
+            near[s] = true;
+            for &g in &sc.nbrs[s] {
+                if g != NONE && g < OUT {
+                    near[g as usize] = true;
+                }
+            }
+        }
+        let mut scored: Vec<(i32, Option<u32>)> = Vec::new();
+        for i in 0..sc.len() {
+            if !playable[i] {
+                continue;
+            }
+            let mut score = 0;
+            if near[i] {
+                score += 40;
+            }
+            let mut libs = 0;
+            for &g in &sc.nbrs[i] {
+                if g == NONE || g >= OUT {
+                    continue;
+                }
+                match st.cells[g as usize] {
+                    EMPTY => libs += 1,
+                    v if v == me => libs += 1,
+                    _ => score += 5,
+                }
+            }
+            if libs == 0 {
+                score -= 20;
+            }
+            scored.push((score, Some(i as u32)));
+        }
+        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut out: Vec<Option<u32>> = scored.into_iter().map(|x| x.1).collect();
+        if forcing {
+            out.push(None);
+        } else {
+            out.insert(0, None);
+        }
+        out
+    }
+
+    /// `Some(dist)` if proved within `depth` plies.
+    fn search(&mut self, region: &mut Region, st: &State, depth: u32, limit: u64) -> Result<Option<u32>, OutOfBudget> {
+        region.nodes += 1;
+        if region.nodes > limit {
+            return Err(OutOfBudget);
+        }
+        if let Some(e) = region.end(&st.cells, &self.stones, self.owner) {
+            return Ok((e == self.goal).then_some(0));
+        }
+        if let Some(&(d, _)) = self.proved.get(st) {
+            return Ok(Some(d));
+        }
+        if depth == 0 || self.failed.get(st).is_some_and(|&d| d >= depth) || self.path.contains(st) {
+            return Ok(None);
+        }
+        let forcing = st.to_move == self.forcing;
+        let moves = self.moves(region, st, forcing);
+        self.path.push(st.clone());
+        let mut result: Option<(u32, Move)> = None;
+        let mut worst: Option<(u32, Move)> = None;
+        let mut all = true;
+        for mv in moves {
+            let Some(child) = region.play(st, mv) else { continue };
+            let r = self.search(region, &child, depth - 1, limit);
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    self.path.pop();
+                    return Err(e);
+                }
+            };
+            let m = match mv {
+                Some(i) => Move::Play(region.scope.points[i as usize]),
+                None => Move::Pass,
+            };
+            if forcing {
+                if let Some(d) = r {
+                    result = Some((d + 1, m));
+                    break;
+                }
+            } else {
+                match r {
+                    None => {
+                        all = false;
+                        break;
+                    }
+                    Some(d) => {
+                        if worst.is_none_or(|(w, _)| d + 1 > w) {
+                            worst = Some((d + 1, m));
+                        }
+                    }
+                }
+            }
+        }
+        self.path.pop();
+        if !forcing && all {
+            result = worst;
+        }
+        match result {
+            Some((d, m)) => {
+                self.proved.insert(st.clone(), (d, m));
+                Ok(Some(d))
+            }
+            None => {
+                self.failed.insert(st.clone(), depth);
+                Ok(None)
+            }
+        }
+    }
+
+    /// The proof line from `root`.
+    pub fn line(&self, region: &mut Region, root: &State, max: usize) -> Vec<(Color, Move)> {
+        let mut out = Vec::new();
+        let mut cur = root.clone();
+        while out.len() < max {
+            let Some(&(_, m)) = self.proved.get(&cur) else { break };
+            let mv = match m {
+                Move::Play(p) => Some(region.scope.local[p.y as usize * region.scope.width + p.x as usize]),
+                Move::Pass => None,
+            };
+            out.push((cur.to_move, m));
+            match region.play(&cur, mv) {
+                Some(n) => cur = n,
+                None => break,
+            }
+        }
+        out
+    }
+}
