@@ -539,8 +539,8 @@ impl Board {
                 break;
             }
         }
-        for k in start..out.len() {
-            let s = self.idx(out[k]);
+        for &q in out.iter().skip(start) {
+            let s = self.idx(q);
             for n in self.neighbours(s) {
                 let c = self.cells[n];
                 if c == BLACK || c == WHITE {

@@ -60,6 +60,7 @@ fn check_board(b: &Board, played: u32, prisoners: u32, rebuild: bool) {
     }
 }
 
+#[allow(clippy::manual_is_multiple_of)]
 fn random_game(w: u32, h: u32, rules: RuleSet, choices: &[u16]) {
     let mut g = Game::new(Board::new(w, h).unwrap(), rules, Color::Black);
     let all: Vec<Point> = g.board().points().collect();
