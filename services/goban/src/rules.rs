@@ -85,14 +85,20 @@ impl fmt::Display for UnknownRuleSet {
 }
 impl std::error::Error for UnknownRuleSet {}
 
-/// Lower-case and drop spaces, `-`, `_`, `.` and `'` so that `"Japanese 2011"`,
-/// `"japanese_2011"` and `"japanese-2011"` compare equal.
+/// Lower-case and drop blanks, `-`, `_`, `.`, `'`, parentheses and a trailing "rules" /
+/// "ルール" so that `"Japanese 2011"`, `"japanese_2011"`, `"Japanese (2011)"` and
+/// `"japanese-2011"` compare equal.
 fn normalize(s: &str) -> String {
-    s.trim()
+    let n: String = s
+        .trim()
         .chars()
-        .filter(|c| !matches!(c, ' ' | '\t' | '-' | '_' | '.' | '\''))
+        .filter(|c| !matches!(c, ' ' | '\t' | '-' | '_' | '.' | '\'' | '(' | ')'))
         .flat_map(char::to_lowercase)
-        .collect()
+        .collect();
+    match n.strip_suffix("rules").or_else(|| n.strip_suffix("rule")) {
+        Some(stem) if !stem.is_empty() => stem.to_string(),
+        _ => n,
+    }
 }
 
 impl RuleSet {
@@ -127,7 +133,8 @@ impl RuleSet {
     /// Maps an SGF `RU[]` value to a rule set, or `None` if shinpan has no rule set for it
     /// (the caller then uses its default, `japanese-2011`, and should say so).
     ///
-    /// Comparison ignores case, blanks, `-`, `_`, `.`. Mapped spellings:
+    /// Comparison ignores case, blanks, `-`, `_`, `.`, parentheses and a trailing
+    /// "rules". Mapped spellings:
     /// * `japanese-2011`: `Japanese`, `jp`, `ja`, `jpn`, `japan`, `Japanese 2011`,
     ///   `nihonkiin`, `日本`, `日本ルール`, `Korean`, `ko`, `kr` (Korean rules count
     ///   territory like the Japanese ones);
@@ -315,10 +322,10 @@ mod tests {
 
     #[test]
     fn sgf_ru_spellings() {
-        for s in ["Japanese", "jp", "JAPANESE", " japanese ", "Japanese 2011", "日本", "Korean"] {
+        for s in ["Japanese", "jp", "JAPANESE", " japanese ", "Japanese 2011", "日本", "Korean", "Japanese rules", "Japanese (2011)"] {
             assert_eq!(RuleSet::from_sgf_ru(s), Some(RuleSet::Japanese2011), "{s}");
         }
-        for s in ["Chinese", "cn", "CN", "AGA", "zh"] {
+        for s in ["Chinese", "cn", "CN", "AGA", "zh", "Chinese rules", "中国ルール"] {
             assert_eq!(RuleSet::from_sgf_ru(s), Some(RuleSet::Chinese), "{s}");
         }
         for s in ["Japanese 1989", "japanese_1989", "jp1989"] {
