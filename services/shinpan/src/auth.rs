@@ -1,0 +1,517 @@
+//! Who may do what: bearer tokens (signed JWT, HS256, library `jsonwebtoken`) checked by a
+//! tonic interceptor on every call, and the role rules of the result and arbiter workflow.
+//!
+//! ## Tokens
+//! `authorization: Bearer <jwt>` on every call. The JWT is signed with HS256 and the secret
+//! of [`AuthConfig`]: `SHINPAN_JWT_SECRET` (flag `--jwt-secret`), or for local use the
+//! documented development default [`DEV_SECRET`] (the server logs a warning when it runs
+//! with it). Claims ([`Claims`]): `sub` (the user: for a player, their federation id — e.g.
+//! an EGD PIN — or, for players without one, their name as registered), `role`, and
+//! optionally `tournament` (name or id: the tournament a referee or chief arbiter acts
+//! for), `game` and `color` (a player token limited to one game and colour), `iat`, `exp`,
+//! `iss` = [`ISSUER`]. `shinpan token issue` mints them.
+//!
+//! A missing, malformed, badly signed or expired token is `UNAUTHENTICATED`; a valid token
+//! whose role may not do the call is `PERMISSION_DENIED`. Both are logged (`tracing`
+//! target `shinpan::auth`, with the subject and role where known, never the token).
+//!
+//! ## Roles
+//! | role | may |
+//! |---|---|
+//! | `player` | read their own games; propose a result of their own game; confirm **their own colour** only; object (第十条2) for their own colour |
+//! | `referee` (立会人) | everything on games of their tournament: propose, confirm as referee, open and rule cases, export |
+//! | `chief-arbiter` (tournament director) | as referee, for their tournament (or every tournament when the token names none) |
+//! | `federation-admin` | everything, and federation corrections of final results |
+//! | `archive-reader` | read-only: results, cases, exports |
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+use tonic::{Request, Status};
+use uuid::Uuid;
+
+/// The development secret used when `SHINPAN_JWT_SECRET` is unset. Never use it in
+/// production: anyone can mint tokens with it.
+pub const DEV_SECRET: &str = "shinpan-development-secret-do-not-use-in-production";
+
+/// `iss` of every token.
+pub const ISSUER: &str = "shinpan";
+
+/// Environment variable holding the signing secret.
+pub const SECRET_ENV: &str = "SHINPAN_JWT_SECRET";
+
+/// A role of the result and arbiter workflow.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// A player: their own games and colour only.
+    Player,
+    /// The referee (立会人) of a tournament.
+    Referee,
+    /// The chief arbiter / tournament director.
+    ChiefArbiter,
+    /// A federation administrator.
+    FederationAdmin,
+    /// A read-only archive reader.
+    ArchiveReader,
+}
+
+impl Role {
+    /// Every role.
+    pub const ALL: [Role; 5] = [Role::Player, Role::Referee, Role::ChiefArbiter, Role::FederationAdmin, Role::ArchiveReader];
+
+    /// `"player"`, `"referee"`, `"chief-arbiter"`, `"federation-admin"`, `"archive-reader"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::Player => "player",
+            Role::Referee => "referee",
+            Role::ChiefArbiter => "chief-arbiter",
+            Role::FederationAdmin => "federation-admin",
+            Role::ArchiveReader => "archive-reader",
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Role {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Role, String> {
+        let t = s.trim().to_ascii_lowercase().replace('_', "-");
+        match t.as_str() {
+            "tournament-director" | "director" | "chief" => return Ok(Role::ChiefArbiter),
+            "admin" => return Ok(Role::FederationAdmin),
+            "reader" | "archive" => return Ok(Role::ArchiveReader),
+            _ => {}
+        }
+        Role::ALL
+            .into_iter()
+            .find(|r| r.name() == t)
+            .ok_or_else(|| format!("unknown role `{s}` (player, referee, chief-arbiter, federation-admin, archive-reader)"))
+    }
+}
+
+/// The claims of a shinpan token.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    /// The user: a player's federation id (or registered name), a referee's id, ...
+    pub sub: String,
+    /// Their role.
+    pub role: Role,
+    /// The tournament (name or id) a referee or chief arbiter acts for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
+    /// A player token limited to one game (UUID).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    /// A player token limited to one colour: `"B"` or `"W"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    /// Issued at, seconds since the Unix epoch.
+    pub iat: u64,
+    /// Expires at, seconds since the Unix epoch.
+    pub exp: u64,
+    /// Issuer, always [`ISSUER`].
+    pub iss: String,
+}
+
+/// Why a token is refused (→ `UNAUTHENTICATED`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    /// No `authorization` metadata.
+    #[error("missing bearer token (authorization: Bearer <jwt>)")]
+    Missing,
+    /// Not `Bearer <token>`.
+    #[error("the authorization header is not `Bearer <token>`")]
+    NotBearer,
+    /// The token has expired.
+    #[error("the token has expired")]
+    Expired,
+    /// Bad signature, malformed token, wrong issuer or algorithm.
+    #[error("invalid token: {0}")]
+    Invalid(String),
+}
+
+/// The signing configuration.
+#[derive(Clone)]
+pub struct AuthConfig {
+    secret: Arc<Vec<u8>>,
+    /// True when running with [`DEV_SECRET`].
+    pub development: bool,
+}
+
+impl fmt::Debug for AuthConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthConfig").field("development", &self.development).finish_non_exhaustive()
+    }
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+impl AuthConfig {
+    /// A configuration with this secret (an empty secret means [`DEV_SECRET`]).
+    pub fn new(secret: &str) -> AuthConfig {
+        if secret.is_empty() || secret == DEV_SECRET {
+            AuthConfig { secret: Arc::new(DEV_SECRET.as_bytes().to_vec()), development: true }
+        } else {
+            AuthConfig { secret: Arc::new(secret.as_bytes().to_vec()), development: false }
+        }
+    }
+
+    /// From `SHINPAN_JWT_SECRET`, or [`DEV_SECRET`] when it is unset or empty.
+    pub fn from_env() -> AuthConfig {
+        AuthConfig::new(&std::env::var(SECRET_ENV).unwrap_or_default())
+    }
+
+    /// Signs claims (HS256).
+    ///
+    /// # Errors
+    /// Only if serialisation fails (it does not for [`Claims`]).
+    pub fn sign(&self, claims: &Claims) -> Result<String, AuthError> {
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &EncodingKey::from_secret(&self.secret))
+            .map_err(|e| AuthError::Invalid(e.to_string()))
+    }
+
+    /// Mints a token for `sub` in `role` valid for `ttl_secs` seconds from now (see
+    /// [`Claims`] for the optional limits).
+    ///
+    /// # Errors
+    /// As [`AuthConfig::sign`].
+    pub fn issue(
+        &self,
+        role: Role,
+        sub: &str,
+        tournament: Option<&str>,
+        game: Option<&str>,
+        color: Option<goban::Color>,
+        ttl_secs: u64,
+    ) -> Result<String, AuthError> {
+        let iat = now_secs();
+        self.sign(&Claims {
+            sub: sub.to_string(),
+            role,
+            tournament: tournament.map(str::to_string),
+            game: game.map(str::to_string),
+            color: color.map(|c| c.letter().to_string()),
+            iat,
+            exp: iat + ttl_secs,
+            iss: ISSUER.to_string(),
+        })
+    }
+
+    /// Verifies a token: HS256 signature with this secret, `exp` in the future (no
+    /// leeway), `iss` = [`ISSUER`].
+    ///
+    /// # Errors
+    /// [`AuthError::Expired`] or [`AuthError::Invalid`].
+    pub fn verify(&self, token: &str) -> Result<Claims, AuthError> {
+        let mut v = Validation::new(Algorithm::HS256);
+        v.leeway = 0;
+        v.set_issuer(&[ISSUER]);
+        v.set_required_spec_claims(&["exp", "iss", "sub"]);
+        jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(&self.secret), &v)
+            .map(|d| d.claims)
+            .map_err(|e| match e.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => AuthError::Expired,
+                _ => AuthError::Invalid(e.to_string()),
+            })
+    }
+
+    /// Reads and verifies the bearer token of a request's metadata.
+    ///
+    /// # Errors
+    /// [`AuthError`] for a missing, malformed, invalid or expired token.
+    pub fn authenticate(&self, md: &tonic::metadata::MetadataMap) -> Result<Claims, AuthError> {
+        let raw = md.get("authorization").ok_or(AuthError::Missing)?;
+        let s = raw.to_str().map_err(|_| AuthError::NotBearer)?;
+        let token = s
+            .strip_prefix("Bearer ")
+            .or_else(|| s.strip_prefix("bearer "))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or(AuthError::NotBearer)?;
+        self.verify(token)
+    }
+
+    /// The tonic interceptor: verifies the bearer token and stores the [`Claims`] in the
+    /// request's extensions (read them with [`claims`]). `UNAUTHENTICATED` (logged) when
+    /// the token is missing, malformed, badly signed or expired.
+    pub fn interceptor(&self) -> impl FnMut(Request<()>) -> Result<Request<()>, Status> + Clone + Send + Sync + 'static {
+        let cfg = self.clone();
+        move |mut req: Request<()>| match cfg.authenticate(req.metadata()) {
+            Ok(c) => {
+                tracing::debug!(target: "shinpan::auth", sub = %c.sub, role = %c.role, "authenticated");
+                req.extensions_mut().insert(c);
+                Ok(req)
+            }
+            Err(e) => {
+                tracing::warn!(target: "shinpan::auth", reason = %e, "UNAUTHENTICATED");
+                Err(Status::unauthenticated(e.to_string()))
+            }
+        }
+    }
+}
+
+/// The claims the interceptor stored in a request.
+///
+/// # Errors
+/// `UNAUTHENTICATED` when the service was mounted without the interceptor (no claims).
+pub fn claims<T>(req: &Request<T>) -> Result<Claims, Status> {
+    req.extensions()
+        .get::<Claims>()
+        .cloned()
+        .ok_or_else(|| Status::unauthenticated("no verified bearer token on this call"))
+}
+
+/// `PERMISSION_DENIED`, logged with who tried what.
+pub fn denied(c: &Claims, what: &str) -> Status {
+    tracing::warn!(target: "shinpan::auth", sub = %c.sub, role = %c.role, action = what, "PERMISSION_DENIED");
+    Status::permission_denied(format!("{} `{}` may not {what}", c.role, c.sub))
+}
+
+/// A token for tests and local tools, signed with `SHINPAN_JWT_SECRET` or the
+/// development default, valid for an hour.
+pub fn testing_token(role: Role, sub: &str, tournament: Option<&str>, game: Option<&str>, color: Option<goban::Color>) -> String {
+    AuthConfig::from_env().issue(role, sub, tournament, game, color, 3600).expect("signing a token")
+}
+
+/// What the role rules need to know about a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameScope {
+    /// The game.
+    pub game_id: Uuid,
+    /// Its tournament's id, if any.
+    pub tournament_id: Option<Uuid>,
+    /// Its tournament's name, if any.
+    pub tournament_name: Option<String>,
+    /// Black's federation id and name.
+    pub black: (Option<String>, String),
+    /// White's federation id and name.
+    pub white: (Option<String>, String),
+}
+
+impl Claims {
+    /// Whether the token's tournament (if it names one) is the game's.
+    fn tournament_matches(&self, g: &GameScope) -> bool {
+        match &self.tournament {
+            None => false,
+            Some(t) => {
+                let t = t.trim();
+                g.tournament_id.is_some_and(|id| id.to_string().eq_ignore_ascii_case(t))
+                    || g.tournament_name.as_deref() == Some(t)
+            }
+        }
+    }
+
+    /// The colours this player plays in `g` (empty for other roles): both colours' players
+    /// are matched by federation id (or by name for a player without one), and a token
+    /// limited to a game or colour is limited accordingly.
+    pub fn player_colours(&self, g: &GameScope) -> Vec<goban::Color> {
+        if self.role != Role::Player {
+            return Vec::new();
+        }
+        if let Some(game) = &self.game {
+            if !game.trim().eq_ignore_ascii_case(&g.game_id.to_string()) {
+                return Vec::new();
+            }
+        }
+        let is = |(fid, name): &(Option<String>, String)| match fid {
+            Some(f) if !f.is_empty() => f == &self.sub,
+            _ => name == &self.sub,
+        };
+        let mut out = Vec::new();
+        for (c, p) in [(goban::Color::Black, &g.black), (goban::Color::White, &g.white)] {
+            let by_claim = self.game.is_some() && self.color.as_deref() == Some(&c.letter().to_string()[..]);
+            let limited_elsewhere = self.color.as_deref().is_some_and(|x| x != c.letter().to_string());
+            if (by_claim || is(p)) && !limited_elsewhere {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// Referee or chief arbiter of the game's tournament (a chief arbiter's token without
+    /// a tournament covers every tournament), or a federation admin.
+    pub fn officiates(&self, g: &GameScope) -> bool {
+        match self.role {
+            Role::FederationAdmin => true,
+            Role::ChiefArbiter => self.tournament.is_none() || self.tournament_matches(g),
+            Role::Referee => self.tournament_matches(g),
+            _ => false,
+        }
+    }
+
+    /// May read the game's result and cases: its players, its officials, archive readers.
+    pub fn may_read(&self, g: &GameScope) -> bool {
+        self.role == Role::ArchiveReader || self.officiates(g) || !self.player_colours(g).is_empty()
+    }
+
+    /// May propose a result: the game's players and officials.
+    pub fn may_propose(&self, g: &GameScope) -> bool {
+        self.officiates(g) || !self.player_colours(g).is_empty()
+    }
+
+    /// May confirm for `party`: a player only for their own colour; the referee party only
+    /// by an official (referee, chief arbiter, federation admin) of the game.
+    pub fn may_confirm(&self, g: &GameScope, party: crate::lifecycle::Party) -> bool {
+        use crate::lifecycle::Party;
+        match party {
+            Party::Black => self.player_colours(g).contains(&goban::Color::Black),
+            Party::White => self.player_colours(g).contains(&goban::Color::White),
+            Party::Referee => self.officiates(g),
+        }
+    }
+
+    /// May open and rule cases: officials of the game (never a player).
+    pub fn may_rule(&self, g: &GameScope) -> bool {
+        self.officiates(g)
+    }
+
+    /// May export a tournament's results: officials and archive readers.
+    pub fn may_export(&self, tournament_id: Uuid, tournament_name: &str) -> bool {
+        let scope = GameScope {
+            game_id: Uuid::nil(),
+            tournament_id: Some(tournament_id),
+            tournament_name: Some(tournament_name.to_string()),
+            black: (None, String::new()),
+            white: (None, String::new()),
+        };
+        self.role == Role::ArchiveReader || self.officiates(&scope)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lifecycle::Party;
+    use goban::Color;
+
+    fn scope() -> GameScope {
+        GameScope {
+            game_id: Uuid::from_u128(7),
+            tournament_id: Some(Uuid::from_u128(1)),
+            tournament_name: Some("Kisei Cup".into()),
+            black: (Some("12345678".into()), "Kato Masao".into()),
+            white: (None, "Cho Chikun".into()),
+        }
+    }
+
+    fn claims(role: Role, sub: &str) -> Claims {
+        Claims { sub: sub.into(), role, tournament: None, game: None, color: None, iat: 0, exp: u64::MAX, iss: ISSUER.into() }
+    }
+
+    #[test]
+    fn tokens_round_trip_and_are_checked() {
+        let cfg = AuthConfig::new("a test secret");
+        let t = cfg.issue(Role::Referee, "ref-1", Some("Kisei Cup"), None, None, 60).unwrap();
+        let c = cfg.verify(&t).unwrap();
+        assert_eq!((c.role, c.sub.as_str(), c.tournament.as_deref()), (Role::Referee, "ref-1", Some("Kisei Cup")));
+        // Another secret: invalid.
+        assert!(matches!(AuthConfig::new("other").verify(&t), Err(AuthError::Invalid(_))));
+        // Tampered payload: invalid.
+        let mut parts: Vec<&str> = t.split('.').collect();
+        let forged = cfg.issue(Role::FederationAdmin, "ref-1", None, None, None, 60).unwrap();
+        let forged_payload = forged.split('.').nth(1).unwrap().to_string();
+        parts[1] = &forged_payload;
+        assert!(matches!(cfg.verify(&parts.join(".")), Err(AuthError::Invalid(_))));
+        // Expired.
+        let mut old = c.clone();
+        old.iat = 1;
+        old.exp = 2;
+        assert_eq!(cfg.verify(&cfg.sign(&old).unwrap()), Err(AuthError::Expired));
+        assert!(matches!(cfg.verify("not.a.token"), Err(AuthError::Invalid(_))));
+    }
+
+    #[test]
+    fn bearer_header_is_required() {
+        let cfg = AuthConfig::new("s");
+        let mut md = tonic::metadata::MetadataMap::new();
+        assert_eq!(cfg.authenticate(&md), Err(AuthError::Missing));
+        md.insert("authorization", "Basic abc".parse().unwrap());
+        assert_eq!(cfg.authenticate(&md), Err(AuthError::NotBearer));
+        let t = cfg.issue(Role::Player, "p", None, None, None, 60).unwrap();
+        md.insert("authorization", format!("Bearer {t}").parse().unwrap());
+        assert_eq!(cfg.authenticate(&md).unwrap().sub, "p");
+    }
+
+    #[test]
+    fn interceptor_stores_claims_or_refuses() {
+        let cfg = AuthConfig::new("s");
+        let mut f = cfg.interceptor();
+        let status = f(Request::new(())).unwrap_err();
+        assert_eq!(status.code(), tonic::Code::Unauthenticated);
+        let mut req = Request::new(());
+        let t = cfg.issue(Role::ArchiveReader, "lib", None, None, None, 60).unwrap();
+        req.metadata_mut().insert("authorization", format!("Bearer {t}").parse().unwrap());
+        let req = f(req).unwrap();
+        assert_eq!(super::claims(&req).unwrap().role, Role::ArchiveReader);
+    }
+
+    #[test]
+    fn players_act_only_for_their_own_colour() {
+        let g = scope();
+        let black = claims(Role::Player, "12345678");
+        assert_eq!(black.player_colours(&g), vec![Color::Black]);
+        assert!(black.may_confirm(&g, Party::Black));
+        assert!(!black.may_confirm(&g, Party::White));
+        assert!(!black.may_confirm(&g, Party::Referee));
+        assert!(!black.may_rule(&g));
+        // White has no federation id: matched by name.
+        let white = claims(Role::Player, "Cho Chikun");
+        assert_eq!(white.player_colours(&g), vec![Color::White]);
+        // Black's name does not stand for black, who has a federation id.
+        assert!(claims(Role::Player, "Kato Masao").player_colours(&g).is_empty());
+        // A stranger.
+        let other = claims(Role::Player, "99999999");
+        assert!(!other.may_read(&g) && !other.may_propose(&g));
+        // A token limited to a game and colour.
+        let mut limited = claims(Role::Player, "anyone");
+        limited.game = Some(g.game_id.to_string());
+        limited.color = Some("W".into());
+        assert_eq!(limited.player_colours(&g), vec![Color::White]);
+        limited.game = Some(Uuid::from_u128(8).to_string());
+        assert!(limited.player_colours(&g).is_empty());
+        // A colour limit wins over a matching id.
+        let mut wrong = claims(Role::Player, "12345678");
+        wrong.color = Some("W".into());
+        assert!(wrong.player_colours(&g).is_empty());
+    }
+
+    #[test]
+    fn officials_are_per_tournament() {
+        let g = scope();
+        let mut referee = claims(Role::Referee, "ref");
+        assert!(!referee.officiates(&g), "a referee token without a tournament officiates nowhere");
+        referee.tournament = Some("Kisei Cup".into());
+        assert!(referee.may_rule(&g) && referee.may_confirm(&g, Party::Referee) && referee.may_read(&g));
+        assert!(!referee.may_confirm(&g, Party::Black));
+        referee.tournament = Some(Uuid::from_u128(1).to_string());
+        assert!(referee.officiates(&g));
+        referee.tournament = Some("Other Cup".into());
+        assert!(!referee.officiates(&g));
+        assert!(claims(Role::ChiefArbiter, "chief").officiates(&g));
+        assert!(claims(Role::FederationAdmin, "fed").may_rule(&g));
+        let reader = claims(Role::ArchiveReader, "lib");
+        assert!(reader.may_read(&g) && !reader.may_propose(&g) && !reader.may_rule(&g));
+        assert!(!reader.may_confirm(&g, Party::Referee));
+        assert!(reader.may_export(Uuid::from_u128(1), "Kisei Cup"));
+        assert!(!claims(Role::Player, "12345678").may_export(Uuid::from_u128(1), "Kisei Cup"));
+    }
+
+    #[test]
+    fn roles_parse() {
+        for r in Role::ALL {
+            assert_eq!(r.name().parse::<Role>().unwrap(), r);
+        }
+        assert_eq!("tournament-director".parse::<Role>().unwrap(), Role::ChiefArbiter);
+        assert!("king".parse::<Role>().is_err());
+    }
+}
