@@ -510,3 +510,28 @@ fn replay_helper_stops_at_the_first_foul() {
     let g = Game::replay(ko_game(RuleSet::Japanese2011).board().clone(), RuleSet::Japanese2011, B, &mv[..1]).unwrap();
     assert_eq!(g.move_number(), 1);
 }
+
+// ---- 第一条: board sizes ------------------------------------------------------------------------
+
+#[test]
+fn rectangular_and_largest_boards() {
+    // 25 columns x 2 rows: a capture along the long edge.
+    let mut g = Game::new(goban::Board::new(25, 2).unwrap(), RuleSet::Japanese2011, B);
+    play_all(&mut g, "B xa, W ya, B xb, W pass");
+    let o = play(&mut g, B, "yb");
+    assert_eq!(o.captured, vec![p("ya")]);
+    assert_eq!((g.board().width(), g.board().height()), (25, 2));
+    let mut g = Game::new(goban::Board::new(25, 25).unwrap(), RuleSet::Japanese2011, B);
+    play(&mut g, B, "yy");
+    assert_foul(&mut g, W, "yy", FoulRule::Occupied);
+    // 2x2, the smallest board: Black's diagonal stones share the liberties ab and ba; White may not
+    // play into either (第四条), but may once Black fills one.
+    let mut g = Game::new(goban::Board::new(2, 2).unwrap(), RuleSet::Japanese2011, B);
+    play_all(&mut g, "B aa, W pass, B bb");
+    assert_foul(&mut g, W, "ab", FoulRule::Suicide);
+    play_all(&mut g, "W pass, B ab");
+    let o = play(&mut g, W, "ba");
+    let mut cap = o.captured.clone();
+    cap.sort();
+    assert_eq!(cap, vec![p("aa"), p("ab"), p("bb")]);
+}
