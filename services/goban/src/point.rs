@@ -37,11 +37,18 @@ impl Point {
         Point { x, y }
     }
 
-    /// SGF coordinates: column letter then row letter, `aa` = top-left.
+    /// SGF coordinates: column letter then row letter, `aa` = top-left. Coordinates 0..=25
+    /// are `a`..`z`, 26..=51 are `A`..`Z` (FF\[4\]'s convention for large boards); larger
+    /// ones (never on a board, but a `Point` can hold them) print as `?` rather than panic.
     pub fn to_sgf(self) -> String {
+        let letter = |v: u8| match v {
+            0..=25 => (b'a' + v) as char,
+            26..=51 => (b'A' + (v - 26)) as char,
+            _ => '?',
+        };
         let mut s = String::with_capacity(2);
-        s.push((b'a' + self.x) as char);
-        s.push((b'a' + self.y) as char);
+        s.push(letter(self.x));
+        s.push(letter(self.y));
         s
     }
 
@@ -138,5 +145,29 @@ impl fmt::Display for Move {
             Move::Play(p) => write!(f, "{p}"),
             Move::Pass => f.write_str("pass"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgf_points_round_trip_and_never_panic() {
+        for x in 0..MAX_SIZE {
+            for y in 0..MAX_SIZE {
+                let p = Point::new(x, y);
+                assert_eq!(Point::from_sgf(&p.to_sgf()), Ok(p));
+            }
+        }
+        assert_eq!(Point::new(3, 15).to_sgf(), "dp");
+        assert_eq!(Point::new(25, 26).to_sgf(), "zA");
+        assert_eq!(Point::new(255, 0).to_sgf(), "?a");
+        for bad in ["", "a", "abc", "zz", "A1", "aZ"] {
+            assert!(Point::from_sgf(bad).is_err(), "{bad}");
+        }
+        assert_eq!(Move::Pass.to_string(), "pass");
+        assert_eq!(Color::White.opponent(), Color::Black);
+        assert_eq!((Color::Black.letter(), Color::White.index()), ('B', 1));
     }
 }
