@@ -7,6 +7,8 @@
 //!
 //! Malformed input gives an [`SgfError`] naming what is wrong and where; nothing panics.
 
+#![warn(missing_docs)]
+
 mod error;
 mod record;
 mod replay;

@@ -172,11 +172,14 @@ impl Record {
                     .map(|p| p.to_string())
                     .unwrap_or_else(|| "?".into());
                 let gm = gm.trim_start_matches("GM[").trim_end_matches(']').to_string();
+                teardown(root);
                 return Err(SgfError::NotGo(gm));
             }
             None => return Err(SgfError::NoGameTree),
         };
-        from_root(&root)
+        let record = from_root(&root);
+        teardown(root);
+        record
     }
 
     /// The recorded result `RE`, read with `goban::GameResult::from_sgf` (`None` when
@@ -188,6 +191,16 @@ impl Record {
     /// Number of moves in the main line, passes included.
     pub fn move_count(&self) -> usize {
         self.moves.len()
+    }
+}
+
+/// Drops a parsed tree without recursion: `sgf-parse` nests every node inside the previous
+/// one, so the default (recursive) drop of a record with a few hundred thousand nodes would
+/// overflow the stack.
+fn teardown<P: sgf_parse::SgfProp>(root: SgfNode<P>) {
+    let mut stack = vec![root];
+    while let Some(mut node) = stack.pop() {
+        stack.append(&mut node.children);
     }
 }
 

@@ -193,3 +193,13 @@ proptest! {
         let _ = Record::parse(&format!("(;{text})"));
     }
 }
+
+#[test]
+fn very_long_records_do_not_overflow_the_stack() {
+    // Test threads have small stacks; 300 000 nested nodes must still be fine.
+    let text = format!("(;SZ[19]{})", ";B[];W[]".repeat(150_000));
+    let r = Record::parse(&text).unwrap();
+    assert_eq!(r.moves.len(), 300_000);
+    let text = format!("(;GM[2]{})", ";B[aa]".repeat(100_000));
+    assert!(matches!(Record::parse(&text), Err(SgfError::NotGo(_))));
+}
