@@ -16,7 +16,6 @@
 //!   fouls (第十二条), end of play (第九条), whole-board repetition (第十一条).
 //! * [`RuleSet`] ([`rules`]): the named rule sets and their parameters.
 //! * [`score()`] ([`score`](mod@score)): counting with given stone statuses (第八条, 第十条), the result.
-
 //!
 //! ## Example
 //!
@@ -40,7 +39,7 @@
 //!
 //! ## Speed
 //!
-//! `CARGO_TARGET_DIR=/work/targets/goban cargo bench -p goban --bench replay` replays the
+//! `cargo bench -p goban --bench replay` replays the
 //! 153 records of `../shared/games` (31 155 moves) with every move validated, ko and
 //! repetition tracking on. Measured on the shared 2-core development machine: about
 //! 10 million moves per second under `japanese-2011`, 6 million under `chinese`
