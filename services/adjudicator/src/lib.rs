@@ -131,7 +131,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { budget_nodes: 200_000, agreed: None, dispute: Vec::new(), ko_pending: None, to_move: Color::Black }
+        Options { budget_nodes: 2_000_000, agreed: None, dispute: Vec::new(), ko_pending: None, to_move: Color::Black }
     }
 }
 

@@ -309,9 +309,9 @@ impl Solved {
 }
 
 /// Node limit of the quick proof tried at each state of the retrograde analysis.
-const QUICK_NODES: u64 = 400;
+const QUICK_NODES: u64 = 150;
 /// Depth limit (plies) of that quick proof.
-const QUICK_DEPTH: u32 = 8;
+const QUICK_DEPTH: u32 = 6;
 
 /// Builds the graph of states reachable from `root` (stopping at end conditions for the
 /// chain `stones` of `owner`) and computes both attractors.
