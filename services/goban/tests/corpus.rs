@@ -55,6 +55,9 @@ fn every_real_record_replays_without_a_foul() {
         match replay(rec, RuleSet::Japanese2011) {
             Ok((g, initial)) => {
                 moves += g.move_number();
+                for r in g.repetitions() {
+                    eprintln!("{name}: position after move {} recurs after move {} (cycles {})", r.first, r.again, r.cycles);
+                }
                 let b = g.board();
                 let mut rebuilt = Board::new(b.width() as u32, b.height() as u32).unwrap();
                 for p in b.points() {
