@@ -15,6 +15,15 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     // Each helper adds its own variant here (one line) and one match arm below.
+    /// Run the gRPC services: ALL of them on ONE port by default (simplest for one machine),
+    /// or one with --service. Embedded PostgreSQL unless DATABASE_URL is set.
+    Serve(shinpan::serve::Args),
+    /// Start the services on the embedded PostgreSQL and load a real game through the API.
+    Demo(shinpan::demo::Args),
+    /// Record and inspect games on a running server (create, move, pass, resign, show, watch, import, export).
+    Game(shinpan::client::Args),
+    /// Measure RecordMove throughput and latency with N concurrent games.
+    Bench(shinpan::bench::Args),
     /// Replay SGF records and validate every move (exit 3 on a foul, 2 if unreadable).
     Replay(shinpan::replay::Args),
     /// Count the final position of a record with given dead stones.
@@ -24,6 +33,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Serve(a) => shinpan::serve::run(a),
+        Command::Demo(a) => shinpan::demo::run(a),
+        Command::Game(a) => shinpan::client::run(a),
+        Command::Bench(a) => shinpan::bench::run(a),
         Command::Replay(a) => shinpan::replay::run(a),
         Command::Score(a) => shinpan::score::run(a),
     }

@@ -1,0 +1,472 @@
+//! `shinpan game ...`: client subcommands that talk to a running server over gRPC.
+//!
+//! ```text
+//! shinpan game create --tournament "Spring Cup" --round 1 --board 3 --black "Honinbo Shusaku" --white "Gennan Inseki"
+//! shinpan game move <GAME> dd          # colour and move number default to the game's next move
+//! shinpan game pass <GAME>
+//! shinpan game resign <GAME> --color white
+//! shinpan game show <GAME>
+//! shinpan game list --tournament "Spring Cup"
+//! shinpan game watch <GAME> [--from 1]
+//! shinpan game import FILE.sgf [--tournament T --round R --board N]
+//! shinpan game export <GAME> [-o FILE.sgf]
+//! ```
+//! `--server` (env `SHINPAN_SERVER`) defaults to the local server, `http://127.0.0.1:50051`.
+//! Exit codes: 0 success, 1 failure (server unreachable, error status), 2 unreadable file,
+//! 3 when a recorded move was a foul.
+
+use crate::exit;
+use shinpan_proto::v1 as pb;
+use shinpan_proto::v1::game_recording_client::GameRecordingClient;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tonic::transport::Channel;
+
+/// Default server URL.
+pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
+
+/// `shinpan game`: record and inspect games on a running server.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Server URL.
+    #[arg(long, global = true, env = "SHINPAN_SERVER", default_value = DEFAULT_SERVER)]
+    pub server: String,
+    #[command(subcommand)]
+    pub command: GameCommand,
+}
+
+/// A colour on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorArg {
+    /// Black (also `b`).
+    #[value(alias = "b", alias = "B")]
+    Black,
+    /// White (also `w`).
+    #[value(alias = "w", alias = "W")]
+    White,
+}
+
+impl ColorArg {
+    fn pb(self) -> i32 {
+        match self {
+            ColorArg::Black => pb::Color::Black as i32,
+            ColorArg::White => pb::Color::White as i32,
+        }
+    }
+}
+
+/// The `game` subcommands.
+#[derive(clap::Subcommand, Debug)]
+pub enum GameCommand {
+    /// Create a game; prints its id.
+    Create {
+        /// Tournament name.
+        #[arg(long, default_value = "local")]
+        tournament: String,
+        /// Round number.
+        #[arg(long, default_value_t = 1)]
+        round: u32,
+        /// Board (table) number.
+        #[arg(long, default_value_t = 1)]
+        board: u32,
+        /// Black player's name.
+        #[arg(long)]
+        black: String,
+        /// Black player's rank (e.g. 3d).
+        #[arg(long, default_value = "")]
+        black_rank: String,
+        /// White player's name.
+        #[arg(long)]
+        white: String,
+        /// White player's rank.
+        #[arg(long, default_value = "")]
+        white_rank: String,
+        /// Board size.
+        #[arg(long, default_value_t = 19)]
+        size: u32,
+        /// Komi (default: the rule set's).
+        #[arg(long)]
+        komi: Option<f64>,
+        /// Handicap stones.
+        #[arg(long, default_value_t = 0)]
+        handicap: u32,
+        /// Rule set.
+        #[arg(long, default_value = "japanese-2011")]
+        rules: String,
+    },
+    /// Record a stone (SGF point, e.g. dd).
+    Move {
+        /// Game id.
+        game: String,
+        /// SGF point.
+        point: String,
+        /// Colour (default: the player to move).
+        #[arg(long)]
+        color: Option<ColorArg>,
+        /// Move number (default: the next one).
+        #[arg(long)]
+        number: Option<u32>,
+        /// Idempotency key (default: a fresh UUID).
+        #[arg(long)]
+        key: Option<String>,
+    },
+    /// Record a pass.
+    Pass {
+        /// Game id.
+        game: String,
+        /// Colour (default: the player to move).
+        #[arg(long)]
+        color: Option<ColorArg>,
+        /// Move number (default: the next one).
+        #[arg(long)]
+        number: Option<u32>,
+    },
+    /// A player resigns.
+    Resign {
+        /// Game id.
+        game: String,
+        /// The player who resigns.
+        #[arg(long)]
+        color: ColorArg,
+    },
+    /// Show a game.
+    Show {
+        /// Game id.
+        game: String,
+    },
+    /// List games.
+    List {
+        /// Tournament (empty: all).
+        #[arg(long, default_value = "")]
+        tournament: String,
+        /// Round (0: all).
+        #[arg(long, default_value_t = 0)]
+        round: u32,
+    },
+    /// Follow a game's events live (Ctrl-C to stop).
+    Watch {
+        /// Game id.
+        game: String,
+        /// First event sequence number.
+        #[arg(long, default_value_t = 1)]
+        from: u64,
+        /// Stop when the game ends.
+        #[arg(long)]
+        until_end: bool,
+    },
+    /// Import an SGF record (validated move by move).
+    Import {
+        /// The SGF file.
+        file: PathBuf,
+        /// Tournament to file it under.
+        #[arg(long, default_value = "")]
+        tournament: String,
+        /// Round.
+        #[arg(long, default_value_t = 0)]
+        round: u32,
+        /// Board number (0: next free).
+        #[arg(long, default_value_t = 0)]
+        board: u32,
+        /// Rule set override.
+        #[arg(long, default_value = "")]
+        rules: String,
+    },
+    /// Export a game as SGF.
+    Export {
+        /// Game id.
+        game: String,
+        /// Output file (default: stdout).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Connects to `url` (e.g. `http://127.0.0.1:50051`).
+///
+/// # Errors
+/// A malformed URL, or the transport error when the server cannot be reached.
+pub async fn channel(url: &str) -> anyhow::Result<Channel> {
+    let endpoint = Channel::from_shared(url.to_string())
+        .map_err(|e| anyhow::anyhow!("bad server URL {url}: {e}"))?;
+    Ok(endpoint.connect().await?)
+}
+
+/// A `GameRecording` client connected to `url`.
+///
+/// # Errors
+/// As [`channel`].
+pub async fn connect(url: &str) -> anyhow::Result<GameRecordingClient<Channel>> {
+    Ok(GameRecordingClient::new(channel(url).await?))
+}
+
+/// Runs a `game` subcommand.
+pub fn run(args: Args) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::code(exit::FAILURE);
+        }
+    };
+    rt.block_on(run_async(args))
+}
+
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {e}");
+    exit::code(exit::FAILURE)
+}
+
+fn status_text(s: &tonic::Status) -> String {
+    let mut t = format!("{:?}: {}", s.code(), s.message());
+    if let Some(n) = crate::error::current_move_number(s) {
+        t.push_str(&format!(" (current move number {n})"));
+    }
+    t
+}
+
+fn color_name(c: i32) -> &'static str {
+    match pb::Color::try_from(c) {
+        Ok(pb::Color::Black) => "black",
+        Ok(pb::Color::White) => "white",
+        _ => "?",
+    }
+}
+
+fn move_text(m: &pb::Move) -> String {
+    let c = match pb::Color::try_from(m.color) {
+        Ok(pb::Color::Black) => "B",
+        Ok(pb::Color::White) => "W",
+        _ => "?",
+    };
+    match &m.action {
+        Some(pb::r#move::Action::Point(p)) => format!("{c} {p}"),
+        _ => format!("{c} pass"),
+    }
+}
+
+/// One line describing an event.
+pub fn event_line(e: &pb::GameEvent) -> String {
+    match e.kind.as_str() {
+        "move" => format!(
+            "#{:<4} move {:>3}: {}{}",
+            e.sequence,
+            e.move_number,
+            e.r#move.as_ref().map(move_text).unwrap_or_default(),
+            if e.captured.is_empty() { String::new() } else { format!(" (captures {})", e.captured.join(" ")) }
+        ),
+        "foul" => format!(
+            "#{:<4} FOUL {}",
+            e.sequence,
+            e.foul.as_ref().map(|f| f.description.clone()).unwrap_or_default()
+        ),
+        _ => format!("#{:<4} {} {}", e.sequence, e.kind, e.payload_json),
+    }
+}
+
+/// A short human-readable summary of a game.
+pub fn game_summary(g: &pb::Game) -> String {
+    let p = |p: &Option<pb::Player>| {
+        p.as_ref()
+            .map(|p| if p.rank.is_empty() { p.name.clone() } else { format!("{} ({})", p.name, p.rank) })
+            .unwrap_or_default()
+    };
+    format!(
+        "game {id}\n  {t}\n  black {bl} — white {wh}\n  {s}x{s}, komi {k}, handicap {h}, rules {rules}\n  {n} moves, {to} to play, phase {phase}, prisoners B {pb_} W {pw}{flag}{res}",
+        id = g.id,
+        t = if g.tournament.is_empty() {
+            "no tournament".to_string()
+        } else {
+            format!("{} round {} board {}", g.tournament, g.round, g.board_number)
+        },
+        bl = p(&g.black),
+        wh = p(&g.white),
+        s = g.board_size,
+        k = g.komi,
+        h = g.handicap,
+        rules = g.rule_set,
+        n = g.move_number,
+        to = color_name(g.to_move),
+        phase = pb::Phase::try_from(g.phase).map(|p| p.as_str_name()).unwrap_or("?"),
+        pb_ = g.prisoners_black,
+        pw = g.prisoners_white,
+        flag = if g.flagged { "\n  FLAGGED for the arbiter (a foul was recorded)" } else { "" },
+        res = if g.result.is_empty() { String::new() } else { format!("\n  result {}", g.result) },
+    )
+}
+
+async fn record(
+    client: &mut GameRecordingClient<Channel>,
+    game: String,
+    action: pb::r#move::Action,
+    color: Option<ColorArg>,
+    number: Option<u32>,
+    key: Option<String>,
+) -> ExitCode {
+    let (color, number) = match (color, number) {
+        (Some(c), Some(n)) => (c.pb(), n),
+        _ => match client.get_game(pb::GetGameRequest { game_id: game.clone() }).await {
+            Ok(g) => {
+                let g = g.into_inner();
+                (color.map(ColorArg::pb).unwrap_or(g.to_move), number.unwrap_or(g.move_number + 1))
+            }
+            Err(s) => return fail(status_text(&s)),
+        },
+    };
+    let req = pb::RecordMoveRequest {
+        game_id: game,
+        move_number: number,
+        r#move: Some(pb::Move { color, action: Some(action) }),
+        client_time: Some(crate::grpc::convert::timestamp(chrono::Utc::now())),
+        idempotency_key: key.unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+    };
+    match client.record_move(req).await {
+        Ok(r) => {
+            let r = r.into_inner();
+            if let Some(f) = r.foul {
+                println!("foul recorded (not applied): {} [{} {}]", f.description, f.rule, f.article);
+                return exit::code(exit::FOUL);
+            }
+            print!("move {} recorded", r.move_number);
+            if !r.captured.is_empty() {
+                print!(", captures {}", r.captured.join(" "));
+            }
+            if let Some(k) = r.ko_point {
+                print!(", ko at {k}");
+            }
+            println!();
+            exit::code(exit::OK)
+        }
+        Err(s) => fail(status_text(&s)),
+    }
+}
+
+async fn run_async(args: Args) -> ExitCode {
+    if let GameCommand::Import { file, .. } = &args.command {
+        if let Err(e) = std::fs::read(file) {
+            eprintln!("error: cannot read {}: {e}", file.display());
+            return exit::code(exit::UNREADABLE);
+        }
+    }
+    let mut client = match connect(&args.server).await {
+        Ok(c) => c,
+        Err(e) => return fail(format!("cannot reach {}: {e}", args.server)),
+    };
+    match args.command {
+        GameCommand::Create { tournament, round, board, black, black_rank, white, white_rank, size, komi, handicap, rules } => {
+            let req = pb::CreateGameRequest {
+                tournament,
+                round,
+                board_number: board,
+                black: Some(pb::Player { name: black, rank: black_rank, federation_id: String::new() }),
+                white: Some(pb::Player { name: white, rank: white_rank, federation_id: String::new() }),
+                board_size: size,
+                komi,
+                handicap,
+                rule_set: rules,
+            };
+            match client.create_game(req).await {
+                Ok(g) => {
+                    println!("{}", g.into_inner().id);
+                    exit::code(exit::OK)
+                }
+                Err(s) => fail(status_text(&s)),
+            }
+        }
+        GameCommand::Move { game, point, color, number, key } => {
+            record(&mut client, game, pb::r#move::Action::Point(point), color, number, key).await
+        }
+        GameCommand::Pass { game, color, number } => {
+            record(&mut client, game, pb::r#move::Action::Pass(true), color, number, None).await
+        }
+        GameCommand::Resign { game, color } => {
+            let req = pb::ResignRequest { game_id: game, color: color.pb(), idempotency_key: uuid::Uuid::new_v4().to_string() };
+            match client.resign(req).await {
+                Ok(g) => {
+                    println!("resigned; result {}", g.into_inner().result);
+                    exit::code(exit::OK)
+                }
+                Err(s) => fail(status_text(&s)),
+            }
+        }
+        GameCommand::Show { game } => match client.get_game(pb::GetGameRequest { game_id: game }).await {
+            Ok(g) => {
+                let g = g.into_inner();
+                println!("{}", game_summary(&g));
+                let moves: Vec<String> = g.moves.iter().map(move_text).collect();
+                for (i, chunk) in moves.chunks(10).enumerate() {
+                    println!("  {:>4}: {}", i * 10 + 1, chunk.join(", "));
+                }
+                exit::code(exit::OK)
+            }
+            Err(s) => fail(status_text(&s)),
+        },
+        GameCommand::List { tournament, round } => match client.list_games(pb::ListGamesRequest { tournament, round }).await {
+            Ok(r) => {
+                for g in r.into_inner().games {
+                    let name = |p: &Option<pb::Player>| p.as_ref().map(|p| p.name.clone()).unwrap_or_default();
+                    println!(
+                        "{}  {} r{} b{}  {} - {}  {} moves  {}",
+                        g.id, g.tournament, g.round, g.board_number, name(&g.black), name(&g.white), g.move_number,
+                        if g.result.is_empty() { "-" } else { g.result.as_str() }
+                    );
+                }
+                exit::code(exit::OK)
+            }
+            Err(s) => fail(status_text(&s)),
+        },
+        GameCommand::Watch { game, from, until_end } => {
+            let req = pb::WatchGameRequest { game_id: game, from_sequence: from, until_end };
+            match client.watch_game(req).await {
+                Ok(stream) => {
+                    let mut stream = stream.into_inner();
+                    loop {
+                        tokio::select! {
+                            m = stream.message() => match m {
+                                Ok(Some(e)) => println!("{}", event_line(&e)),
+                                Ok(None) => return exit::code(exit::OK),
+                                Err(s) => return fail(status_text(&s)),
+                            },
+                            _ = tokio::signal::ctrl_c() => return exit::code(exit::OK),
+                        }
+                    }
+                }
+                Err(s) => fail(status_text(&s)),
+            }
+        }
+        GameCommand::Import { file, tournament, round, board, rules } => {
+            let bytes = std::fs::read(&file).unwrap_or_default();
+            let sgf = String::from_utf8_lossy(&bytes).into_owned();
+            let req = pb::ImportSgfRequest { sgf, tournament, round, board_number: board, rule_set: rules };
+            match client.import_sgf(req).await {
+                Ok(r) => {
+                    let r = r.into_inner();
+                    let g = r.game.unwrap_or_default();
+                    println!("{}", g.id);
+                    eprintln!("imported {} moves from {}", r.moves, file.display());
+                    exit::code(exit::OK)
+                }
+                Err(s) => {
+                    let code = if s.message().starts_with("foul") { exit::FOUL } else { exit::FAILURE };
+                    eprintln!("error: {}", status_text(&s));
+                    exit::code(code)
+                }
+            }
+        }
+        GameCommand::Export { game, output } => match client.export_sgf(pb::ExportSgfRequest { game_id: game }).await {
+            Ok(r) => {
+                let sgf = r.into_inner().sgf;
+                match output {
+                    Some(path) => match std::fs::write(&path, sgf) {
+                        Ok(()) => exit::code(exit::OK),
+                        Err(e) => fail(format!("cannot write {}: {e}", path.display())),
+                    },
+                    None => {
+                        println!("{sgf}");
+                        exit::code(exit::OK)
+                    }
+                }
+            }
+            Err(s) => fail(status_text(&s)),
+        },
+    }
+}

@@ -1,0 +1,128 @@
+//! Configuration of `shinpan serve` (and of the in-process servers of `demo` and `bench`),
+//! from flags and the environment (clap `env`): every flag has an environment variable.
+
+use crate::telemetry::{LogFormat, TelemetryConfig};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// Which gRPC services one process serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum ServiceKind {
+    /// Every service on one port (GameRecording, RuleValidation, Adjudication,
+    /// ResultConfirmation, Arbitration): the simplest deployment for one machine.
+    #[default]
+    All,
+    /// GameRecording only (needs the database; validates in-process unless
+    /// --validation-url names a RuleValidation server).
+    Recording,
+    /// RuleValidation only (stateless: no database).
+    Validation,
+    /// Adjudication only.
+    Adjudication,
+    /// ResultConfirmation and Arbitration.
+    Results,
+}
+
+impl ServiceKind {
+    /// The name used in `service.name` (`shinpan`, `shinpan-recording`, ...).
+    pub fn service_name(self) -> &'static str {
+        match self {
+            ServiceKind::All => "shinpan",
+            ServiceKind::Recording => "shinpan-recording",
+            ServiceKind::Validation => "shinpan-validation",
+            ServiceKind::Adjudication => "shinpan-adjudication",
+            ServiceKind::Results => "shinpan-results",
+        }
+    }
+
+    /// Whether this kind needs PostgreSQL.
+    pub fn needs_database(self) -> bool {
+        !matches!(self, ServiceKind::Validation)
+    }
+}
+
+/// `shinpan serve`: run the gRPC services.
+///
+/// By default ALL services are served on ONE port (`--listen`, 127.0.0.1:50051), with
+/// gRPC health (`grpc.health.v1.Health`) and server reflection. `--service X` serves just
+/// one of them, so that each can be deployed and scaled on its own; then point the
+/// recording service at the validation service with `--validation-url`.
+///
+/// Without `--database-url`/`DATABASE_URL`, a private PostgreSQL cluster is started (and
+/// reused on the next start) under `<data-dir>/pg` on a free loopback port, and stopped on
+/// exit. Stop the server with Ctrl-C or SIGTERM: in-flight calls finish first.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// PostgreSQL URL, e.g. postgres://user:pass@host/db. Unset: the embedded private cluster.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, env = "SHINPAN_LISTEN", default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+
+    /// Which service(s) to serve.
+    #[arg(long, env = "SHINPAN_SERVICE", value_enum, default_value_t = ServiceKind::All)]
+    pub service: ServiceKind,
+
+    /// URL of a RuleValidation server (e.g. http://127.0.0.1:50052) for the recording
+    /// service; unset: validate in-process.
+    #[arg(long, env = "SHINPAN_VALIDATION_URL")]
+    pub validation_url: Option<String>,
+
+    /// Directory for local state (the embedded cluster lives in <data-dir>/pg).
+    #[arg(long, env = "SHINPAN_DATA_DIR", default_value = ".shinpan")]
+    pub data_dir: PathBuf,
+
+    /// Maximum PostgreSQL connections in the pool.
+    #[arg(long, env = "SHINPAN_DB_MAX_CONNECTIONS", default_value_t = 16)]
+    pub max_connections: u32,
+
+    /// Log level/filter when RUST_LOG is unset (e.g. info, shinpan=debug).
+    #[arg(long, env = "SHINPAN_LOG", default_value = "info")]
+    pub log: String,
+
+    /// Log format.
+    #[arg(long, env = "SHINPAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// OTLP/gRPC endpoint for spans (e.g. http://127.0.0.1:4317); unset: no export.
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
+    pub otlp_endpoint: Option<String>,
+
+    /// service.name of exported spans; default shinpan or shinpan-<service>.
+    #[arg(long, env = "OTEL_SERVICE_NAME")]
+    pub otel_service_name: Option<String>,
+}
+
+impl ServeArgs {
+    /// Defaults for an in-process server (tests, demo, bench): listen on 127.0.0.1:0, all
+    /// services, the given database (None = embedded under `data_dir`).
+    pub fn local(database_url: Option<String>, data_dir: PathBuf) -> ServeArgs {
+        ServeArgs {
+            database_url,
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            service: ServiceKind::All,
+            validation_url: None,
+            data_dir,
+            max_connections: 16,
+            log: "info".into(),
+            log_format: LogFormat::Text,
+            otlp_endpoint: None,
+            otel_service_name: None,
+        }
+    }
+
+    /// The telemetry settings of these arguments.
+    pub fn telemetry(&self) -> TelemetryConfig {
+        TelemetryConfig {
+            level: self.log.clone(),
+            format: self.log_format,
+            otlp_endpoint: self.otlp_endpoint.clone().filter(|s| !s.trim().is_empty()),
+            service_name: self
+                .otel_service_name
+                .clone()
+                .unwrap_or_else(|| self.service.service_name().to_string()),
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! `shinpan demo`: the first command of the README. Starts the services in-process on the
+//! embedded PostgreSQL (or `DATABASE_URL`), loads a real game record from `../shared/games`
+//! through the gRPC API, and prints every step: import, read back, export, then a game
+//! recorded move by move while a watcher follows it, a foul stored and not applied, an
+//! idempotent retry and a move sent out of sequence.
+
+use crate::configuration::ServeArgs;
+use crate::exit;
+use crate::startup::Application;
+use shinpan_proto::v1 as pb;
+use shinpan_proto::v1::game_recording_client::GameRecordingClient;
+use shinpan_proto::v1::rule_validation_client::RuleValidationClient;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tonic::transport::Channel;
+
+/// Arguments of `shinpan demo`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// PostgreSQL URL; unset: the embedded private cluster under <data-dir>/pg.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// Directory for local state.
+    #[arg(long, env = "SHINPAN_DATA_DIR", default_value = ".shinpan")]
+    pub data_dir: PathBuf,
+    /// The real game records (index.tsv and 9/ 13/ 19/).
+    #[arg(long, default_value = "../shared/games")]
+    pub games: PathBuf,
+    /// A record to load instead of the first 19x19 Japanese-rules record of index.tsv.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+}
+
+/// The record the demo loads: `file`, else the first 19x19 record with RU Japanese in
+/// `games/index.tsv`, else any `.sgf` under `games/19`.
+pub fn pick_record(games: &Path, file: Option<&Path>) -> Option<PathBuf> {
+    if let Some(f) = file {
+        return Some(f.to_path_buf());
+    }
+    if let Ok(index) = std::fs::read_to_string(games.join("index.tsv")) {
+        for line in index.lines().skip(1) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            if cols.len() > 8 && cols[4] == "19" && cols[8].eq_ignore_ascii_case("japanese") && cols[6] == "0" {
+                return Some(games.join(cols[0]));
+            }
+        }
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(games.join("19"))
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "sgf"))
+        .collect();
+    files.sort();
+    files.into_iter().next()
+}
+
+/// Runs the demo.
+pub fn run(args: Args) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::code(exit::FAILURE);
+        }
+    };
+    rt.block_on(async move {
+        match demo(args).await {
+            Ok(()) => exit::code(exit::OK),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                exit::code(exit::FAILURE)
+            }
+        }
+    })
+}
+
+fn mv(color: pb::Color, point: &str) -> pb::Move {
+    pb::Move { color: color as i32, action: Some(pb::r#move::Action::Point(point.to_string())) }
+}
+
+async fn demo(args: Args) -> anyhow::Result<()> {
+    let record_path = pick_record(&args.games, args.file.as_deref()).ok_or_else(|| {
+        anyhow::anyhow!("no game record found under {} (give --games DIR or --file FILE.sgf)", args.games.display())
+    })?;
+    let sgf = std::fs::read(&record_path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", record_path.display()))?;
+    let sgf = String::from_utf8_lossy(&sgf).into_owned();
+
+    println!("== shinpan demo ==");
+    match &args.database_url {
+        Some(_) => println!("1. starting the services on DATABASE_URL ..."),
+        None => println!("1. starting the services on the embedded PostgreSQL in {} ...", args.data_dir.join("pg").display()),
+    }
+    let serve = ServeArgs::local(args.database_url.clone(), args.data_dir.clone());
+    let app = Application::build(&serve).await?;
+    let url = app.url();
+    println!("   serving {} on {url} (one port, health and reflection included)", app.services().join(", "));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(app.run_until(async move {
+        let _ = stop_rx.await;
+    }));
+
+    let result = steps(&url, &record_path, sgf).await;
+
+    let _ = stop_tx.send(());
+    match server.await {
+        Ok(Ok(())) => println!("7. server stopped gracefully{}", if args.database_url.is_none() { "; embedded PostgreSQL stopped (data kept for the next start)" } else { "" }),
+        Ok(Err(e)) => eprintln!("server error: {e}"),
+        Err(e) => eprintln!("server task failed: {e}"),
+    }
+    result
+}
+
+async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()> {
+    let channel = crate::client::channel(url).await?;
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+    let h = health
+        .check(tonic_health::pb::HealthCheckRequest { service: shinpan_proto::service_names::GAME_RECORDING.into() })
+        .await?
+        .into_inner();
+    println!("   health of GameRecording: {:?}", tonic_health::pb::health_check_response::ServingStatus::try_from(h.status).unwrap_or_default());
+    let mut validation = RuleValidationClient::new(channel.clone());
+    let rule_sets = validation.list_rule_sets(pb::ListRuleSetsRequest {}).await?.into_inner().rule_sets;
+    println!("   rule sets: {}", rule_sets.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "));
+    let mut client: GameRecordingClient<Channel> = GameRecordingClient::new(channel.clone());
+
+    println!("2. importing {} through ImportSgf (every move validated) ...", record_path.display());
+    let imported = client
+        .import_sgf(pb::ImportSgfRequest { sgf: sgf.clone(), tournament: String::new(), round: 0, board_number: 0, rule_set: String::new() })
+        .await?
+        .into_inner();
+    let game = imported.game.clone().unwrap_or_default();
+    println!("   imported {} moves as game {}", imported.moves, game.id);
+    println!("{}", crate::client::game_summary(&game).lines().map(|l| format!("   {l}")).collect::<Vec<_>>().join("\n"));
+
+    println!("3. exporting it back through ExportSgf ...");
+    let exported = client.export_sgf(pb::ExportSgfRequest { game_id: game.id.clone() }).await?.into_inner().sgf;
+    let original = shinpan_sgf::Record::parse(&sgf)?;
+    let back = shinpan_sgf::Record::parse(&exported)?;
+    let same = original.moves.iter().map(|m| (m.color, m.mv)).eq(back.moves.iter().map(|m| (m.color, m.mv)));
+    println!("   {} bytes of SGF; same {} moves as the file: {}", exported.len(), back.moves.len(), if same { "yes" } else { "NO" });
+
+    println!("4. recording a game move by move (the first 12 moves of that record) while a watcher follows it ...");
+    let created = client
+        .create_game(pb::CreateGameRequest {
+            tournament: "shinpan demo".into(),
+            round: 1,
+            board_number: 0,
+            black: game.black.clone(),
+            white: game.white.clone(),
+            board_size: original.width as u32,
+            komi: Some(game.komi),
+            handicap: 0,
+            rule_set: "japanese-2011".into(),
+        })
+        .await?
+        .into_inner();
+    let mut watcher = client.clone();
+    let watch_id = created.id.clone();
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
+    let watching = tokio::spawn(async move {
+        let mut lines = Vec::new();
+        let mut stream = watcher
+            .watch_game(pb::WatchGameRequest { game_id: watch_id, from_sequence: 1, until_end: true })
+            .await?
+            .into_inner();
+        let _ = ready_tx.send(());
+        while let Some(e) = stream.message().await? {
+            println!("   [watcher] {}", crate::client::event_line(&e));
+            lines.push(e);
+        }
+        Ok::<_, tonic::Status>(lines)
+    });
+    let _ = ready_rx.await;
+    let moves: Vec<_> = original.moves.iter().filter(|m| m.mv != goban::Move::Pass).take(12).collect();
+    for (i, m) in moves.iter().enumerate() {
+        let r = client
+            .record_move(pb::RecordMoveRequest {
+                game_id: created.id.clone(),
+                move_number: i as u32 + 1,
+                r#move: Some(crate::grpc::convert::move_to_pb(m.color, m.mv)),
+                client_time: Some(crate::grpc::convert::timestamp(chrono::Utc::now())),
+                idempotency_key: format!("demo-{}", i + 1),
+            })
+            .await?
+            .into_inner();
+        anyhow::ensure!(r.legal, "move {} of a real record was refused: {:?}", i + 1, r.foul);
+    }
+    let n = moves.len() as u32;
+    println!("5. the same move {n} sent again with the same idempotency key ...");
+    let last = moves[moves.len() - 1];
+    let retry = client
+        .record_move(pb::RecordMoveRequest {
+            game_id: created.id.clone(),
+            move_number: n,
+            r#move: Some(crate::grpc::convert::move_to_pb(last.color, last.mv)),
+            client_time: None,
+            idempotency_key: format!("demo-{n}"),
+        })
+        .await?
+        .into_inner();
+    println!("   answered from the store: replayed = {}, sequence {} (nothing stored twice)", retry.replayed, retry.sequence);
+    println!("   ... and move {n} again from another client (new key):");
+    let next_color = if last.color == goban::Color::Black { pb::Color::White } else { pb::Color::Black };
+    match client
+        .record_move(pb::RecordMoveRequest {
+            game_id: created.id.clone(),
+            move_number: n,
+            r#move: Some(mv(next_color, "aa")),
+            client_time: None,
+            idempotency_key: "demo-late".into(),
+        })
+        .await
+    {
+        Err(s) => println!(
+            "   {:?}: {} (current move number in the details: {:?})",
+            s.code(),
+            s.message(),
+            crate::error::current_move_number(&s)
+        ),
+        Ok(_) => println!("   unexpectedly accepted"),
+    }
+    println!("6. a foul: move {} played on an occupied point ...", n + 1);
+    let occupied = match moves[0].mv {
+        goban::Move::Play(p) => p.to_sgf(),
+        goban::Move::Pass => "dd".into(),
+    };
+    let foul = client
+        .record_move(pb::RecordMoveRequest {
+            game_id: created.id.clone(),
+            move_number: n + 1,
+            r#move: Some(mv(next_color, &occupied)),
+            client_time: None,
+            idempotency_key: "demo-foul".into(),
+        })
+        .await?
+        .into_inner();
+    if let Some(f) = &foul.foul {
+        println!("   stored as a foul event, not applied: {} [rule {}, {}]", f.description, f.rule, f.article);
+    }
+    let _ = client
+        .resign(pb::ResignRequest { game_id: created.id.clone(), color: next_color as i32, idempotency_key: "demo-resign".into() })
+        .await?;
+    let events = watching.await??;
+    let after = client.get_game(pb::GetGameRequest { game_id: created.id.clone() }).await?.into_inner();
+    println!("   the watcher saw {} events; the game has {} moves, flagged for the arbiter: {}, result {}", events.len(), after.move_number, after.flagged, after.result);
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! The gRPC services of shinpan (package `shinpan.v1`, see `proto/`).
+//!
+//! * [`recording`]: `GameRecording` — games, moves, the event log, SGF import/export.
+//! * [`validation`]: `RuleValidation` — stateless legality checks by the rules engine.
+//! * [`convert`]: protobuf ⇄ rules-engine conversions and request checks.
+//!
+//! Every service shares one [`AppState`].
+
+pub mod convert;
+pub mod recording;
+pub mod validation;
+
+use shinpan_storage::Store;
+use validation::Validator;
+
+/// What every service needs: the store (absent for a validation-only process) and the
+/// validator the recording service checks moves with.
+#[derive(Clone)]
+pub struct AppState {
+    /// The PostgreSQL store (all SQL lives in `shinpan-storage`).
+    pub store: Option<Store>,
+    /// In-process or remote `RuleValidation`.
+    pub validator: Validator,
+}
+
+impl AppState {
+    /// The store, or UNAVAILABLE when this process runs without one.
+    pub fn store(&self) -> Result<&Store, crate::error::ApiError> {
+        self.store
+            .as_ref()
+            .ok_or_else(|| crate::error::ApiError::Unavailable("this process has no database".into()))
+    }
+}

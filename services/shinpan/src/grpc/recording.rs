@@ -1,0 +1,721 @@
+//! `GameRecording`: games, moves and the event log, on PostgreSQL through `shinpan-storage`.
+//!
+//! ## RecordMove, exactly once
+//! 1. The game's start and its recorded moves are read.
+//! 2. The move is validated by `RuleValidation` (in-process or remote) against the moves
+//!    *before* its number, so that a retry of an already stored move validates exactly as
+//!    the original did.
+//! 3. One storage transaction under the game's row lock: idempotency lookup (a retry with the
+//!    same key returns the stored answer, `replayed = true`), the move-number check (another
+//!    client was first → `FAILED_PRECONDITION` with the current move number), the hash-chained
+//!    event, the move row, the idempotency record. A crash before commit stores nothing.
+//!
+//! A foul (第十二条) is stored as a `foul` event (move number, colour, point, rule, article)
+//! and is not applied; the game is flagged (an arbiter case of kind `foul` is opened) and
+//! nothing else changes. Four passes under `japanese-2011` (第九条2) end the game (state
+//! `ended`).
+
+use crate::error::ApiError;
+use crate::grpc::convert::{self, GameStart};
+use crate::grpc::validation::{self, apply_recorded};
+use crate::grpc::AppState;
+use futures::{Stream, StreamExt};
+use goban::{Color, Move, Phase, RuleSet};
+use serde_json::{json, Value};
+use shinpan_proto::v1 as pb;
+use shinpan_storage::{self as storage, GameWrite, StoreError};
+use std::collections::HashMap;
+use std::pin::Pin;
+use tonic::{Request, Response, Status};
+use uuid::Uuid;
+
+/// Maps a storage error to the API's (see the table in `shinpan_storage::StoreError`).
+pub fn store_error(e: StoreError, game_id: Option<Uuid>) -> ApiError {
+    let gid = game_id.map(|g| g.to_string()).unwrap_or_default();
+    match e {
+        StoreError::NotFound(what) => ApiError::NotFound {
+            kind: "game",
+            id: if gid.is_empty() { what } else { gid },
+        },
+        StoreError::AlreadyExists(what) => ApiError::AlreadyExists { kind: "resource", id: what },
+        StoreError::Conflict { current_move_number, expected } => ApiError::OutOfSequence {
+            game_id: gid,
+            current: current_move_number.max(0) as u32,
+            got: expected.max(0) as u32,
+        },
+        StoreError::FailedPrecondition(m) | StoreError::Immutable(m) => {
+            if m.contains("not playing") || m.contains(" is ended") || m.contains(" is final") {
+                ApiError::GameOver { game_id: gid, result: String::new() }
+            } else {
+                ApiError::Remote(Status::failed_precondition(m))
+            }
+        }
+        StoreError::InvalidArgument(m) => ApiError::field("request", m),
+        StoreError::Unavailable(m) => ApiError::Unavailable(format!("store: {m}")),
+        StoreError::Other(m) => ApiError::Internal(m),
+    }
+}
+
+/// Parses a game id (a UUID) from `field`.
+pub fn game_id(field: &str, s: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(s.trim()).map_err(|_| ApiError::field(field, format!("`{s}` is not a game id (a UUID)")))
+}
+
+fn colour(c: Color) -> storage::Colour {
+    match c {
+        Color::Black => storage::Colour::Black,
+        Color::White => storage::Colour::White,
+    }
+}
+
+fn from_colour(c: storage::Colour) -> Color {
+    match c {
+        storage::Colour::Black => Color::Black,
+        storage::Colour::White => Color::White,
+    }
+}
+
+fn points_json(v: &[goban::Point]) -> Value {
+    Value::Array(v.iter().map(|p| Value::String(p.to_sgf())).collect())
+}
+
+fn points_from_json(v: Option<&Value>) -> Vec<goban::Point> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|s| s.as_str()).filter_map(|s| goban::Point::from_sgf(s).ok()).collect())
+        .unwrap_or_default()
+}
+
+/// The start of a stored game (rule set, size, handicap, setup stones from the `setup` JSON:
+/// `{"AB": [...], "AW": [...], "PL": "B"|"W"}`).
+pub fn stored_start(g: &storage::Game) -> Result<GameStart, ApiError> {
+    let rules = RuleSet::from_name(&g.rule_set)
+        .ok_or_else(|| ApiError::Internal(format!("game {} has unknown rule set {}", g.id, g.rule_set)))?;
+    let first_to_move = match g.setup.get("PL").and_then(Value::as_str) {
+        Some("B") => Some(Color::Black),
+        Some("W") => Some(Color::White),
+        _ => None,
+    };
+    Ok(GameStart {
+        rules,
+        size: g.board_width.max(0) as u32,
+        handicap: g.handicap.max(0) as u32,
+        setup_black: points_from_json(g.setup.get("AB")),
+        setup_white: points_from_json(g.setup.get("AW")),
+        first_to_move,
+    })
+}
+
+fn setup_json(start: &GameStart, extra: serde_json::Map<String, Value>) -> Value {
+    let mut m = extra;
+    m.insert("AB".into(), points_json(&start.setup_black));
+    m.insert("AW".into(), points_json(&start.setup_white));
+    if let Some(c) = start.first_to_move {
+        m.insert("PL".into(), Value::String(c.letter().to_string()));
+    }
+    Value::Object(m)
+}
+
+/// Stored moves as (colour, move) pairs.
+fn stored_moves(moves: &[storage::StoredMove]) -> Result<Vec<(Color, Move)>, ApiError> {
+    moves
+        .iter()
+        .map(|m| {
+            let mv = match &m.point {
+                Some(p) => Move::Play(
+                    goban::Point::from_sgf(p)
+                        .map_err(|e| ApiError::Internal(format!("stored move {}: {e}", m.move_number)))?,
+                ),
+                None => Move::Pass,
+            };
+            Ok((from_colour(m.colour), mv))
+        })
+        .collect()
+}
+
+fn pb_moves(moves: &[(Color, Move)]) -> Vec<pb::Move> {
+    moves.iter().map(|&(c, m)| convert::move_to_pb(c, m)).collect()
+}
+
+/// The `RecordMoveResponse` kept under an idempotency key: protobuf bytes, hex-encoded.
+fn encode_response(r: &pb::RecordMoveResponse) -> Value {
+    use prost::Message;
+    json!({ "record_move_response": hex::encode(r.encode_to_vec()) })
+}
+
+fn decode_response(v: &Value) -> Option<pb::RecordMoveResponse> {
+    use prost::Message;
+    let bytes = hex::decode(v.get("record_move_response")?.as_str()?).ok()?;
+    pb::RecordMoveResponse::decode(bytes.as_slice()).ok()
+}
+
+fn move_event_payload(r: &pb::ValidateMoveResponse) -> Value {
+    let mut p = json!({
+        "captured": r.captured,
+        "phase": pb::Phase::try_from(r.phase).map(|p| p.as_str_name()).unwrap_or("PLAYING"),
+    });
+    if let Some(k) = &r.ko_point {
+        p["ko"] = json!(k);
+    }
+    if let Some(rep) = &r.repetition {
+        p["repetition"] = json!({ "first": rep.first, "again": rep.again, "cycles": rep.cycles });
+    }
+    p
+}
+
+fn foul_payload(f: &pb::Foul) -> Value {
+    let m = f.r#move.as_ref();
+    json!({
+        "foul": {
+            "move_number": f.move_number,
+            "colour": m.map(|m| if m.color == pb::Color::White as i32 { "W" } else { "B" }),
+            "point": m.and_then(|m| match &m.action { Some(pb::r#move::Action::Point(p)) => Some(p.clone()), _ => None }),
+            "rule": f.rule,
+            "article": f.article,
+            "description": f.description,
+        }
+    })
+}
+
+/// A stored event in protobuf form (typed fields for `move` and `foul` events).
+pub fn event_to_pb(e: &storage::StoredEvent) -> pb::GameEvent {
+    let mut out = pb::GameEvent {
+        game_id: e.game_id.to_string(),
+        sequence: e.seq.max(0) as u64,
+        kind: e.kind.clone(),
+        payload_json: e.payload.to_string(),
+        recorded_at: Some(convert::timestamp(e.created_at)),
+        hash: hex::encode(&e.hash),
+        prev_hash: hex::encode(&e.prev_hash),
+        ..Default::default()
+    };
+    let colour_of = |v: Option<&Value>| match v.and_then(Value::as_str) {
+        Some("W") => pb::Color::White as i32,
+        _ => pb::Color::Black as i32,
+    };
+    let action_of = |v: Option<&Value>| match v.and_then(Value::as_str) {
+        Some(p) => pb::r#move::Action::Point(p.to_string()),
+        None => pb::r#move::Action::Pass(true),
+    };
+    if let Some(m) = e.payload.get("move") {
+        out.move_number = m.get("number").and_then(Value::as_u64).unwrap_or(0) as u32;
+        out.r#move = Some(pb::Move { color: colour_of(m.get("colour")), action: Some(action_of(m.get("point"))) });
+        out.captured = e
+            .payload
+            .get("captured")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+    }
+    if let Some(f) = e.payload.get("foul") {
+        let mv = pb::Move { color: colour_of(f.get("colour")), action: Some(action_of(f.get("point"))) };
+        out.move_number = f.get("move_number").and_then(Value::as_u64).unwrap_or(0) as u32;
+        out.r#move = Some(mv.clone());
+        out.foul = Some(pb::Foul {
+            move_number: out.move_number,
+            r#move: Some(mv),
+            rule: f.get("rule").and_then(Value::as_str).unwrap_or_default().to_string(),
+            article: f.get("article").and_then(Value::as_str).unwrap_or_default().to_string(),
+            description: f.get("description").and_then(Value::as_str).unwrap_or_default().to_string(),
+        });
+    }
+    out
+}
+
+/// Whether an event ends play (for `WatchGame.until_end`).
+fn ends_game(e: &storage::StoredEvent) -> bool {
+    e.kind == "resign"
+        || e.kind == "ended"
+        || e.payload.get("phase").and_then(Value::as_str) == Some("ENDED")
+}
+
+/// The `GameRecording` gRPC service.
+#[derive(Clone)]
+pub struct RecordingService {
+    state: AppState,
+}
+
+impl RecordingService {
+    /// A service on the shared state (which must have a store).
+    pub fn new(state: AppState) -> RecordingService {
+        RecordingService { state }
+    }
+
+    fn store(&self) -> Result<&storage::Store, ApiError> {
+        self.state.store()
+    }
+
+    async fn tournament_name(&self, id: Option<Uuid>) -> Result<String, ApiError> {
+        match id {
+            Some(t) => Ok(self.store()?.get_tournament(t).await.map_err(|e| store_error(e, None))?.name),
+            None => Ok(String::new()),
+        }
+    }
+
+    /// The protobuf game: stored metadata plus the state replayed from the moves and the
+    /// flags and result read from the event log.
+    async fn game_pb(&self, g: &storage::Game, tournament: String, with_moves: bool) -> Result<pb::Game, ApiError> {
+        let store = self.store()?;
+        let moves = store.moves(g.id).await.map_err(|e| store_error(e, Some(g.id)))?;
+        let events = store
+            .events_since(g.id, 0, i64::MAX)
+            .await
+            .map_err(|e| store_error(e, Some(g.id)))?;
+        let start = stored_start(g)?;
+        let moves = stored_moves(&moves)?;
+        let mut game = start.game()?;
+        for &(c, m) in &moves {
+            apply_recorded(&mut game, c, m)
+                .map_err(|f| ApiError::Internal(format!("stored game {} does not replay: {f}", g.id)))?;
+        }
+        let flagged = events.iter().any(|e| e.kind == "foul");
+        let result = events
+            .iter()
+            .rev()
+            .find_map(|e| e.payload.get("result").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default();
+        let phase = match g.state {
+            storage::GameState::Playing => convert::phase_to_pb(game.phase()),
+            _ => pb::Phase::Ended as i32,
+        };
+        Ok(pb::Game {
+            id: g.id.to_string(),
+            tournament,
+            round: g.round.unwrap_or(0).max(0) as u32,
+            board_number: g.table_number.unwrap_or(0).max(0) as u32,
+            black: Some(player_pb(&g.black)),
+            white: Some(player_pb(&g.white)),
+            board_size: start.size,
+            komi: g.komi,
+            handicap: start.handicap,
+            rule_set: g.rule_set.clone(),
+            setup_black: start.setup_black.iter().map(|p| p.to_sgf()).collect(),
+            setup_white: start.setup_white.iter().map(|p| p.to_sgf()).collect(),
+            moves: if with_moves { pb_moves(&moves) } else { Vec::new() },
+            move_number: moves.len() as u32,
+            to_move: convert::color_to_pb(game.to_move()),
+            phase,
+            prisoners_black: game.prisoners(Color::Black),
+            prisoners_white: game.prisoners(Color::White),
+            flagged,
+            result,
+            created_at: Some(convert::timestamp(g.created_at)),
+            last_sequence: g.last_event_seq.max(0) as u64,
+        })
+    }
+
+    async fn create(&self, req: &pb::CreateGameRequest, start: &GameStart, extra: serde_json::Map<String, Value>) -> Result<storage::Game, ApiError> {
+        let store = self.store()?;
+        let mut violations = Vec::new();
+        let name_of = |p: &Option<pb::Player>| p.as_ref().map(|p| p.name.trim().to_string()).unwrap_or_default();
+        if name_of(&req.black).is_empty() {
+            violations.push(crate::error::FieldViolation { field: "black.name".into(), description: "a player's name is required".into() });
+        }
+        if name_of(&req.white).is_empty() {
+            violations.push(crate::error::FieldViolation { field: "white.name".into(), description: "a player's name is required".into() });
+        }
+        if let Some(k) = req.komi {
+            if !k.is_finite() || k.abs() > 1000.0 || (k * 2.0).fract() != 0.0 {
+                violations.push(crate::error::FieldViolation { field: "komi".into(), description: "komi must be a multiple of 0.5".into() });
+            }
+        }
+        if !violations.is_empty() {
+            return Err(ApiError::InvalidArgument(violations));
+        }
+        // The start must be playable (handicap placement exists, setup stones do not overlap).
+        start.game()?;
+        let tournament_id = if req.tournament.trim().is_empty() {
+            None
+        } else {
+            Some(
+                store
+                    .ensure_tournament(req.tournament.trim(), &storage::TournamentSettings::default())
+                    .await
+                    .map_err(|e| store_error(e, None))?
+                    .id,
+            )
+        };
+        let player = |p: &Option<pb::Player>| {
+            let p = p.clone().unwrap_or_default();
+            storage::NewPlayer {
+                name: p.name.trim().to_string(),
+                rank: Some(p.rank.trim().to_string()).filter(|s| !s.is_empty()),
+                federation_id: Some(p.federation_id.trim().to_string()).filter(|s| !s.is_empty()),
+            }
+        };
+        let black = store.upsert_player(&player(&req.black)).await.map_err(|e| store_error(e, None))?;
+        let white = store.upsert_player(&player(&req.white)).await.map_err(|e| store_error(e, None))?;
+        let new = storage::NewGame {
+            tournament_id,
+            round: Some(req.round as i32).filter(|&r| r > 0),
+            table_number: Some(req.board_number as i32).filter(|&b| b > 0),
+            black_player_id: black.id,
+            white_player_id: white.id,
+            board_width: start.size as i16,
+            board_height: start.size as i16,
+            komi: req.komi.unwrap_or_else(|| start.rules.default_komi(start.size as u8, start.size as u8)),
+            handicap: start.handicap as i16,
+            rule_set: start.rules.name().to_string(),
+            setup: setup_json(start, extra),
+        };
+        store.create_game(&new).await.map_err(|e| match e {
+            StoreError::AlreadyExists(_) => ApiError::AlreadyExists {
+                kind: "game",
+                id: format!("{}/round {}/board {}", req.tournament, req.round, req.board_number),
+            },
+            e => store_error(e, None),
+        })
+    }
+
+    /// The work of `RecordMove` (see the module docs).
+    pub async fn record_move(&self, req: pb::RecordMoveRequest) -> Result<pb::RecordMoveResponse, ApiError> {
+        let id = game_id("game_id", &req.game_id)?;
+        if req.move_number == 0 {
+            return Err(ApiError::field("move_number", "move numbers start at 1"));
+        }
+        let store = self.store()?;
+        let g = store.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
+        if g.state != storage::GameState::Playing {
+            return Err(ApiError::GameOver { game_id: id.to_string(), result: String::new() });
+        }
+        let start = stored_start(&g)?;
+        let (color, mv) = convert::move_from_pb("move", req.r#move.as_ref(), start.size, start.size)?;
+        let recorded = g.move_count.max(0) as u32;
+        let n = req.move_number;
+        if n > recorded + 1 {
+            return Err(ApiError::OutOfSequence { game_id: id.to_string(), current: recorded, got: n });
+        }
+        let moves = store.moves(id).await.map_err(|e| store_error(e, Some(id)))?;
+        let history = stored_moves(&moves[..(n as usize - 1).min(moves.len())])?;
+        let verdict = self
+            .state
+            .validator
+            .validate_move(pb::ValidateMoveRequest {
+                state: Some(pb::validate_move_request::State::Game(convert::game_state(&start, pb_moves(&history)))),
+                r#move: Some(convert::move_to_pb(color, mv)),
+                rule_set: String::new(),
+            })
+            .await?;
+        let key = Some(req.idempotency_key.trim().to_string()).filter(|k| !k.is_empty());
+        let mut response = pb::RecordMoveResponse {
+            move_number: n,
+            legal: verdict.legal,
+            captured: verdict.captured.clone(),
+            ko_point: verdict.ko_point.clone(),
+            foul: verdict.foul.clone(),
+            repetition: verdict.repetition.clone(),
+            phase: verdict.phase,
+            sequence: 0,
+            replayed: false,
+        };
+        let write = if let Some(foul) = &verdict.foul {
+            GameWrite::event_only(id, Some(n as i32), "foul", foul_payload(foul))
+        } else {
+            let point = match mv {
+                Move::Play(p) => Some(p.to_sgf()),
+                Move::Pass => None,
+            };
+            let mut w = GameWrite::new_move(id, n as i32, colour(color), point.as_deref())
+                .with_payload(move_event_payload(&verdict));
+            if let Some(t) = req.client_time.as_ref().and_then(convert::from_timestamp) {
+                w = w.with_client_time(t);
+            }
+            if verdict.phase == pb::Phase::Ended as i32 {
+                w = w.with_set_state(storage::GameState::Ended);
+            }
+            w
+        };
+        let write = match &key {
+            Some(k) => write.with_key(k.clone()),
+            None => write,
+        };
+        // The stored answer carries the event's sequence number, which only the write knows:
+        // keep the answer without it and fill it in from the stored event.
+        let write = write.with_response(encode_response(&response));
+        let out = store.write(write).await.map_err(|e| match e {
+            StoreError::AlreadyExists(m) => ApiError::AlreadyExists { kind: "idempotency key", id: m },
+            e => store_error(e, Some(id)),
+        })?;
+        if out.replayed {
+            response = decode_response(&out.response).unwrap_or(response);
+            response.replayed = true;
+        }
+        response.sequence = out.event.seq.max(0) as u64;
+        if let (Some(foul), false) = (&verdict.foul, out.replayed) {
+            tracing::warn!(game = %id, move_number = n, rule = %foul.rule, article = %foul.article, "foul recorded");
+            let case = storage::NewCase {
+                game_id: id,
+                kind: storage::CaseKind::Foul,
+                evidence: json!({ "move_numbers": [n], "event_seq": out.event.seq, "foul": foul_payload(foul)["foul"] }),
+                opened_by: "validation".into(),
+                reason: foul.description.clone(),
+                dedupe_key: Some(format!("foul:{n}")),
+            };
+            if let Err(e) = store.open_case(&case).await {
+                tracing::warn!(error = %e, "could not open the foul case");
+            }
+        }
+        Ok(response)
+    }
+
+    async fn import(&self, req: pb::ImportSgfRequest) -> Result<pb::ImportSgfResponse, ApiError> {
+        let (record, rules) = validation::parse_sgf("sgf", &req.sgf, &req.rule_set)?;
+        if record.width != record.height {
+            return Err(ApiError::field("sgf", "only square boards can be recorded"));
+        }
+        let initial = record.initial_game(rules).map_err(|e| ApiError::field("sgf", e.to_string()))?;
+        let start = GameStart {
+            rules,
+            size: record.width as u32,
+            handicap: record.info.handicap as u32,
+            setup_black: record.setup.black.clone(),
+            setup_white: record.setup.white.clone(),
+            first_to_move: Some(initial.to_move()),
+        };
+        // Validate the whole record first: nothing is stored for a record with a foul.
+        let mut game = start.game()?;
+        let mut outcomes = Vec::with_capacity(record.moves.len());
+        for (i, m) in record.moves.iter().enumerate() {
+            match apply_recorded(&mut game, m.color, m.mv) {
+                Ok(o) => outcomes.push(o),
+                Err(mut f) => {
+                    f.move_number = i as u32 + 1;
+                    return Err(ApiError::Foul(convert::foul_info(&f)));
+                }
+            }
+        }
+        let info = &record.info;
+        let player = |name: &Option<String>, rank: &Option<String>, default: &str| pb::Player {
+            name: name.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| default.to_string()),
+            rank: rank.clone().unwrap_or_default(),
+            federation_id: String::new(),
+        };
+        let create = pb::CreateGameRequest {
+            tournament: req.tournament.clone(),
+            round: req.round,
+            board_number: req.board_number,
+            black: Some(player(&info.black_name, &info.black_rank, "Black")),
+            white: Some(player(&info.white_name, &info.white_rank, "White")),
+            board_size: start.size,
+            komi: Some(record.komi_or_default(rules)),
+            handicap: start.handicap,
+            rule_set: rules.name().to_string(),
+        };
+        let mut extra = serde_json::Map::new();
+        for (k, v) in [("DT", &info.date), ("EV", &info.event), ("RO", &info.round), ("GN", &info.game_name), ("PC", &info.place), ("RE", &info.result)] {
+            if let Some(v) = v {
+                extra.insert(k.to_string(), Value::String(v.clone()));
+            }
+        }
+        let g = self.create(&create, &start, extra).await?;
+        let store = self.store()?;
+        for (i, (m, o)) in record.moves.iter().zip(&outcomes).enumerate() {
+            let point = match m.mv {
+                Move::Play(p) => Some(p.to_sgf()),
+                Move::Pass => None,
+            };
+            let payload = match o {
+                Some(o) => json!({
+                    "captured": o.captured.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(),
+                    "phase": pb::Phase::try_from(convert::phase_to_pb(o.phase)).map(|p| p.as_str_name()).unwrap_or("PLAYING"),
+                    "imported": true,
+                }),
+                None => json!({ "imported": true, "after_end": true }),
+            };
+            store
+                .write(GameWrite::new_move(g.id, i as i32 + 1, colour(m.color), point.as_deref()).with_payload(payload))
+                .await
+                .map_err(|e| store_error(e, Some(g.id)))?;
+        }
+        if game.phase() == Phase::Ended {
+            store
+                .set_game_state(g.id, storage::GameState::Ended, "ended", json!({ "reason": "consecutive passes (第九条)", "moves": record.moves.len() }))
+                .await
+                .map_err(|e| store_error(e, Some(g.id)))?;
+        }
+        let g = store.get_game(g.id).await.map_err(|e| store_error(e, Some(g.id)))?;
+        let tournament = self.tournament_name(g.tournament_id).await?;
+        Ok(pb::ImportSgfResponse {
+            game: Some(self.game_pb(&g, tournament, false).await?),
+            moves: record.moves.len() as u32,
+            repetitions: game.repetitions().iter().map(convert::repetition_to_pb).collect(),
+        })
+    }
+
+    async fn export(&self, id: Uuid) -> Result<String, ApiError> {
+        let store = self.store()?;
+        let g = store.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
+        let tournament = self.tournament_name(g.tournament_id).await?;
+        let pbg = self.game_pb(&g, tournament.clone(), true).await?;
+        let start = stored_start(&g)?;
+        let mut record = shinpan_sgf::Record::new(start.size as u8, start.size as u8)
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let text = |k: &str| g.setup.get(k).and_then(Value::as_str).map(str::to_string);
+        let info = &mut record.info;
+        info.komi = Some(g.komi);
+        info.handicap = start.handicap as u8;
+        info.rules = Some(start.rules.sgf_ru().to_string());
+        info.black_name = Some(g.black.name.clone());
+        info.white_name = Some(g.white.name.clone());
+        info.black_rank = g.black.rank.clone();
+        info.white_rank = g.white.rank.clone();
+        info.date = text("DT");
+        info.event = if tournament.is_empty() { text("EV") } else { Some(tournament) };
+        info.round = g.round.map(|r| r.to_string()).or_else(|| text("RO"));
+        info.game_name = text("GN");
+        info.place = text("PC");
+        info.result = if pbg.result.is_empty() { text("RE") } else { Some(pbg.result.clone()) };
+        record.setup.black = start.setup_black.clone();
+        record.setup.white = start.setup_white.clone();
+        let moves = stored_moves(&store.moves(id).await.map_err(|e| store_error(e, Some(id)))?)?;
+        record.moves = moves
+            .iter()
+            .map(|&(color, mv)| shinpan_sgf::RecordMove { color, mv, comment: None })
+            .collect();
+        // PL only when the record's default (see Record::initial_game) would differ.
+        if let Some(first) = start.first_to_move {
+            let default = record.initial_game(start.rules).map(|g| g.to_move()).ok();
+            if default != Some(first) {
+                record.to_play = Some(first);
+            }
+        }
+        Ok(record.to_sgf())
+    }
+}
+
+fn player_pb(p: &storage::Player) -> pb::Player {
+    pb::Player {
+        name: p.name.clone(),
+        rank: p.rank.clone().unwrap_or_default(),
+        federation_id: p.federation_id.clone().unwrap_or_default(),
+    }
+}
+
+/// The stream type of `WatchGame`.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl pb::game_recording_server::GameRecording for RecordingService {
+    #[tracing::instrument(name = "GameRecording.CreateGame", skip_all)]
+    async fn create_game(&self, req: Request<pb::CreateGameRequest>) -> Result<Response<pb::Game>, Status> {
+        let req = req.into_inner();
+        let rules = convert::rule_set("rule_set", &req.rule_set)?;
+        let size = convert::board_size("board_size", req.board_size)?;
+        if req.handicap == 1 || req.handicap > 9 {
+            return Err(ApiError::field("handicap", "handicap is 0 or 2..=9 stones").into());
+        }
+        let start = GameStart { rules, size, handicap: req.handicap, setup_black: vec![], setup_white: vec![], first_to_move: None };
+        let g = self.create(&req, &start, serde_json::Map::new()).await?;
+        tracing::info!(game = %g.id, "game created");
+        Ok(Response::new(self.game_pb(&g, req.tournament.trim().to_string(), false).await?))
+    }
+
+    #[tracing::instrument(name = "GameRecording.RecordMove", skip_all, fields(game = %req.get_ref().game_id, move_number = req.get_ref().move_number))]
+    async fn record_move(&self, req: Request<pb::RecordMoveRequest>) -> Result<Response<pb::RecordMoveResponse>, Status> {
+        Ok(Response::new(self.record_move(req.into_inner()).await?))
+    }
+
+    #[tracing::instrument(name = "GameRecording.Resign", skip_all)]
+    async fn resign(&self, req: Request<pb::ResignRequest>) -> Result<Response<pb::Game>, Status> {
+        let req = req.into_inner();
+        let id = game_id("game_id", &req.game_id)?;
+        let color = convert::color_from_pb("color", req.color)?;
+        let store = self.store().map_err(Status::from)?;
+        let result = format!("{}+R", color.opponent().letter());
+        let mut w = GameWrite::event_only(id, None, "resign", json!({ "colour": color.letter().to_string(), "result": result, "article": "第六条" }))
+            .with_set_state(storage::GameState::Ended);
+        if !req.idempotency_key.trim().is_empty() {
+            w = w.with_key(req.idempotency_key.trim().to_string());
+        }
+        store.write(w).await.map_err(|e| store_error(e, Some(id)))?;
+        let g = store.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
+        let t = self.tournament_name(g.tournament_id).await?;
+        Ok(Response::new(self.game_pb(&g, t, false).await?))
+    }
+
+    #[tracing::instrument(name = "GameRecording.GetGame", skip_all)]
+    async fn get_game(&self, req: Request<pb::GetGameRequest>) -> Result<Response<pb::Game>, Status> {
+        let id = game_id("game_id", &req.get_ref().game_id)?;
+        let g = self.store()?.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
+        let t = self.tournament_name(g.tournament_id).await?;
+        Ok(Response::new(self.game_pb(&g, t, true).await?))
+    }
+
+    #[tracing::instrument(name = "GameRecording.ListGames", skip_all)]
+    async fn list_games(&self, req: Request<pb::ListGamesRequest>) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let req = req.into_inner();
+        let store = self.store()?;
+        let tournament_id = if req.tournament.trim().is_empty() {
+            None
+        } else {
+            match store.find_tournament(req.tournament.trim()).await.map_err(|e| store_error(e, None))? {
+                Some(t) => Some(t.id),
+                None => return Ok(Response::new(pb::ListGamesResponse { games: vec![] })),
+            }
+        };
+        let round = Some(req.round as i32).filter(|&r| r > 0);
+        let games = store.list_games(tournament_id, round).await.map_err(|e| store_error(e, None))?;
+        let mut names: HashMap<Uuid, String> = HashMap::new();
+        let mut out = Vec::with_capacity(games.len());
+        for g in &games {
+            let t = match g.tournament_id {
+                Some(t) => match names.get(&t) {
+                    Some(n) => n.clone(),
+                    None => {
+                        let n = self.tournament_name(Some(t)).await?;
+                        names.insert(t, n.clone());
+                        n
+                    }
+                },
+                None => String::new(),
+            };
+            out.push(self.game_pb(g, t, false).await?);
+        }
+        Ok(Response::new(pb::ListGamesResponse { games: out }))
+    }
+
+    type WatchGameStream = EventStream;
+
+    #[tracing::instrument(name = "GameRecording.WatchGame", skip_all)]
+    async fn watch_game(&self, req: Request<pb::WatchGameRequest>) -> Result<Response<EventStream>, Status> {
+        let req = req.into_inner();
+        let id = game_id("game_id", &req.game_id)?;
+        let after = req.from_sequence.saturating_sub(1).min(i64::MAX as u64) as i64;
+        let events = self.store()?.watch(id, after).await.map_err(|e| store_error(e, Some(id)))?;
+        let until_end = req.until_end;
+        // Forward from the store's stream; stop after the end of the game (until_end), on an
+        // error, or when the client goes away (the send fails).
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::GameEvent, Status>>(64);
+        tokio::spawn(async move {
+            let mut events = events;
+            while let Some(item) = events.next().await {
+                match item {
+                    Ok(e) => {
+                        let last = until_end && ends_game(&e);
+                        if tx.send(Ok(event_to_pb(&e))).await.is_err() || last {
+                            break;
+                        }
+                    }
+                    Err(err) => {
+                        let _ = tx.send(Err(Status::from(store_error(err, Some(id))))).await;
+                        break;
+                    }
+                }
+            }
+        });
+        let stream = tokio_stream::wrappers::ReceiverStream::new(rx).boxed();
+        Ok(Response::new(stream))
+    }
+
+    #[tracing::instrument(name = "GameRecording.ImportSgf", skip_all)]
+    async fn import_sgf(&self, req: Request<pb::ImportSgfRequest>) -> Result<Response<pb::ImportSgfResponse>, Status> {
+        let r = self.import(req.into_inner()).await?;
+        tracing::info!(game = %r.game.as_ref().map(|g| g.id.as_str()).unwrap_or(""), moves = r.moves, "record imported");
+        Ok(Response::new(r))
+    }
+
+    #[tracing::instrument(name = "GameRecording.ExportSgf", skip_all)]
+    async fn export_sgf(&self, req: Request<pb::ExportSgfRequest>) -> Result<Response<pb::ExportSgfResponse>, Status> {
+        let id = game_id("game_id", &req.get_ref().game_id)?;
+        Ok(Response::new(pb::ExportSgfResponse { sgf: self.export(id).await? }))
+    }
+}

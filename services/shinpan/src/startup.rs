@@ -1,0 +1,220 @@
+//! Building and running the gRPC server.
+//!
+//! [`Application::build`] binds the listen address (port 0 picks a free one: tests use
+//! `127.0.0.1:0`), opens the store (an external PostgreSQL from `DATABASE_URL`, or the
+//! embedded private cluster), applies the migrations and assembles the router:
+//! `grpc.health.v1.Health`, server reflection (`grpc.reflection.v1`) and the services of
+//! the configured [`ServiceKind`]. [`Application::run_until_stopped`] serves until
+//! SIGTERM or Ctrl-C and then shuts down gracefully: the listener closes, in-flight calls
+//! finish, health turns NOT_SERVING, the embedded cluster is stopped.
+
+use crate::configuration::{ServeArgs, ServiceKind};
+use crate::error::StartupError;
+use crate::grpc::recording::RecordingService;
+use crate::grpc::validation::{RuleValidationService, Validator};
+use crate::grpc::AppState;
+use crate::telemetry;
+use shinpan_proto::v1::game_recording_server::GameRecordingServer;
+use shinpan_proto::v1::rule_validation_server::RuleValidationServer;
+use shinpan_storage::Store;
+use std::future::Future;
+use std::net::SocketAddr;
+use tonic::service::RoutesBuilder;
+use tonic::transport::server::TcpIncoming;
+use tonic_health::server::HealthReporter;
+
+/// A bound, ready-to-serve server.
+pub struct Application {
+    addr: SocketAddr,
+    incoming: TcpIncoming,
+    routes: RoutesBuilder,
+    health: HealthReporter,
+    served: Vec<&'static str>,
+    state: AppState,
+    embedded: Option<shinpan_storage::EmbeddedPostgres>,
+}
+
+impl Application {
+    /// Binds `args.listen`, opens and migrates the store when the services need one (the
+    /// embedded cluster under `args.data_dir/pg` when no database URL is given), and builds
+    /// the router.
+    ///
+    /// # Errors
+    /// [`StartupError::Bind`] when the address is taken, [`StartupError::Database`] when the
+    /// database cannot be reached or migrated (or PostgreSQL is not installed, naming the
+    /// package to install), [`StartupError::Config`] for a bad `--validation-url`.
+    pub async fn build(args: &ServeArgs) -> Result<Application, StartupError> {
+        let mut embedded = None;
+        let store = if args.service.needs_database() {
+            let url = match &args.database_url {
+                Some(url) => url.clone(),
+                None => {
+                    let dir = args.data_dir.join("pg");
+                    let opts = shinpan_storage::EmbeddedOptions::persistent(dir.clone());
+                    let cluster = tokio::task::spawn_blocking(move || shinpan_storage::EmbeddedPostgres::start(opts))
+                        .await
+                        .map_err(|e| StartupError::Database(e.to_string()))?
+                        .map_err(|e| StartupError::Database(format!("embedded PostgreSQL in {}: {e}", dir.display())))?;
+                    let url = cluster
+                        .ensure_database("shinpan")
+                        .await
+                        .map_err(|e| StartupError::Database(e.to_string()))?;
+                    tracing::info!(port = cluster.port(), dir = %dir.display(), reused = !cluster.owns_server(), "embedded PostgreSQL ready");
+                    embedded = Some(cluster);
+                    url
+                }
+            };
+            let store = Store::connect_with(&url, args.max_connections)
+                .await
+                .map_err(|e| StartupError::Database(e.to_string()))?;
+            Some(store)
+        } else {
+            None
+        };
+        let mut app = Self::with_store(args, store).await?;
+        app.embedded = embedded;
+        Ok(app)
+    }
+
+    /// As [`Application::build`] with an already opened (and migrated) store.
+    ///
+    /// # Errors
+    /// As [`Application::build`].
+    pub async fn with_store(args: &ServeArgs, store: Option<Store>) -> Result<Application, StartupError> {
+        let validator = match (&args.validation_url, args.service) {
+            (Some(url), ServiceKind::Recording | ServiceKind::All) => Validator::remote(url)?,
+            _ => Validator::Local,
+        };
+        let state = AppState { store, validator };
+        let incoming = TcpIncoming::bind(args.listen)
+            .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?
+            .with_nodelay(Some(true));
+        let addr = incoming
+            .local_addr()
+            .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
+
+        let (health, health_service) = tonic_health::server::health_reporter();
+        let reflection = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(shinpan_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1()
+            .map_err(|e| StartupError::Config(format!("reflection: {e}")))?;
+        let mut routes = RoutesBuilder::default();
+        routes.add_service(health_service);
+        routes.add_service(reflection);
+        let mut served = Vec::new();
+        let kind = args.service;
+        if matches!(kind, ServiceKind::All | ServiceKind::Validation) {
+            routes.add_service(RuleValidationServer::new(RuleValidationService));
+            served.push(shinpan_proto::service_names::RULE_VALIDATION);
+        }
+        if matches!(kind, ServiceKind::All | ServiceKind::Recording) {
+            if state.store.is_none() {
+                return Err(StartupError::Config("the recording service needs a database".into()));
+            }
+            routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
+            served.push(shinpan_proto::service_names::GAME_RECORDING);
+        }
+        // Adjudication (issue 4) and ResultConfirmation/Arbitration (issue 5) register here:
+        // if matches!(kind, ServiceKind::All | ServiceKind::Adjudication) { ... }
+        // if matches!(kind, ServiceKind::All | ServiceKind::Results) { ... }
+        if served.is_empty() {
+            return Err(StartupError::Config(format!(
+                "service {kind:?} is not available in this build"
+            )));
+        }
+        for name in &served {
+            health.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
+        }
+        health.set_service_status("", tonic_health::ServingStatus::Serving).await;
+        Ok(Application { addr, incoming, routes, health, served, state, embedded: None })
+    }
+
+    /// The bound address (the real port when `listen` had port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://<addr>`, for clients.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Fully qualified names of the shinpan services served.
+    pub fn services(&self) -> &[&'static str] {
+        &self.served
+    }
+
+    /// The shared state (store and validator).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves until `shutdown` completes, then stops accepting calls, lets in-flight calls
+    /// finish, and stops the embedded cluster if this application started one.
+    ///
+    /// # Errors
+    /// [`StartupError::Serve`] if the server fails.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), StartupError> {
+        let Application { addr, incoming, routes, health, served, state, embedded } = self;
+        tracing::info!(%addr, services = ?served, "shinpan listening");
+        let health2 = health.clone();
+        let signal = async move {
+            shutdown.await;
+            tracing::info!("shutting down: finishing in-flight calls");
+            for name in &served {
+                health2.set_service_status(*name, tonic_health::ServingStatus::NotServing).await;
+            }
+            health2.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+        };
+        let result = tonic::transport::Server::builder()
+            .trace_fn(telemetry::server_span)
+            .add_routes(routes.routes())
+            .serve_with_incoming_shutdown(incoming, signal)
+            .await;
+        drop(health);
+        if let Some(store) = &state.store {
+            store.pool().close().await;
+        }
+        drop(state);
+        if let Some(cluster) = embedded {
+            let stopped = tokio::task::spawn_blocking(move || cluster.stop()).await;
+            if let Ok(Err(e)) = stopped {
+                tracing::warn!(error = %e, "embedded PostgreSQL did not stop cleanly");
+            } else {
+                tracing::info!("embedded PostgreSQL stopped");
+            }
+        }
+        result.map_err(StartupError::from)
+    }
+
+    /// Serves until SIGTERM or Ctrl-C (see [`Application::run_until`]).
+    ///
+    /// # Errors
+    /// As [`Application::run_until`].
+    pub async fn run_until_stopped(self) -> Result<(), StartupError> {
+        self.run_until(shutdown_signal()).await
+    }
+}
+
+/// Completes on Ctrl-C (SIGINT) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
