@@ -121,6 +121,12 @@ pub enum BreakKind {
     PrevHashMismatch,
     /// The stored `hash` differs from the recomputed one (the row was altered).
     HashMismatch,
+    /// The head kept on the game row (last event's seq and hash) disagrees with the log's last
+    /// event: events were removed from (or added to) the end behind the store's back.
+    HeadMismatch {
+        /// The last seq the game row records.
+        head_seq: i64,
+    },
     /// A move row disagrees with (or has no) the event that recorded it.
     MoveMismatch {
         /// The move number concerned.

@@ -141,12 +141,19 @@ fn process_alive(pid: i32) -> bool {
 /// The directory holding `postgres` and `initdb`: `$SHINPAN_PG_BIN`, else the newest
 /// `/usr/lib/postgresql/<version>/bin`. Errors: [`EmbeddedError::BinariesMissing`].
 pub fn find_bin_dir() -> Result<PathBuf, EmbeddedError> {
+    let over = std::env::var_os("SHINPAN_PG_BIN").map(PathBuf::from);
+    find_bin_dir_in(over.as_deref(), Path::new("/usr/lib/postgresql"))
+}
+
+/// [`find_bin_dir`] with the override and the search root given: `override_dir` if given (it
+/// must hold `postgres` and `initdb`), else the `<root>/<version>/bin` with the highest major
+/// version that holds both. Errors: [`EmbeddedError::BinariesMissing`].
+pub fn find_bin_dir_in(override_dir: Option<&Path>, root: &Path) -> Result<PathBuf, EmbeddedError> {
     let ok = |d: &Path| d.join("postgres").is_file() && d.join("initdb").is_file();
-    if let Ok(d) = std::env::var("SHINPAN_PG_BIN") {
-        let d = PathBuf::from(d);
-        return if ok(&d) { Ok(d) } else { Err(EmbeddedError::BinariesMissing) };
+    if let Some(d) = override_dir {
+        return if ok(d) { Ok(d.to_path_buf()) } else { Err(EmbeddedError::BinariesMissing) };
     }
-    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir(root)
         .map(|rd| {
             rd.filter_map(Result::ok)
                 .filter_map(|e| {

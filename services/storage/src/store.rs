@@ -22,6 +22,7 @@ use crate::watch::EventHub;
 pub struct Store {
     pub(crate) pool: PgPool,
     pub(crate) hub: Arc<tokio::sync::Mutex<Option<Arc<EventHub>>>>,
+    heads: Arc<std::sync::Mutex<std::collections::HashMap<Uuid, Head>>>,
 }
 
 /// A move to record (part of a [`GameWrite`]).
@@ -163,8 +164,7 @@ const GAME_SELECT: &str = "SELECT g.id, g.tournament_id, g.round, g.table_number
         g.komi, g.handicap, g.rule_set, g.state, g.setup, g.created_at,
         b.id AS b_id, b.name AS b_name, b.rank AS b_rank, b.federation_id AS b_fed,
         w.id AS w_id, w.name AS w_name, w.rank AS w_rank, w.federation_id AS w_fed,
-        (SELECT coalesce(max(m.move_number), 0) FROM moves m WHERE m.game_id = g.id) AS move_count,
-        (SELECT coalesce(max(e.seq), 0) FROM events e WHERE e.game_id = g.id) AS last_event_seq
+        g.move_count, g.last_seq AS last_event_seq
     FROM games g
     JOIN players b ON b.id = g.black_player_id
     JOIN players w ON w.id = g.white_player_id";
@@ -224,20 +224,36 @@ pub(crate) async fn lock_game(tx: &mut Transaction<'_, Postgres>, game_id: Uuid)
     }
 }
 
-/// Append an event to a game whose row the transaction has locked ([`lock_game`]).
+/// Append an event to a game whose row the transaction has locked ([`lock_game`]), advancing
+/// the head kept on the game row.
 pub(crate) async fn append_event_locked(
     tx: &mut Transaction<'_, Postgres>,
     game_id: Uuid,
     kind: &str,
     payload: Value,
 ) -> StoreResult<StoredEvent> {
-    let last: Option<(i64, Vec<u8>)> =
-        sqlx::query_as("SELECT seq, hash FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1")
-            .bind(game_id)
-            .fetch_optional(&mut **tx)
-            .await?;
+    let (last_seq, last_hash): (i64, Vec<u8>) = sqlx::query_as("SELECT last_seq, last_hash FROM games WHERE id = $1")
+        .bind(game_id)
+        .fetch_one(&mut **tx)
+        .await?;
+    let last = (last_seq > 0).then_some((last_seq, last_hash));
     let event = build_event(game_id, last, kind, payload);
-    insert_event(tx, &event).await?;
+    sqlx::query(
+        "WITH ev AS (
+            INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+         )
+         UPDATE games SET last_seq = $2, last_hash = $7 WHERE id = $1",
+    )
+    .bind(event.game_id)
+    .bind(event.seq)
+    .bind(&event.kind)
+    .bind(&event.payload)
+    .bind(event.created_at)
+    .bind(&event.prev_hash)
+    .bind(&event.hash)
+    .execute(&mut **tx)
+    .await?;
     Ok(event)
 }
 
@@ -273,7 +289,7 @@ async fn insert_event(tx: &mut Transaction<'_, Postgres>, e: &StoredEvent) -> St
 impl Store {
     /// Wrap a pool (migrations are not run; see [`crate::migrate`] or [`Store::connect`]).
     pub fn new(pool: PgPool) -> Self {
-        Store { pool, hub: Arc::new(tokio::sync::Mutex::new(None)) }
+        Store { pool, hub: Arc::new(tokio::sync::Mutex::new(None)), heads: Default::default() }
     }
 
     /// Connect to `url` (a `postgres://` URL), apply the migrations, and return the store.
@@ -438,26 +454,6 @@ impl Store {
     pub async fn create_game(&self, g: &NewGame) -> StoreResult<Game> {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
-                                board_width, board_height, komi, handicap, rule_set, setup)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-        )
-        .bind(id)
-        .bind(g.tournament_id)
-        .bind(g.round)
-        .bind(g.table_number)
-        .bind(g.black_player_id)
-        .bind(g.white_player_id)
-        .bind(g.board_width)
-        .bind(g.board_height)
-        .bind(g.komi)
-        .bind(g.handicap)
-        .bind(&g.rule_set)
-        .bind(&setup)
-        .execute(&mut *tx)
-        .await?;
         let payload = json!({
             "tournament_id": g.tournament_id,
             "round": g.round,
@@ -472,6 +468,28 @@ impl Store {
             "setup": setup,
         });
         let event = build_event(id, None, "game_created", payload);
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
+                                board_width, board_height, komi, handicap, rule_set, setup, last_seq, last_hash)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        )
+        .bind(id)
+        .bind(g.tournament_id)
+        .bind(g.round)
+        .bind(g.table_number)
+        .bind(g.black_player_id)
+        .bind(g.white_player_id)
+        .bind(g.board_width)
+        .bind(g.board_height)
+        .bind(g.komi)
+        .bind(g.handicap)
+        .bind(&g.rule_set)
+        .bind(&setup)
+        .bind(event.seq)
+        .bind(&event.hash)
+        .execute(&mut *tx)
+        .await?;
         insert_event(&mut tx, &event).await?;
         tx.commit().await?;
         self.get_game(id).await
@@ -561,148 +579,114 @@ impl Store {
         .await
     }
 
-    /// Perform a [`GameWrite`] exactly once. In one transaction: lock the game row; if the
-    /// idempotency key was seen, return the stored outcome (`replayed = true`); check the state
-    /// and the expected move number; insert the event (hash-chained), the move, the idempotency
-    /// record and the new state; commit. Concurrent writers of the same game queue on the lock, so
-    /// of N clients sending move n at once exactly one stores it and the others get
-    /// [`StoreError::Conflict`] with the current move number.
+    /// Perform a [`GameWrite`] exactly once.
+    ///
+    /// The write is computed against the game's head (state, move count, last event's seq and
+    /// hash: from a per-store cache, else read together with the idempotency record) and applied
+    /// by one statement that advances the head only if it is unchanged (compare-and-swap on the
+    /// game row) and inserts the event (hash-chained), the move and the idempotency record in the
+    /// same statement. If another write got there first, the head is re-read and the checks
+    /// redone; after a few lost races the write falls back to locking the game row
+    /// (`SELECT … FOR UPDATE`). Consequences: of N clients sending move n at once exactly one
+    /// stores it and the others get [`StoreError::Conflict`] with the current move number; a
+    /// retry with the same idempotency key returns the stored outcome (`replayed = true`); a crash
+    /// before commit stores nothing.
     ///
     /// Errors: [`StoreError::NotFound`] (game), [`StoreError::Conflict`], [`StoreError::FailedPrecondition`]
     /// (game not `playing`, or not in `require_state`), [`StoreError::AlreadyExists`] (key reused
     /// for a different request), [`StoreError::InvalidArgument`] (bad SGF point, payload not an
     /// object), [`StoreError::Unavailable`].
     pub async fn write(&self, w: GameWrite) -> StoreResult<WriteOutcome> {
-        let mut payload = object_or_empty(w.event_payload.clone())?;
-        if let Some(p) = w.mv.as_ref().and_then(|m| m.point.as_ref()) {
-            if p.len() != 2 || !p.bytes().all(|b| b.is_ascii_alphabetic()) {
-                return Err(StoreError::InvalidArgument(format!("point {p:?} is not an SGF point like \"dd\"")));
-            }
-        }
-        let mut tx = self.pool.begin().await?;
-        let state = lock_game(&mut tx, w.game_id).await?;
-        let row = sqlx::query(
-            "SELECT (SELECT coalesce(max(move_number), 0) FROM moves WHERE game_id = $1) AS move_count,
-                    e.seq AS last_seq, e.hash AS last_hash,
-                    i.request AS i_request, i.response AS i_response,
-                    i.move_number AS i_move, i.event_seq AS i_seq
-             FROM (SELECT 1) AS one
-             LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1) e ON true
-             LEFT JOIN idempotency i ON i.game_id = $1 AND i.key = $2::text",
-        )
-        .bind(w.game_id)
-        .bind(&w.idempotency_key)
-        .fetch_one(&mut *tx)
-        .await?;
+        let payload = object_or_empty(w.event_payload.clone())?;
+        check_point(&w)?;
         let fingerprint = w.fingerprint();
-        if let Some(stored_request) = row.try_get::<Option<Value>, _>("i_request")? {
-            let key = w.idempotency_key.as_deref().unwrap_or_default();
-            if stored_request != fingerprint {
-                return Err(StoreError::AlreadyExists(format!(
-                    "idempotency key {key:?} of game {} was used for a different request",
-                    w.game_id
-                )));
-            }
-            let i_move: Option<i32> = row.try_get("i_move")?;
-            let i_seq: i64 = row.try_get("i_seq")?;
-            let response: Value = row.try_get("i_response")?;
-            let event = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
-                "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq = $2"
-            )))
-            .bind(w.game_id)
-            .bind(i_seq)
-            .fetch_one(&mut *tx)
-            .await?;
-            let mv = match i_move {
-                Some(n) => Some(
-                    sqlx::query_as::<_, StoredMove>(sqlx::AssertSqlSafe(format!(
-                        "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND move_number = $2"
-                    )))
-                    .bind(w.game_id)
-                    .bind(n)
-                    .fetch_one(&mut *tx)
-                    .await?,
-                ),
-                None => None,
+        let mut conn = self.pool.acquire().await?;
+        let mut use_cache = true;
+        for _ in 0..4 {
+            let cached = if use_cache { self.cached_head(w.game_id) } else { None };
+            let fresh = cached.is_none();
+            let head = match cached {
+                Some(h) => h,
+                None => {
+                    let (h, stored) = read_head(&mut conn, w.game_id, w.idempotency_key.as_deref()).await?;
+                    if let Some(stored) = stored {
+                        return replay(&mut conn, &w, &fingerprint, stored).await;
+                    }
+                    self.cache_head(w.game_id, h.clone());
+                    h
+                }
             };
+            if let Err(e) = check_write(&w, &head) {
+                if fresh {
+                    return Err(e);
+                }
+                use_cache = false; // the cache may be stale: decide on the stored head
+                continue;
+            }
+            let planned = plan_write(&w, &head, payload.clone());
+            match apply_write(&mut conn, &w, &planned, &fingerprint).await {
+                Ok(Some(out)) => {
+                    self.cache_head(w.game_id, planned.next_head(&head));
+                    return Ok(out);
+                }
+                // lost the race, or the key exists after all: re-read and decide again
+                Ok(None) | Err(StoreError::AlreadyExists(_)) => {
+                    self.forget_head(w.game_id);
+                    use_cache = false;
+                }
+                Err(e) => {
+                    self.forget_head(w.game_id);
+                    return Err(e);
+                }
+            }
+        }
+        drop(conn);
+        self.write_locked(w, payload, fingerprint).await
+    }
+
+    /// [`Store::write`] that always takes the game's row lock (`SELECT … FOR UPDATE`) first
+    /// instead of the optimistic compare-and-swap; same semantics and errors. `write` falls back
+    /// to it after repeatedly losing races.
+    pub async fn write_locking(&self, w: GameWrite) -> StoreResult<WriteOutcome> {
+        let payload = object_or_empty(w.event_payload.clone())?;
+        check_point(&w)?;
+        let fingerprint = w.fingerprint();
+        self.write_locked(w, payload, fingerprint).await
+    }
+
+    async fn write_locked(&self, w: GameWrite, payload: serde_json::Map<String, Value>, fingerprint: Value) -> StoreResult<WriteOutcome> {
+        let mut tx = self.pool.begin().await?;
+        let head = lock_head(&mut tx, w.game_id).await?;
+        let (_, stored) = read_head(&mut *tx, w.game_id, w.idempotency_key.as_deref()).await?;
+        if let Some(stored) = stored {
+            let out = replay(&mut *tx, &w, &fingerprint, stored).await;
             tx.rollback().await?;
-            return Ok(WriteOutcome { mv, event, response, replayed: true });
+            return out;
         }
-        let required = if w.mv.is_some() { Some(GameState::Playing) } else { w.require_state };
-        if let Some(req) = required {
-            if state != req {
-                return Err(StoreError::FailedPrecondition(format!(
-                    "game {} is {}, not {}",
-                    w.game_id,
-                    state.as_str(),
-                    req.as_str()
-                )));
-            }
-        }
-        let move_count: i32 = row.try_get("move_count")?;
-        if let Some(expected) = w.expected_move_number {
-            if expected != move_count + 1 {
-                return Err(StoreError::Conflict { current_move_number: move_count, expected });
-            }
-        }
-        let move_number = w.mv.as_ref().map(|_| move_count + 1);
-        if let (Some(m), Some(n)) = (w.mv.as_ref(), move_number) {
-            payload.insert("move".into(), json!({"number": n, "colour": m.colour.as_str(), "point": m.point}));
-        }
-        let last_seq: Option<i64> = row.try_get("last_seq")?;
-        let last_hash: Option<Vec<u8>> = row.try_get("last_hash")?;
-        let event = build_event(w.game_id, last_seq.zip(last_hash), &w.event_kind, Value::Object(payload));
-        let recorded_at: Option<DateTime<Utc>> = sqlx::query_scalar(
-            "WITH ev AS (
-                INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq
-             ), mv AS (
-                INSERT INTO moves (game_id, move_number, colour, point, client_time, idempotency_key, event_seq)
-                SELECT $1, $8::int4, $9::text, $10::text, $11::timestamptz, $12::text, $2
-                WHERE $8::int4 IS NOT NULL
-                RETURNING recorded_at
-             ), idem AS (
-                INSERT INTO idempotency (game_id, key, request, response, move_number, event_seq)
-                SELECT $1, $12::text, $13::jsonb, $14::jsonb, $8::int4, $2
-                WHERE $12::text IS NOT NULL
-                RETURNING 1
-             ), st AS (
-                UPDATE games SET state = $15::text WHERE id = $1 AND $15::text IS NOT NULL RETURNING 1
-             )
-             SELECT (SELECT recorded_at FROM mv)",
-        )
-        .bind(w.game_id)
-        .bind(event.seq)
-        .bind(&event.kind)
-        .bind(&event.payload)
-        .bind(event.created_at)
-        .bind(&event.prev_hash)
-        .bind(&event.hash)
-        .bind(move_number)
-        .bind(w.mv.as_ref().map(|m| m.colour.as_str()))
-        .bind(w.mv.as_ref().and_then(|m| m.point.clone()))
-        .bind(w.mv.as_ref().and_then(|m| m.client_time))
-        .bind(&w.idempotency_key)
-        .bind(&fingerprint)
-        .bind(&w.response)
-        .bind(w.set_state.map(|s| s.as_str()))
-        .fetch_one(&mut *tx)
-        .await?;
+        check_write(&w, &head)?;
+        let planned = plan_write(&w, &head, payload);
+        let out = apply_write(&mut *tx, &w, &planned, &fingerprint)
+            .await?
+            .ok_or_else(|| StoreError::Other("write under the game lock did not apply".into()))?;
         tx.commit().await?;
-        let mv = match (w.mv, move_number) {
-            (Some(m), Some(n)) => Some(StoredMove {
-                game_id: w.game_id,
-                move_number: n,
-                colour: m.colour,
-                point: m.point,
-                client_time: m.client_time,
-                idempotency_key: w.idempotency_key,
-                event_seq: event.seq,
-                recorded_at: recorded_at.unwrap_or(event.created_at),
-            }),
-            _ => None,
-        };
-        Ok(WriteOutcome { mv, event, response: w.response, replayed: false })
+        self.cache_head(w.game_id, planned.next_head(&head));
+        Ok(out)
+    }
+
+    fn cached_head(&self, game_id: Uuid) -> Option<Head> {
+        self.heads.lock().unwrap_or_else(|p| p.into_inner()).get(&game_id).cloned()
+    }
+
+    fn cache_head(&self, game_id: Uuid, head: Head) {
+        let mut m = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        if m.len() >= HEAD_CACHE_LIMIT {
+            m.clear();
+        }
+        m.insert(game_id, head);
+    }
+
+    fn forget_head(&self, game_id: Uuid) {
+        self.heads.lock().unwrap_or_else(|p| p.into_inner()).remove(&game_id);
     }
 
     /// Append an event of `kind` with `payload` (a JSON object or null) to a game's log,
@@ -777,6 +761,7 @@ impl Store {
         // Move and result events, by the number / id they record.
         let mut move_events: std::collections::BTreeMap<i32, (i64, Value)> = Default::default();
         let mut result_events: std::collections::HashMap<Uuid, Vec<(i64, String, Value)>> = Default::default();
+        let mut tail: Option<(i64, Vec<u8>)> = None;
         {
             let mut rows = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
                 "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 ORDER BY seq"
@@ -785,6 +770,7 @@ impl Store {
             .fetch(&self.pool);
             while let Some(e) = rows.try_next().await? {
                 report.events += 1;
+                tail = Some((e.seq, e.hash.clone()));
                 walker.push(e.seq, &e.kind, &e.payload, e.created_at, &e.prev_hash, &e.hash);
                 if let Some(n) = e.payload.get("move").and_then(|m| m.get("number")).and_then(Value::as_i64) {
                     move_events.insert(n as i32, (e.seq, e.payload["move"].clone()));
@@ -798,6 +784,21 @@ impl Store {
             report.breaks.push(b);
             return Ok(());
         }
+        // The head kept on the game row against the log's tail (catches events cut off the end).
+        let (head_seq, head_hash, head_moves): (i64, Vec<u8>, i32) =
+            sqlx::query_as("SELECT last_seq, last_hash, move_count FROM games WHERE id = $1")
+                .bind(game_id)
+                .fetch_one(&self.pool)
+                .await?;
+        let (tail_seq, tail_hash) = tail.unwrap_or((0, GENESIS.to_vec()));
+        if head_seq != tail_seq || head_hash != tail_hash {
+            report.breaks.push(chain::ChainBreak {
+                game_id,
+                seq: head_seq.min(tail_seq) + 1,
+                kind: chain::BreakKind::HeadMismatch { head_seq },
+            });
+            return Ok(());
+        }
         // Moves against their events.
         let moves = self.moves(game_id).await?;
         let mut first: Option<chain::ChainBreak> = None;
@@ -806,6 +807,13 @@ impl Store {
                 first = Some(b);
             }
         };
+        if moves.last().map_or(0, |m| m.move_number) != head_moves {
+            note(chain::ChainBreak {
+                game_id,
+                seq: tail_seq,
+                kind: chain::BreakKind::MoveMismatch { move_number: head_moves },
+            });
+        }
         let mut seen = std::collections::BTreeSet::new();
         for m in &moves {
             seen.insert(m.move_number);
@@ -864,4 +872,223 @@ pub(crate) fn object_or_empty(v: Value) -> StoreResult<serde_json::Map<String, V
         Value::Object(m) => Ok(m),
         other => Err(StoreError::InvalidArgument(format!("event payload must be a JSON object, got {other}"))),
     }
+}
+
+/// Games whose head is cached per store before the cache is cleared.
+const HEAD_CACHE_LIMIT: usize = 100_000;
+
+/// The head of a game's log, as kept on its row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub(crate) state: GameState,
+    pub(crate) move_count: i32,
+    pub(crate) last_seq: i64,
+    pub(crate) last_hash: Vec<u8>,
+}
+
+/// The stored answer of an idempotency key.
+struct StoredAnswer {
+    request: Value,
+    response: Value,
+    move_number: Option<i32>,
+    event_seq: i64,
+}
+
+/// Lock a game's row for the rest of the transaction; returns its head.
+pub(crate) async fn lock_head(tx: &mut Transaction<'_, Postgres>, game_id: Uuid) -> StoreResult<Head> {
+    let row = sqlx::query("SELECT state, move_count, last_seq, last_hash FROM games WHERE id = $1 FOR UPDATE")
+        .bind(game_id)
+        .fetch_optional(&mut **tx)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("game {game_id}")))?;
+    head_from_row(&row)
+}
+
+fn head_from_row(row: &PgRow) -> StoreResult<Head> {
+    let state: String = row.try_get("state")?;
+    Ok(Head {
+        state: state.parse()?,
+        move_count: row.try_get("move_count")?,
+        last_seq: row.try_get("last_seq")?,
+        last_hash: row.try_get("last_hash")?,
+    })
+}
+
+async fn read_head(ex: &mut sqlx::PgConnection, game_id: Uuid, key: Option<&str>) -> StoreResult<(Head, Option<StoredAnswer>)> {
+    let row = sqlx::query(
+        "SELECT g.state, g.move_count, g.last_seq, g.last_hash,
+                i.request AS i_request, i.response AS i_response, i.move_number AS i_move, i.event_seq AS i_seq
+         FROM games g LEFT JOIN idempotency i ON i.game_id = g.id AND i.key = $2::text
+         WHERE g.id = $1",
+    )
+    .bind(game_id)
+    .bind(key)
+    .fetch_optional(ex)
+    .await?
+    .ok_or_else(|| StoreError::NotFound(format!("game {game_id}")))?;
+    let head = head_from_row(&row)?;
+    let stored = match row.try_get::<Option<Value>, _>("i_request")? {
+        Some(request) => Some(StoredAnswer {
+            request,
+            response: row.try_get("i_response")?,
+            move_number: row.try_get("i_move")?,
+            event_seq: row.try_get("i_seq")?,
+        }),
+        None => None,
+    };
+    Ok((head, stored))
+}
+
+async fn replay(conn: &mut sqlx::PgConnection, w: &GameWrite, fingerprint: &Value, stored: StoredAnswer) -> StoreResult<WriteOutcome> {
+    if stored.request != *fingerprint {
+        return Err(StoreError::AlreadyExists(format!(
+            "idempotency key {:?} of game {} was used for a different request",
+            w.idempotency_key.as_deref().unwrap_or_default(),
+            w.game_id
+        )));
+    }
+    let event = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
+        "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq = $2"
+    )))
+    .bind(w.game_id)
+    .bind(stored.event_seq)
+    .fetch_one(&mut *conn)
+    .await?;
+    let mv = match stored.move_number {
+        Some(n) => Some(
+            sqlx::query_as::<_, StoredMove>(sqlx::AssertSqlSafe(format!(
+                "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND move_number = $2"
+            )))
+            .bind(w.game_id)
+            .bind(n)
+            .fetch_one(&mut *conn)
+            .await?,
+        ),
+        None => None,
+    };
+    Ok(WriteOutcome { mv, event, response: stored.response, replayed: true })
+}
+
+fn check_point(w: &GameWrite) -> StoreResult<()> {
+    if let Some(p) = w.mv.as_ref().and_then(|m| m.point.as_ref()) {
+        if p.len() != 2 || !p.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Err(StoreError::InvalidArgument(format!("point {p:?} is not an SGF point like \"dd\"")));
+        }
+    }
+    Ok(())
+}
+
+/// The state and move-number checks of a write against a head.
+fn check_write(w: &GameWrite, head: &Head) -> StoreResult<()> {
+    let required = if w.mv.is_some() { Some(GameState::Playing) } else { w.require_state };
+    if let Some(req) = required {
+        if head.state != req {
+            return Err(StoreError::FailedPrecondition(format!(
+                "game {} is {}, not {}",
+                w.game_id,
+                head.state.as_str(),
+                req.as_str()
+            )));
+        }
+    }
+    if let Some(expected) = w.expected_move_number {
+        if expected != head.move_count + 1 {
+            return Err(StoreError::Conflict { current_move_number: head.move_count, expected });
+        }
+    }
+    Ok(())
+}
+
+/// A write computed against a head: the event to insert and the move number.
+struct Planned {
+    event: StoredEvent,
+    move_number: Option<i32>,
+    set_state: Option<GameState>,
+}
+
+impl Planned {
+    fn next_head(&self, head: &Head) -> Head {
+        Head {
+            state: self.set_state.unwrap_or(head.state),
+            move_count: self.move_number.unwrap_or(head.move_count),
+            last_seq: self.event.seq,
+            last_hash: self.event.hash.clone(),
+        }
+    }
+}
+
+fn plan_write(w: &GameWrite, head: &Head, mut payload: serde_json::Map<String, Value>) -> Planned {
+    let move_number = w.mv.as_ref().map(|_| head.move_count + 1);
+    if let (Some(m), Some(n)) = (w.mv.as_ref(), move_number) {
+        payload.insert("move".into(), json!({"number": n, "colour": m.colour.as_str(), "point": m.point}));
+    }
+    let last = (head.last_seq > 0).then(|| (head.last_seq, head.last_hash.clone()));
+    let event = build_event(w.game_id, last, &w.event_kind, Value::Object(payload));
+    Planned { event, move_number, set_state: w.set_state }
+}
+
+/// Apply a planned write in one statement if the game's head is still the one it was planned
+/// on; `None` if it is not (another write got there first).
+async fn apply_write(ex: &mut sqlx::PgConnection, w: &GameWrite, p: &Planned, fingerprint: &Value) -> StoreResult<Option<WriteOutcome>> {
+    let e = &p.event;
+    let row = sqlx::query(
+        "WITH upd AS (
+            UPDATE games SET last_seq = $2, last_hash = $7,
+                   move_count = coalesce($8::int4, move_count),
+                   state = coalesce($15::text, state)
+            WHERE id = $1 AND last_seq = $2 - 1 AND last_hash = $6
+            RETURNING id
+         ), ev AS (
+            INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
+            SELECT $1, $2, $3, $4, $5, $6, $7 FROM upd
+            RETURNING seq
+         ), mv AS (
+            INSERT INTO moves (game_id, move_number, colour, point, client_time, idempotency_key, event_seq)
+            SELECT $1, $8::int4, $9::text, $10::text, $11::timestamptz, $12::text, $2 FROM upd
+            WHERE $8::int4 IS NOT NULL
+            RETURNING recorded_at
+         ), idem AS (
+            INSERT INTO idempotency (game_id, key, request, response, move_number, event_seq)
+            SELECT $1, $12::text, $13::jsonb, $14::jsonb, $8::int4, $2 FROM upd
+            WHERE $12::text IS NOT NULL
+            RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM upd) AS applied, (SELECT recorded_at FROM mv) AS recorded_at",
+    )
+    .bind(w.game_id)
+    .bind(e.seq)
+    .bind(&e.kind)
+    .bind(&e.payload)
+    .bind(e.created_at)
+    .bind(&e.prev_hash)
+    .bind(&e.hash)
+    .bind(p.move_number)
+    .bind(w.mv.as_ref().map(|m| m.colour.as_str()))
+    .bind(w.mv.as_ref().and_then(|m| m.point.clone()))
+    .bind(w.mv.as_ref().and_then(|m| m.client_time))
+    .bind(&w.idempotency_key)
+    .bind(fingerprint)
+    .bind(&w.response)
+    .bind(w.set_state.map(|s| s.as_str()))
+    .fetch_one(ex)
+    .await?;
+    let applied: i64 = row.try_get("applied")?;
+    if applied == 0 {
+        return Ok(None);
+    }
+    let recorded_at: Option<DateTime<Utc>> = row.try_get("recorded_at")?;
+    let mv = match (&w.mv, p.move_number) {
+        (Some(m), Some(n)) => Some(StoredMove {
+            game_id: w.game_id,
+            move_number: n,
+            colour: m.colour,
+            point: m.point.clone(),
+            client_time: m.client_time,
+            idempotency_key: w.idempotency_key.clone(),
+            event_seq: e.seq,
+            recorded_at: recorded_at.unwrap_or(e.created_at),
+        }),
+        _ => None,
+    };
+    Ok(Some(WriteOutcome { mv, event: e.clone(), response: w.response.clone(), replayed: false }))
 }

@@ -115,15 +115,28 @@ async fn tournament_settings_hold_the_no_result_policy(pool: PgPool) {
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
 async fn concurrent_append_is_exactly_once(pool: PgPool) {
-    let store = Store::new(pool);
+    concurrent_append(pool, false).await
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn concurrent_append_is_exactly_once_with_row_locks(pool: PgPool) {
+    concurrent_append(pool, true).await
+}
+
+/// 10 clients send move n of one game at once, through two stores standing for two server
+/// processes (separate head caches), optimistic or locking.
+async fn concurrent_append(pool: PgPool, locking: bool) {
+    let store = Store::new(pool.clone());
+    let other_server = Store::new(pool);
     let g = new_game(&store).await;
     for n in 1..=3 {
         let mut tasks = Vec::new();
         for i in 0..10 {
-            let store = store.clone();
+            let store = if i % 2 == 0 { store.clone() } else { other_server.clone() };
             let point = format!("{}{}", (b'a' + i as u8) as char, (b'a' + n as u8) as char);
             tasks.push(tokio::spawn(async move {
-                store.write(mv(g.id, n, &point).with_key(format!("client-{i}-move-{n}"))).await
+                let w = mv(g.id, n, &point).with_key(format!("client-{i}-move-{n}"));
+                if locking { store.write_locking(w).await } else { store.write(w).await }
             }));
         }
         let mut won = 0;
@@ -150,6 +163,31 @@ async fn concurrent_append_is_exactly_once(pool: PgPool) {
     // 1 game_created + 3 moves, a single unbroken chain
     assert_eq!(store.events_since(g.id, 0, 100).await.unwrap().len(), 4);
     assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn writes_interleave_with_other_events_and_other_servers(pool: PgPool) {
+    let a = Store::new(pool.clone());
+    let b = Store::new(pool);
+    let g = new_game(&a).await;
+    a.write(mv(g.id, 1, "pd")).await.unwrap();
+    // the log advances behind a's cached head: a case event, and a move through another server
+    b.open_case(&NewCase { game_id: g.id, kind: CaseKind::Manual, evidence: json!({}), opened_by: "referee".into(), reason: "check clock".into(), dedupe_key: None })
+        .await
+        .unwrap();
+    b.write(mv(g.id, 2, "dp")).await.unwrap();
+    // a's stale view is not trusted: the conflict names the stored move count
+    let e = a.write(mv(g.id, 2, "dd")).await.unwrap_err();
+    assert!(matches!(e, StoreError::Conflict { current_move_number: 2, expected: 2 }), "{e:?}");
+    let out = a.write(mv(g.id, 3, "dd").with_key("k3")).await.unwrap();
+    assert_eq!((out.mv.as_ref().unwrap().move_number, out.event.seq), (3, 5));
+    // a retry through the other server replays
+    let again = b.write(mv(g.id, 3, "dd").with_key("k3")).await.unwrap();
+    assert!(again.replayed);
+    assert_eq!(again.event, out.event);
+    let game = a.get_game(g.id).await.unwrap();
+    assert_eq!((game.move_count, game.last_event_seq), (3, 5));
+    assert!(a.verify_chain(g.id).await.unwrap().is_intact());
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
@@ -268,13 +306,15 @@ async fn tampering_is_detected_by_the_hash_chain(pool: PgPool) {
     let report = store.verify_chain(other.id).await.unwrap();
     assert_eq!(report.first_break(), Some(&ChainBreak { game_id: other.id, seq: 4, kind: BreakKind::MoveMismatch { move_number: 3 } }));
 
-    // deleting an event leaves a gap
+    // cutting events off the end is caught by the head kept on the game row
     let third = new_game(&store).await;
     store.write(mv(third.id, 1, "pd")).await.unwrap();
     store.append_event(third.id, "note", json!({})).await.unwrap();
     sqlx::query("ALTER TABLE events DISABLE TRIGGER events_immutable").execute(&pool).await.unwrap();
-    sqlx::query("DELETE FROM events WHERE game_id = $1 AND seq = 2").bind(third.id).execute(&pool).await.unwrap_err(); // FK from moves
+    sqlx::query("DELETE FROM events WHERE game_id = $1 AND seq = 3").bind(third.id).execute(&pool).await.unwrap();
     sqlx::query("ALTER TABLE events ENABLE TRIGGER events_immutable").execute(&pool).await.unwrap();
+    let report = store.verify_chain(third.id).await.unwrap();
+    assert_eq!(report.first_break(), Some(&ChainBreak { game_id: third.id, seq: 3, kind: BreakKind::HeadMismatch { head_seq: 3 } }));
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]

@@ -1,0 +1,108 @@
+//! Store-level recording benchmark: N concurrent games, each recording moves one after another
+//! through `Store::write` (the path under `RecordMove`), against a durable embedded cluster
+//! (fsync on, as `shinpan serve` runs it) or `DATABASE_URL` when set.
+//!
+//! `cargo bench -p shinpan-storage --bench append -- [games] [moves per game] [pool size]`
+//! (defaults 100, 40, 20). Prints throughput and p50/p99/max latency of one write.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use shinpan_storage::{Colour, EmbeddedOptions, EmbeddedPostgres, GameWrite, NewGame, NewPlayer, Store, TournamentSettings};
+
+fn main() {
+    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let games = *args.first().unwrap_or(&100);
+    let moves = *args.get(1).unwrap_or(&40);
+    let pool_size = *args.get(2).unwrap_or(&20) as u32;
+
+    let (_pg, root, url) = match std::env::var("DATABASE_URL") {
+        Ok(u) if !u.is_empty() => (None, None, u),
+        _ => {
+            let root = std::env::temp_dir().join(format!("shinpan-bench-{}", uuid::Uuid::new_v4().simple()));
+            let pg = EmbeddedPostgres::start(EmbeddedOptions::persistent(root.join("pg"))).expect("start PostgreSQL");
+            let rt = tokio::runtime::Runtime::new().unwrap();
+            let url = rt.block_on(pg.ensure_database("bench")).unwrap();
+            (Some(pg), Some(root), url)
+        }
+    };
+
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    rt.block_on(async move {
+        let store = Store::connect_with(&url, pool_size).await.expect("connect");
+        let t = store.ensure_tournament(&format!("bench-{}", uuid::Uuid::new_v4()), &TournamentSettings::default()).await.unwrap();
+        let b = store.upsert_player(&NewPlayer { name: "Black".into(), ..Default::default() }).await.unwrap();
+        let w = store.upsert_player(&NewPlayer { name: "White".into(), ..Default::default() }).await.unwrap();
+        let mut ids = Vec::new();
+        for i in 0..games {
+            let g = store
+                .create_game(&NewGame {
+                    tournament_id: Some(t.id),
+                    round: Some(1),
+                    table_number: Some(i as i32 + 1),
+                    black_player_id: b.id,
+                    white_player_id: w.id,
+                    board_width: 19,
+                    board_height: 19,
+                    komi: 6.5,
+                    handicap: 0,
+                    rule_set: "japanese-2011".into(),
+                    setup: json!({}),
+                })
+                .await
+                .unwrap();
+            ids.push(g.id);
+        }
+        let start = Instant::now();
+        let mut tasks = Vec::new();
+        for id in ids {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut lat = Vec::with_capacity(moves);
+                for n in 1..=moves as i32 {
+                    let colour = if n % 2 == 1 { Colour::Black } else { Colour::White };
+                    let p = format!("{}{}", (b'a' + (n % 19) as u8) as char, (b'a' + (n / 19) as u8) as char);
+                    let t0 = Instant::now();
+                    store
+                        .write(
+                            GameWrite::new_move(id, n, colour, Some(&p))
+                                .with_key(format!("{id}-{n}"))
+                                .with_payload(json!({"captures": []}))
+                                .with_response(json!({"move_number": n})),
+                        )
+                        .await
+                        .unwrap();
+                    lat.push(t0.elapsed());
+                }
+                lat
+            }));
+        }
+        let mut all: Vec<Duration> = Vec::new();
+        for t in tasks {
+            all.extend(t.await.unwrap());
+        }
+        let elapsed = start.elapsed();
+        all.sort();
+        let pct = |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)];
+        println!(
+            "store write: {} games x {} moves = {} writes in {:.2?}: {:.0} writes/s; latency p50 {:.2?} p99 {:.2?} max {:.2?} (pool {})",
+            games,
+            moves,
+            all.len(),
+            elapsed,
+            all.len() as f64 / elapsed.as_secs_f64(),
+            pct(0.50),
+            pct(0.99),
+            all[all.len() - 1],
+            pool_size
+        );
+        let report = store.verify_all().await.unwrap();
+        assert!(report.is_intact());
+        println!("verify_all: {} games, {} events intact", report.games, report.events);
+        store.pool().close().await;
+    });
+    drop(_pg);
+    if let Some(r) = root {
+        let _ = std::fs::remove_dir_all(r);
+    }
+}

@@ -1,0 +1,119 @@
+//! EmbeddedPostgres: the `shinpan serve` default cluster (persistent, reused, stopped cleanly).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use shinpan_storage::embedded::{find_bin_dir_in, EmbeddedError, EmbeddedOptions, EmbeddedPostgres};
+use shinpan_storage::{Store, TournamentSettings};
+
+fn temp_root(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("shinpan-embedded-test-{tag}-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn wait_gone(pid_file: &Path) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if !pid_file.exists() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+#[tokio::test]
+async fn persistent_cluster_keeps_data_across_restarts() {
+    let root = temp_root("persist");
+    let dir = root.join(".shinpan").join("pg");
+    let d2 = dir.clone();
+    let pg = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(EmbeddedOptions::persistent(d2))).await.unwrap().unwrap();
+    assert!(pg.owns_server());
+    assert!(dir.join("PG_VERSION").is_file());
+    let url = pg.ensure_database("shinpan").await.unwrap();
+    assert!(url.starts_with("postgres://postgres:"), "{url}");
+    assert!(url.ends_with(&format!("@127.0.0.1:{}/shinpan", pg.port())));
+    {
+        let store = Store::connect(&url).await.unwrap();
+        store.create_tournament("Kept Cup", &TournamentSettings::default()).await.unwrap();
+        store.pool().close().await;
+    }
+    // a second start on the same directory while it runs reuses the running server
+    let d3 = dir.clone();
+    let again = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(EmbeddedOptions::persistent(d3))).await.unwrap().unwrap();
+    assert!(!again.owns_server());
+    assert_eq!(again.port(), pg.port());
+    drop(again); // does not stop the server it does not own
+    assert!(dir.join("postmaster.pid").exists());
+    tokio::task::spawn_blocking(move || pg.stop()).await.unwrap().unwrap();
+    assert!(!dir.join("postmaster.pid").exists(), "stopped cleanly");
+    assert!(dir.join("PG_VERSION").is_file(), "data kept");
+
+    // restart: same data
+    let d4 = dir.clone();
+    let pg = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(EmbeddedOptions::persistent(d4))).await.unwrap().unwrap();
+    let url = pg.ensure_database("shinpan").await.unwrap();
+    let store = Store::connect(&url).await.unwrap();
+    assert!(store.find_tournament("Kept Cup").await.unwrap().is_some());
+    store.pool().close().await;
+    tokio::task::spawn_blocking(move || drop(pg)).await.unwrap();
+    assert!(!dir.join("postmaster.pid").exists(), "Drop stops the server");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn ephemeral_cluster_removes_its_directory() {
+    let pg = EmbeddedPostgres::start(EmbeddedOptions::ephemeral()).unwrap();
+    let data = pg.data_dir().to_path_buf();
+    assert!(data.join("PG_VERSION").is_file());
+    pg.stop().unwrap();
+    assert!(!data.exists());
+    assert!(!data.parent().unwrap().exists());
+}
+
+#[test]
+fn missing_binaries_name_the_debian_package() {
+    let empty = temp_root("nobin");
+    let e = find_bin_dir_in(None, &empty).unwrap_err();
+    assert!(matches!(e, EmbeddedError::BinariesMissing));
+    let msg = e.to_string();
+    assert!(msg.contains("`postgresql`") && msg.contains("apt-get install"), "{msg}");
+    let e = find_bin_dir_in(Some(&empty), Path::new("/usr/lib/postgresql")).unwrap_err();
+    assert!(matches!(e, EmbeddedError::BinariesMissing));
+    // a version directory with both binaries is found
+    let bin = empty.join("15").join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("postgres"), "").unwrap();
+    std::fs::write(bin.join("initdb"), "").unwrap();
+    assert_eq!(find_bin_dir_in(None, &empty).unwrap(), bin);
+    std::fs::remove_dir_all(&empty).unwrap();
+}
+
+/// Child half of `watchdog_stops_an_orphaned_server`: start a persistent cluster in the given
+/// directory and exit without stopping it.
+#[test]
+#[ignore = "child process of watchdog_stops_an_orphaned_server"]
+fn watchdog_child() {
+    let dir = std::env::var_os("SHINPAN_WATCHDOG_CHILD_DIR").expect("run by watchdog_stops_an_orphaned_server");
+    let pg = EmbeddedPostgres::start(EmbeddedOptions::persistent(PathBuf::from(dir))).unwrap();
+    assert!(pg.owns_server());
+    std::mem::forget(pg);
+    std::process::exit(0); // dies without stopping the server
+}
+
+#[test]
+fn watchdog_stops_an_orphaned_server() {
+    let root = temp_root("watchdog");
+    let dir = root.join("pg");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "watchdog_child", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("SHINPAN_WATCHDOG_CHILD_DIR", &dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(dir.join("PG_VERSION").is_file(), "the child created the cluster");
+    assert!(wait_gone(&dir.join("postmaster.pid")), "the watchdog stopped the orphaned server");
+    assert!(dir.join("PG_VERSION").is_file(), "a persistent cluster's data is kept");
+    std::fs::remove_dir_all(&root).unwrap();
+}
