@@ -3,7 +3,8 @@
 //! (fsync on, as `shinpan serve` runs it) or `DATABASE_URL` when set.
 //!
 //! `cargo bench -p shinpan-storage --bench append -- [games] [moves per game] [pool size]`
-//! (defaults 100, 40, 20). Prints throughput and p50/p99/max latency of one write.
+//! (defaults 100, 40, 20); `SHINPAN_BENCH_ASYNC_COMMIT=1` runs the embedded cluster with
+//! `synchronous_commit = off`. Prints throughput and p50/p99/max latency of one write.
 
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,11 @@ fn main() {
         Ok(u) if !u.is_empty() => (None, None, u),
         _ => {
             let root = std::env::temp_dir().join(format!("shinpan-bench-{}", uuid::Uuid::new_v4().simple()));
-            let pg = EmbeddedPostgres::start(EmbeddedOptions::persistent(root.join("pg"))).expect("start PostgreSQL");
+            let mut opts = EmbeddedOptions::persistent(root.join("pg"));
+            // SHINPAN_BENCH_ASYNC_COMMIT=1: synchronous_commit off
+            opts.synchronous_commit = std::env::var("SHINPAN_BENCH_ASYNC_COMMIT").map_or(true, |v| v != "1");
+            println!("embedded cluster, synchronous_commit = {}", opts.synchronous_commit);
+            let pg = EmbeddedPostgres::start(opts).expect("start PostgreSQL");
             let rt = tokio::runtime::Runtime::new().unwrap();
             let url = rt.block_on(pg.ensure_database("bench")).unwrap();
             (Some(pg), Some(root), url)

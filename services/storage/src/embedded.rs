@@ -79,6 +79,12 @@ pub struct EmbeddedOptions {
     pub max_connections: u32,
     /// How long to wait for the server to accept connections.
     pub start_timeout: Duration,
+    /// PostgreSQL's `synchronous_commit`. `true` (the default for a persistent cluster): a
+    /// commit returns after its WAL is flushed to disk. `false`: commits return before the flush
+    /// (flushed within ~0.2 s), much faster on slow disks; an operating-system crash or power loss
+    /// can lose the last acknowledged writes, but never corrupts the data or stores anything
+    /// twice, and a crash of PostgreSQL or of shinpan loses nothing.
+    pub synchronous_commit: bool,
 }
 
 impl EmbeddedOptions {
@@ -90,12 +96,20 @@ impl EmbeddedOptions {
             port: None,
             max_connections: 200,
             start_timeout: Duration::from_secs(60),
+            synchronous_commit: true,
         }
     }
 
     /// A throwaway cluster in a new temporary directory, removed when stopped.
     pub fn ephemeral() -> Self {
-        EmbeddedOptions { data_dir: None, ephemeral: true, port: None, max_connections: 300, start_timeout: Duration::from_secs(60) }
+        EmbeddedOptions {
+            data_dir: None,
+            ephemeral: true,
+            port: None,
+            max_connections: 300,
+            start_timeout: Duration::from_secs(60),
+            synchronous_commit: false,
+        }
     }
 }
 
@@ -329,7 +343,10 @@ impl EmbeddedPostgres {
             .arg("-c")
             .arg(format!("max_connections={}", opts.max_connections));
         if self.ephemeral {
-            cmd.args(["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]);
+            cmd.args(["-c", "fsync=off", "-c", "full_page_writes=off"]);
+        }
+        if !opts.synchronous_commit {
+            cmd.args(["-c", "synchronous_commit=off"]);
         }
         cmd.stdin(Stdio::null()).stdout(log).stderr(log2).process_group(0);
         let child = cmd.spawn().map_err(io_err("start postgres"))?;

@@ -657,15 +657,15 @@ impl Store {
     async fn write_locked(&self, w: GameWrite, payload: serde_json::Map<String, Value>, fingerprint: Value) -> StoreResult<WriteOutcome> {
         let mut tx = self.pool.begin().await?;
         let head = lock_head(&mut tx, w.game_id).await?;
-        let (_, stored) = read_head(&mut *tx, w.game_id, w.idempotency_key.as_deref()).await?;
+        let (_, stored) = read_head(&mut tx, w.game_id, w.idempotency_key.as_deref()).await?;
         if let Some(stored) = stored {
-            let out = replay(&mut *tx, &w, &fingerprint, stored).await;
+            let out = replay(&mut tx, &w, &fingerprint, stored).await;
             tx.rollback().await?;
             return out;
         }
         check_write(&w, &head)?;
         let planned = plan_write(&w, &head, payload);
-        let out = apply_write(&mut *tx, &w, &planned, &fingerprint)
+        let out = apply_write(&mut tx, &w, &planned, &fingerprint)
             .await?
             .ok_or_else(|| StoreError::Other("write under the game lock did not apply".into()))?;
         tx.commit().await?;
