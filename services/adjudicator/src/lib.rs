@@ -56,9 +56,11 @@
 //! theory, which does not depend on the path: a forced win never repeats a state (its
 //! rank strictly decreases), so the search may store proofs in a transposition table
 //! freely and stores a disproof only when it did not rest on a repetition of a state
-//! above it in the current path. This gives kakunin 12 (万年劫) and 13 (both seki), 2
-//! (seki and no 手入れ needed), 7-1 (bent four in the corner is dead), 10 (一手ヨセ劫:
-//! no 手入れ needed) and 4.
+//! above it in the current path. The search (see "Engine") reproduces kakunin 1
+//! (取らず三目: both dead), 2 (seki, no 手入れ needed), 7-1 (bent four in the corner:
+//! White dead, Black alive), 9 (both alive: 手入れ needed) and 10 (一手ヨセ劫: no 手入れ
+//! needed) exactly; kakunin 4, 12 (万年劫) and 13 are left partly `undecided` within the
+//! default budget (never a wrong status) — see the kakunin test output.
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves both sides' stones
@@ -96,11 +98,16 @@
 //!    which nothing can capture, so regions are independent: hypothetical play for a
 //!    chain only plays inside its region (a move elsewhere would be, for this region, a
 //!    pass), and the end conditions are computed on the region alone.
-//! 3. Each chain of a region is decided by up to two boolean searches (can the owner
-//!    force *alive*? can the opponent force *dead*?), depth-first with a transposition
-//!    table, within a node budget shared by the region ([`Options::budget_nodes`]). Out of
-//!    budget → [`Status::Undecided`], never a guess. The unconditional-area computation is
-//!    cached per position and shared by all chains of the region.
+//! 3. Each chain of a region is decided first by depth-first proof searches (iterative
+//!    deepening, transposition table of proofs; a proof is exact), then, if neither side's
+//!    end is proved, by the exact retrograde analysis of every state reachable in the
+//!    region (attractors of the two ends; a state a quick proof settles is treated as that
+//!    end). Moves inside either side's unconditional area are not generated: they change
+//!    nothing outside that area and count, for the region, like a pass (as moves outside
+//!    the region do). Everything runs within a node budget shared by the region
+//!    ([`Options::budget_nodes`]); out of budget → [`Status::Undecided`], never a guess.
+//!    The unconditional-area computation is cached per position and shared by all chains
+//!    of the region.
 //! 4. Agreement first (第九条): agreed statuses stand for every chain not disputed; the
 //!    engine still examines them and reports every agreement it refutes.
 
@@ -131,7 +138,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { budget_nodes: 2_000_000, agreed: None, dispute: Vec::new(), ko_pending: None, to_move: Color::Black }
+        Options { budget_nodes: 500_000, agreed: None, dispute: Vec::new(), ko_pending: None, to_move: Color::Black }
     }
 }
 

@@ -9,6 +9,7 @@ pub mod exit;
 pub mod replay;
 pub mod report;
 pub mod score;
+pub mod adjudicate;
 pub mod client;
 pub mod configuration;
 pub mod error;

@@ -28,6 +28,8 @@ enum Command {
     Replay(shinpan::replay::Args),
     /// Count the final position of a record with given dead stones.
     Score(shinpan::score::Args),
+    /// Decide life and death by hypothetical play (第七条) and count the final position.
+    Adjudicate(shinpan::adjudicate::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,5 +41,6 @@ fn main() -> ExitCode {
         Command::Bench(a) => shinpan::bench::run(a),
         Command::Replay(a) => shinpan::replay::run(a),
         Command::Score(a) => shinpan::score::run(a),
+        Command::Adjudicate(a) => shinpan::adjudicate::run(a),
     }
 }

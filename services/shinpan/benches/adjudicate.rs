@@ -1,0 +1,94 @@
+//! Adjudication time per final position: every 19x19 record of `shared/games/` (env
+//! `SHINPAN_GAMES`) is replayed once, then each final position is adjudicated and timed;
+//! p50/p95/max per position and the number with undecided stones are printed (budget:
+//! env `SHINPAN_BENCH_BUDGET` nodes per region, default 20000). Criterion then measures
+//! each kakunin example (env `SHINPAN_KAKUNIN`).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use goban::{Board, Color, Point, RuleSet};
+use shinpan::replay::load;
+use shinpan_adjudicator::{adjudicate, Options};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn shared(env: &str, sub: &str) -> PathBuf {
+    match std::env::var_os(env) {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(sub),
+    }
+}
+
+fn final_positions() -> Vec<(String, Board, Options, RuleSet)> {
+    let dir = shared("SHINPAN_GAMES", "games").join("19");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
+    names.sort();
+    let budget = std::env::var("SHINPAN_BENCH_BUDGET").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    names
+        .into_iter()
+        .filter_map(|p| {
+            let l = load(&p, None).ok()?;
+            if l.replayed.foul.is_some() {
+                return None;
+            }
+            let g = &l.replayed.game;
+            let opts = Options { budget_nodes: budget, ko_pending: g.ko_point(), to_move: g.to_move(), ..Options::default() };
+            Some((p.display().to_string(), g.board().clone(), opts, l.rules))
+        })
+        .collect()
+}
+
+fn setup(path: &Path) -> Board {
+    let text = std::fs::read_to_string(path).unwrap();
+    let size: u32 = text.split("SZ[").nth(1).and_then(|s| s.split(']').next()).and_then(|s| s.parse().ok()).unwrap_or(19);
+    let mut b = Board::new(size, size).unwrap();
+    for (tag, c) in [("AB", Color::Black), ("AW", Color::White)] {
+        if let Some(rest) = text.split(tag).nth(1) {
+            for v in rest.split(']').map_while(|s| s.strip_prefix('[')) {
+                b.set(Point::from_sgf(v).unwrap(), Some(c)).unwrap();
+            }
+        }
+    }
+    b
+}
+
+fn bench(c: &mut Criterion) {
+    let positions = final_positions();
+    let mut times: Vec<f64> = Vec::new();
+    let mut undecided = 0;
+    for (_, board, opts, rules) in &positions {
+        let t = Instant::now();
+        let adj = adjudicate(board, *rules, opts);
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        if adj.undecided(board) {
+            undecided += 1;
+        }
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    if !times.is_empty() {
+        let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize];
+        eprintln!(
+            "19x19 final positions: {} adjudicated, p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms, {} with undecided stones",
+            times.len(),
+            q(0.5),
+            q(0.95),
+            times[times.len() - 1],
+            undecided
+        );
+    }
+    let dir = shared("SHINPAN_KAKUNIN", "kakunin");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "sgf")).collect())
+        .unwrap_or_default();
+    names.sort();
+    let mut g = c.benchmark_group("kakunin");
+    g.sample_size(10);
+    for p in names {
+        let b = setup(&p);
+        let name = p.file_stem().unwrap().to_string_lossy().to_string();
+        g.bench_function(name, |bch| bch.iter(|| adjudicate(&b, RuleSet::Japanese2011, &Options::default())));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,110 @@
+//! `shinpan adjudicate`: the JSON object (`shinpan score --json` keys plus `proofs`), the
+//! kakunin positions through the command line (setup stones only, no ko pending), the
+//! agreement-first mode (第九条) and the exit codes (3 on a foul, 4 when undecided).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kakunin_dir() -> PathBuf {
+    match std::env::var_os("SHINPAN_KAKUNIN") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kakunin"),
+    }
+}
+
+fn shinpan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shinpan")).args(args).output().expect("run shinpan")
+}
+
+fn temp_sgf(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shinpan-cli-adjudicate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let p = dir.join(format!("{n}-{name}"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn kakunin_9_both_sides_alive_with_proofs() {
+    let f = kakunin_dir().join("kakunin-9.sgf");
+    let out = shinpan(&["adjudicate", "--json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["dame", "komi", "moves", "prisoners", "proofs", "result", "rules", "score", "size", "status", "territory"]
+    );
+    let alive = strs(&v["status"]["alive"]);
+    for p in ["aa", "ba", "bb", "da"] {
+        assert!(alive.contains(&p.to_string()), "{p} alive");
+    }
+    let proofs = v["proofs"].as_array().unwrap();
+    let white = proofs.iter().find(|p| strs(&p["stones"]) == ["ba"]).expect("proof for ba");
+    assert_eq!(white["status"], "alive");
+    assert_eq!(strs(&white["line"]).first().map(String::as_str), Some("W ab"), "white takes the ko first");
+    assert!(white["nodes"].as_u64().unwrap() > 0);
+    // Both alive, so ab/ca touch both colours' living stones: nobody's territory.
+    assert!(!strs(&v["territory"]["black"]).contains(&"ca".to_string()));
+}
+
+#[test]
+fn kakunin_1_dead_stones_outside_territory_stay() {
+    let f = kakunin_dir().join("kakunin-1.sgf");
+    let out = shinpan(&["adjudicate", "--json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dead = strs(&v["status"]["dead"]);
+    assert_eq!(dead, ["ab", "ba", "bb", "ca", "cb"]);
+    // 取らず三目: aa is bordered by dead stones of both colours only: nobody's territory.
+    assert!(!strs(&v["territory"]["black"]).contains(&"aa".to_string()));
+    assert!(!strs(&v["territory"]["white"]).contains(&"aa".to_string()));
+}
+
+#[test]
+fn agreement_stands_unless_disputed_and_refutations_are_reported() {
+    let f = kakunin_dir().join("kakunin-9.sgf");
+    // The players agree White's ba is dead: it stands (第九条) but is refuted.
+    let out = shinpan(&["adjudicate", "--json", "--agreed-dead", "ba", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(strs(&v["status"]["dead"]).contains(&"ba".to_string()));
+    let refuted = v["refuted"].as_array().expect("refuted list");
+    assert!(refuted.iter().any(|r| strs(&r["stones"]) == ["ba"] && r["found"] == "alive"));
+    // Disputed: the adjudication decides.
+    let out = shinpan(&["adjudicate", "--json", "--agreed-dead", "ba", "--dispute", "ba", f.to_str().unwrap()]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(strs(&v["status"]["alive"]).contains(&"ba".to_string()));
+}
+
+#[test]
+fn foul_exits_3_and_undecided_exits_4() {
+    let foul = temp_sgf("foul.sgf", "(;GM[1]FF[4]SZ[9];B[cc];W[cc])");
+    assert_eq!(shinpan(&["adjudicate", foul.to_str().unwrap()]).status.code(), Some(3));
+    // An open 9x9 board with two stones cannot be settled in 50 nodes.
+    let open = temp_sgf("open.sgf", "(;GM[1]FF[4]SZ[9];B[cc];W[gg])");
+    let out = shinpan(&["adjudicate", "--json", "--budget", "50", open.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "?");
+    assert_eq!(strs(&v["status"]["undecided"]), ["cc", "gg"]);
+}
+
+#[test]
+fn text_output_has_a_diagram_and_the_result() {
+    let f = kakunin_dir().join("kakunin-7-1.sgf");
+    let out = shinpan(&["adjudicate", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("   abcdefghi\n a XXX"), "{text}");
+    assert!(text.contains("result: "));
+    assert!(text.lines().nth(2).unwrap().contains("oooo"), "white's seven stones dead: {text}");
+}

@@ -1,0 +1,99 @@
+//! `shinpan adjudicate` over every real game in `shared/games/` (env `SHINPAN_GAMES`
+//! overrides): reports how many final positions reproduce `RE`, how many agree with the
+//! players' `TB`/`TW` marks, how GNU Go's `final_score` (column `gnugo_final_score`)
+//! compares, and how many stay undecided within the budget (env
+//! `SHINPAN_ADJUDICATE_BUDGET`, default 3000 nodes per region).
+//!
+//! Exactness is asserted: on the games whose marks reproduce `RE`, a *decided* result
+//! must equal `RE`, and no decided chain may be dead where the marks keep it alive or the
+//! other way round. Undecided is allowed (it is not a guess); the counts are printed.
+
+use goban::{GameResult, Status};
+use shinpan::adjudicate::adjudicate_loaded;
+use shinpan::replay::load;
+use shinpan::score::status_from_marks;
+use std::path::{Path, PathBuf};
+
+fn games_dir() -> PathBuf {
+    match std::env::var_os("SHINPAN_GAMES") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games"),
+    }
+}
+
+#[test]
+fn real_games_final_positions() {
+    let dir = games_dir();
+    let index = std::fs::read_to_string(dir.join("index.tsv")).expect("index.tsv");
+    let budget: u64 = std::env::var("SHINPAN_ADJUDICATE_BUDGET").ok().and_then(|s| s.parse().ok()).unwrap_or(3000);
+    let mut lines = index.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("column {name}"));
+    let (c_file, c_re, c_agree, c_gnugo) = (col("file"), col("RE"), col("marks_agree_with_RE"), col("gnugo_final_score"));
+    let (mut games, mut fouls, mut re_ok, mut undecided, mut gnugo_ok, mut marked, mut marks_ok) = (0, 0, 0, 0, 0, 0, 0);
+    let mut decided_wrong: Vec<String> = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    for line in lines {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() <= c_gnugo.max(c_agree) {
+            continue;
+        }
+        games += 1;
+        let path = dir.join(f[c_file]);
+        let loaded = load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if loaded.replayed.foul.is_some() {
+            fouls += 1;
+            continue;
+        }
+        let re = GameResult::from_sgf(f[c_re]);
+        if GameResult::from_sgf(f[c_gnugo]) == re {
+            gnugo_ok += 1;
+        }
+        let out = adjudicate_loaded(&loaded, None, &[], None, budget);
+        let ours = GameResult::from_sgf(&out.report.result);
+        let board = loaded.replayed.game.board();
+        if ours == Some(GameResult::Undecided) {
+            undecided += 1;
+        } else if ours == re {
+            re_ok += 1;
+        } else {
+            decided_wrong.push(format!("{}: shinpan {} RE {}", f[c_file], out.report.result, f[c_re]));
+        }
+        let strict = f[c_agree] == "1";
+        if let Some(marks) = &loaded.record.territory {
+            marked += 1;
+            let m = status_from_marks(board, marks);
+            let mut agree = true;
+            for p in board.points().filter(|&p| board.get(p).is_some()) {
+                let a = out.adjudication.status.get(p);
+                if a == Status::Undecided {
+                    agree = false;
+                    continue;
+                }
+                if (a == Status::Dead) != (m.get(p) == Status::Dead) {
+                    agree = false;
+                    if strict {
+                        failures.push(format!("{}: {} is {a} but the marks say {}", f[c_file], p, m.get(p)));
+                    }
+                }
+            }
+            if agree {
+                marks_ok += 1;
+            }
+        }
+        if strict && ours != Some(GameResult::Undecided) && ours != re {
+            failures.push(format!("{}: decided {} but marks and RE say {}", f[c_file], out.report.result, f[c_re]));
+        }
+    }
+    eprintln!(
+        "games {games} (fouls {fouls}): shinpan reproduces RE in {re_ok}, undecided {undecided}, decided but different {}; \
+         GNU Go final_score reproduces RE in {gnugo_ok}; marked games {marked}, shinpan agrees with the marks in {marks_ok} \
+         (budget {budget} nodes per region)",
+        decided_wrong.len()
+    );
+    for d in &decided_wrong {
+        eprintln!("  {d}");
+    }
+    assert!(games > 0);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
