@@ -24,7 +24,15 @@ fn main() {
             let mut opts = EmbeddedOptions::persistent(root.join("pg"));
             // SHINPAN_BENCH_ASYNC_COMMIT=1: synchronous_commit off
             opts.synchronous_commit = std::env::var("SHINPAN_BENCH_ASYNC_COMMIT").map_or(true, |v| v != "1");
-            println!("embedded cluster, synchronous_commit = {}", opts.synchronous_commit);
+            // SHINPAN_BENCH_PG_SETTINGS="commit_delay=200,commit_siblings=2": extra server settings
+            if let Ok(extra) = std::env::var("SHINPAN_BENCH_PG_SETTINGS") {
+                for kv in extra.split(',').filter(|s| !s.is_empty()) {
+                    if let Some((k, v)) = kv.split_once('=') {
+                        opts.settings.push((k.trim().into(), v.trim().into()));
+                    }
+                }
+            }
+            println!("embedded cluster, synchronous_commit = {}, settings {:?}", opts.synchronous_commit, opts.settings);
             let pg = EmbeddedPostgres::start(opts).expect("start PostgreSQL");
             let rt = tokio::runtime::Runtime::new().unwrap();
             let url = rt.block_on(pg.ensure_database("bench")).unwrap();
@@ -35,6 +43,7 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     rt.block_on(async move {
         let store = Store::connect_with(&url, pool_size).await.expect("connect");
+
         let t = store.ensure_tournament(&format!("bench-{}", uuid::Uuid::new_v4()), &TournamentSettings::default()).await.unwrap();
         let b = store.upsert_player(&NewPlayer { name: "Black".into(), ..Default::default() }).await.unwrap();
         let w = store.upsert_player(&NewPlayer { name: "White".into(), ..Default::default() }).await.unwrap();

@@ -116,7 +116,7 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         lock_game(&mut tx, c.game_id).await?;
         let out = open_case_locked(&mut tx, c).await?;
-        tx.commit().await?;
+        self.commit_announce(tx, c.game_id).await?;
         Ok(out)
     }
 
@@ -169,7 +169,7 @@ impl Store {
         .await?;
         append_event_locked(&mut tx, game_id, "case_evidence_added", json!({"case_id": case_id, "evidence": evidence, "who": who}))
             .await?;
-        tx.commit().await?;
+        self.commit_announce(tx, game_id).await?;
         Ok(updated)
     }
 
@@ -204,7 +204,7 @@ impl Store {
             json!({"case_id": case_id, "from": case.state.as_str(), "to": to.as_str(), "who": who, "why": why}),
         )
         .await?;
-        tx.commit().await?;
+        self.commit_announce(tx, game_id).await?;
         Ok(updated)
     }
 
@@ -238,7 +238,7 @@ impl Store {
         .await?;
         append_event_locked(&mut tx, game_id, "case_ruled", json!({"case_id": case_id, "ruling": ruling, "who": who, "why": why}))
             .await?;
-        tx.commit().await?;
+        self.commit_announce(tx, game_id).await?;
         Ok(updated)
     }
 }

@@ -85,6 +85,8 @@ pub struct EmbeddedOptions {
     /// can lose the last acknowledged writes, but never corrupts the data or stores anything
     /// twice, and a crash of PostgreSQL or of shinpan loses nothing.
     pub synchronous_commit: bool,
+    /// Further server settings passed as `-c name=value` (e.g. `("commit_delay", "200")`).
+    pub settings: Vec<(String, String)>,
 }
 
 impl EmbeddedOptions {
@@ -97,6 +99,7 @@ impl EmbeddedOptions {
             max_connections: 200,
             start_timeout: Duration::from_secs(60),
             synchronous_commit: true,
+            settings: Vec::new(),
         }
     }
 
@@ -109,6 +112,7 @@ impl EmbeddedOptions {
             max_connections: 300,
             start_timeout: Duration::from_secs(60),
             synchronous_commit: false,
+            settings: Vec::new(),
         }
     }
 }
@@ -347,6 +351,9 @@ impl EmbeddedPostgres {
         }
         if !opts.synchronous_commit {
             cmd.args(["-c", "synchronous_commit=off"]);
+        }
+        for (k, v) in &opts.settings {
+            cmd.arg("-c").arg(format!("{k}={v}"));
         }
         cmd.stdin(Stdio::null()).stdout(log).stderr(log2).process_group(0);
         let child = cmd.spawn().map_err(io_err("start postgres"))?;

@@ -30,7 +30,7 @@
 //! | players | [`Store::upsert_player`], [`Store::get_player`] |
 //! | games | [`Store::create_game`], [`Store::get_game`], [`Store::list_games`], [`Store::moves`], [`Store::set_game_state`] |
 //! | recording | [`Store::write`] ([`GameWrite`]: move / foul / resign, exactly once, idempotency key), [`Store::append_move_with_event`] |
-//! | event log | [`Store::append_event`], [`Store::events_since`], [`Store::get_event`], [`Store::watch`] (live, LISTEN/NOTIFY) |
+//! | event log | [`Store::append_event`], [`Store::events_since`], [`Store::get_event`], [`Store::watch`] (live, across processes via LISTEN/NOTIFY) |
 //! | audit | [`Store::verify_chain`], [`Store::verify_all`] → [`chain::ChainReport`] (first broken link per game) |
 //! | results (第十条) | [`Store::propose_result`], [`Store::confirm_result`], [`Store::finalize_result`], [`Store::correct_result`], [`Store::get_result`], [`Store::results_of_game`], [`Store::current_result`], [`Store::confirmations`], [`Store::final_results`] |
 //! | objections (第十条2) | [`Store::object`], [`Store::attach_appeal_material`], [`Store::get_objection`], [`Store::objection_of_case`], [`Store::objections`] |
@@ -58,8 +58,10 @@
 //!   that is `final` (or `superseded`) and its confirmations never change; a final game's row
 //!   never changes; cases are never deleted, a ruling is never rewritten, a closed case never
 //!   changes. A correction after finality is a new result row linked by `corrects_result_id`.
-//! * **Live streams**: a trigger `NOTIFY`s channel `shinpan_events` with `"<game>:<seq>"` on every
-//!   event insert; [`Store::watch`] turns that into a gap-free stream per game.
+//! * **Live streams**: after each commit the store wakes this process's watchers and sends
+//!   `NOTIFY shinpan_events` (payload `"<game>:<seq>,…"`) for other processes, outside the writing
+//!   transaction (a NOTIFY inside it would serialize all commits, see [`watch`]); [`Store::watch`]
+//!   turns that into a gap-free stream per game that also polls every [`watch::POLL_INTERVAL`].
 //! * **Errors**: one enum, [`StoreError`]; its docs give the gRPC code for each variant. Connection
 //!   failures are [`StoreError::Unavailable`].
 

@@ -161,7 +161,7 @@ impl Store {
             }),
         )
         .await?;
-        tx.commit().await?;
+        self.commit_announce(tx, r.game_id).await?;
         Ok(stored)
     }
 
@@ -218,7 +218,7 @@ impl Store {
         } else {
             None
         };
-        tx.commit().await?;
+        self.commit_announce(tx, game_id).await?;
         let finalized = result.is_some();
         Ok(Confirmed { result: result.unwrap_or(current), confirmations, finalized })
     }
@@ -239,7 +239,7 @@ impl Store {
             ResultState::Proposed => {}
         }
         let r = finalize_locked(&mut tx, &current, who, why).await?;
-        tx.commit().await?;
+        self.commit_announce(tx, game_id).await?;
         Ok(r)
     }
 
@@ -298,7 +298,7 @@ impl Store {
             }),
         )
         .await?;
-        tx.commit().await?;
+        self.commit_announce(tx, game_id).await?;
         Ok(stored)
     }
 
@@ -425,7 +425,7 @@ impl Store {
                    "who": o.who, "reason": o.reason, "case_id": case.id}),
         )
         .await?;
-        tx.commit().await?;
+        self.commit_announce(tx, o.game_id).await?;
         Ok((objection, case))
     }
 
@@ -465,7 +465,7 @@ impl Store {
             json!({"objection_id": objection_id, "reconstruction": reconstruction, "adjudication": adjudication}),
         )
         .await?;
-        tx.commit().await?;
+        self.commit_announce(tx, game_id).await?;
         Ok(o)
     }
 

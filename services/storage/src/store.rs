@@ -13,7 +13,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::model::*;
 use crate::watch::EventHub;
 
-/// Handle to the database; cheap to clone (a pool and a shared event hub).
+/// Handle to the database; cheap to clone (a pool, a shared event hub, a cache of game heads).
 ///
 /// Every query the services run lives here. Methods that change a game lock the game's row
 /// (`SELECT … FOR UPDATE`) first, so all writes to one game — moves, events, results, cases — are
@@ -22,6 +22,8 @@ use crate::watch::EventHub;
 pub struct Store {
     pub(crate) pool: PgPool,
     pub(crate) hub: Arc<tokio::sync::Mutex<Option<Arc<EventHub>>>>,
+    pub(crate) wake: tokio::sync::broadcast::Sender<crate::watch::Wake>,
+    pub(crate) notifier: Arc<std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(Uuid, i64)>>>,
     heads: Arc<std::sync::Mutex<std::collections::HashMap<Uuid, Head>>>,
 }
 
@@ -289,7 +291,13 @@ async fn insert_event(tx: &mut Transaction<'_, Postgres>, e: &StoredEvent) -> St
 impl Store {
     /// Wrap a pool (migrations are not run; see [`crate::migrate`] or [`Store::connect`]).
     pub fn new(pool: PgPool) -> Self {
-        Store { pool, hub: Arc::new(tokio::sync::Mutex::new(None)), heads: Default::default() }
+        Store {
+            pool,
+            hub: Arc::new(tokio::sync::Mutex::new(None)),
+            wake: tokio::sync::broadcast::channel(4096).0,
+            notifier: Default::default(),
+            heads: Default::default(),
+        }
     }
 
     /// Connect to `url` (a `postgres://` URL), apply the migrations, and return the store.
@@ -492,6 +500,7 @@ impl Store {
         .await?;
         insert_event(&mut tx, &event).await?;
         tx.commit().await?;
+        self.announce(id, event.seq);
         self.get_game(id).await
     }
 
@@ -549,6 +558,7 @@ impl Store {
         payload.insert("to_state".into(), json!(state.as_str()));
         let ev = append_event_locked(&mut tx, game_id, kind, Value::Object(payload)).await?;
         tx.commit().await?;
+        self.announce(game_id, ev.seq);
         Ok(ev)
     }
 
@@ -627,6 +637,7 @@ impl Store {
             match apply_write(&mut conn, &w, &planned, &fingerprint).await {
                 Ok(Some(out)) => {
                     self.cache_head(w.game_id, planned.next_head(&head));
+                    self.announce(w.game_id, out.event.seq);
                     return Ok(out);
                 }
                 // lost the race, or the key exists after all: re-read and decide again
@@ -670,6 +681,7 @@ impl Store {
             .ok_or_else(|| StoreError::Other("write under the game lock did not apply".into()))?;
         tx.commit().await?;
         self.cache_head(w.game_id, planned.next_head(&head));
+        self.announce(w.game_id, out.event.seq);
         Ok(out)
     }
 
@@ -698,6 +710,7 @@ impl Store {
         lock_game(&mut tx, game_id).await?;
         let ev = append_event_locked(&mut tx, game_id, kind, payload).await?;
         tx.commit().await?;
+        self.announce(game_id, ev.seq);
         Ok(ev)
     }
 

@@ -544,8 +544,15 @@ async fn notify_announces_each_new_event(pool: PgPool) {
     let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await.unwrap();
     listener.listen(CHANNEL).await.unwrap();
     store.write(mv(g.id, 1, "pd")).await.unwrap();
-    let n = tokio::time::timeout(std::time::Duration::from_secs(30), listener.recv()).await.unwrap().unwrap();
-    assert_eq!(n.payload(), format!("{}:2", g.id));
+    // announcements are "<game>:<seq>" entries, comma-separated; the game's seq 2 must come
+    loop {
+        let n = tokio::time::timeout(std::time::Duration::from_secs(30), listener.recv()).await.expect("NOTIFY arrives").unwrap();
+        let entries: Vec<&str> = n.payload().split(',').collect();
+        assert!(entries.iter().all(|e| e.starts_with(&g.id.to_string())), "{entries:?}");
+        if entries.contains(&format!("{}:2", g.id).as_str()) {
+            break;
+        }
+    }
 }
 
 async fn next(s: &mut EventStream) -> StoredEvent {
@@ -577,6 +584,12 @@ async fn watch_streams_stored_then_live_events_in_order(pool: PgPool) {
         assert_eq!(e.payload["move"]["number"], json!(n));
     }
     writer.await.unwrap();
+    // a watcher in another process (another store) follows writes made here, via NOTIFY
+    let elsewhere = Store::new(store.pool().clone());
+    let mut remote = elsewhere.watch(g.id, 21).await.unwrap();
+    store.append_event(g.id, "note", json!({"text": "byo-yomi"})).await.unwrap();
+    let e = next(&mut remote).await;
+    assert_eq!((e.seq, e.kind.as_str()), (22, "note"));
     // resuming from a sequence number skips what was seen
     let mut resumed = store.watch(g.id, 19).await.unwrap();
     assert_eq!(next(&mut resumed).await.seq, 20);
