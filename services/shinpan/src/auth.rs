@@ -260,6 +260,18 @@ impl AuthConfig {
     }
 }
 
+/// Which services check bearer tokens (`shinpan serve --auth`, `SHINPAN_AUTH`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthScope {
+    /// `ResultConfirmation` and `Arbitration` only (the default, so that the recording and
+    /// validation clients of a local set-up need no token).
+    #[default]
+    Results,
+    /// Every shinpan service (GameRecording, RuleValidation, Adjudication too): for
+    /// deployments where every caller holds a token.
+    All,
+}
+
 /// The claims the interceptor stored in a request.
 ///
 /// # Errors
@@ -277,10 +289,10 @@ pub fn denied(c: &Claims, what: &str) -> Status {
     Status::permission_denied(format!("{} `{}` may not {what}", c.role, c.sub))
 }
 
-/// A token for tests and local tools, signed with `SHINPAN_JWT_SECRET` or the
-/// development default, valid for an hour.
+/// A token for tests, signed with the development secret [`DEV_SECRET`] (the secret of a
+/// server started from `ServeArgs::local`, which sets no `jwt_secret`), valid for an hour.
 pub fn testing_token(role: Role, sub: &str, tournament: Option<&str>, game: Option<&str>, color: Option<goban::Color>) -> String {
-    AuthConfig::from_env().issue(role, sub, tournament, game, color, 3600).expect("signing a token")
+    AuthConfig::new(DEV_SECRET).issue(role, sub, tournament, game, color, 3600).expect("signing a token")
 }
 
 /// What the role rules need to know about a game.

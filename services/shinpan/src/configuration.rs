@@ -93,6 +93,16 @@ pub struct ServeArgs {
     /// service.name of exported spans; default shinpan or shinpan-<service>.
     #[arg(long, env = "OTEL_SERVICE_NAME")]
     pub otel_service_name: Option<String>,
+
+    /// Secret that signs bearer tokens (HS256 JWT). Unset: the documented development
+    /// default (`shinpan::auth::DEV_SECRET`) — never in production.
+    #[arg(long, env = "SHINPAN_JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<String>,
+
+    /// Which services require a bearer token: `results` (ResultConfirmation and
+    /// Arbitration) or `all`.
+    #[arg(long, env = "SHINPAN_AUTH", value_enum, default_value_t = crate::auth::AuthScope::Results)]
+    pub auth: crate::auth::AuthScope,
 }
 
 impl ServeArgs {
@@ -110,6 +120,8 @@ impl ServeArgs {
             log_format: LogFormat::Text,
             otlp_endpoint: None,
             otel_service_name: None,
+            jwt_secret: None,
+            auth: crate::auth::AuthScope::Results,
         }
     }
 

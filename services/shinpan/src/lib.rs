@@ -19,3 +19,7 @@ pub mod startup;
 pub mod serve;
 pub mod demo;
 pub mod bench;
+pub mod lifecycle;
+pub mod auth;
+pub mod token;
+pub mod archive;

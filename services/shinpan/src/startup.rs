@@ -115,6 +115,18 @@ impl Application {
             routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
             served.push(shinpan_proto::service_names::GAME_RECORDING);
         }
+        if matches!(kind, ServiceKind::All | ServiceKind::Results) {
+            if state.store.is_none() {
+                return Err(StartupError::Config("the results services need a database".into()));
+            }
+            let auth = crate::auth::AuthConfig::new(args.jwt_secret.as_deref().unwrap_or(""));
+            if auth.development {
+                tracing::warn!("bearer tokens are signed with the development secret: set SHINPAN_JWT_SECRET");
+            }
+            crate::grpc::results::add_services(&mut routes, &state, &auth);
+            served.push(shinpan_proto::service_names::RESULT_CONFIRMATION);
+            served.push(shinpan_proto::service_names::ARBITRATION);
+        }
         // Adjudication (issue 4) and ResultConfirmation/Arbitration (issue 5) register here:
         // if matches!(kind, ServiceKind::All | ServiceKind::Adjudication) { ... }
         // if matches!(kind, ServiceKind::All | ServiceKind::Results) { ... }

@@ -9,6 +9,8 @@
 pub mod convert;
 pub mod recording;
 pub mod validation;
+pub mod results;
+pub mod arbitration;
 
 use shinpan_storage::Store;
 use validation::Validator;
