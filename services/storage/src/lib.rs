@@ -42,10 +42,14 @@
 //! * **Move numbers** start at 1. "Current move number" = moves recorded so far (0 for a new
 //!   game). A write with `expected_move_number = n` succeeds only if `n - 1` moves are recorded;
 //!   otherwise [`StoreError::Conflict`] `{ current_move_number, expected }` (→ `FAILED_PRECONDITION`).
-//! * **Exactly once**: every write to a game locks the game row (`SELECT … FOR UPDATE`) and does
-//!   everything (idempotency lookup, checks, event, move, idempotency record, state change) in
-//!   one transaction. A crash before commit stores nothing; a retry with the same idempotency key
-//!   returns the stored outcome (`replayed = true`), never a second row.
+//! * **Exactly once**: each game row keeps the head of its log (move count, last event's seq and
+//!   hash). A write is computed against the head and applied by one statement that advances the
+//!   head only if it is unchanged (compare-and-swap) and inserts event, move and idempotency
+//!   record together; a lost race re-reads and re-checks, and after a few lost races the write
+//!   takes the row lock ([`Store::write_locking`]). Result and case operations lock the game row.
+//!   So all writes of a game are serialized and its log is one chain; a crash before commit
+//!   stores nothing; a retry with the same idempotency key returns the stored outcome
+//!   (`replayed = true`), never a second row.
 //! * **Fouls** (第十二条): `GameWrite { mv: None, event_kind: "foul", .. }` stores the foul event
 //!   only; the board is unchanged. Open the arbiter case with [`Store::open_case`] (kind
 //!   `foul`, `dedupe_key` e.g. `"foul:<move number>"`).

@@ -60,6 +60,13 @@ pub fn ensure_database_url() -> String {
     .clone()
 }
 
+/// The data directory of this process's throwaway cluster, if one was started.
+pub fn cluster_dir() -> Option<std::path::PathBuf> {
+    let m = CLUSTER.get()?;
+    let g = m.lock().unwrap_or_else(|p| p.into_inner());
+    g.as_ref().map(|pg| pg.data_dir().to_path_buf())
+}
+
 /// Start the test cluster before `main` (and so before `#[sqlx::test]` reads `DATABASE_URL`).
 /// Put `shinpan_storage::test_cluster!();` once at the top level of each test file (integration
 /// test crate) that uses `#[sqlx::test]`.
