@@ -24,7 +24,7 @@
 //! The payload is stored as `jsonb`; keys order and whitespace are not kept by `jsonb`, which is
 //! why the text is canonicalised. Payloads should hold strings, integers, booleans, arrays and
 //! objects; floats survive too (e.g. komi 6.5) but `-0.0` does not (PostgreSQL's numeric has no
-//! negative zero), so avoid it.
+//! negative zero); the store normalizes it to `0.0` before hashing ([`normalize_payload`]).
 //!
 //! A chain is intact when for every event, in `seq` order: `seq` is the previous `seq + 1`
 //! (starting at 1), `prev_hash` equals the previous event's `hash` (or [`GENESIS`]), and `hash`
@@ -76,6 +76,18 @@ fn write_canonical(value: &Value, out: &mut String) {
             out.push(']');
         }
         other => out.push_str(&serde_json::to_string(other).expect("scalar serialises")),
+    }
+}
+
+/// The payload as it will read back from `jsonb`: `-0.0` becomes `0.0` (PostgreSQL's numeric
+/// has no negative zero). Applied to every payload before hashing and storing, so that a stored
+/// event always verifies.
+pub fn normalize_payload(value: Value) -> Value {
+    match value {
+        Value::Number(n) if n.as_f64() == Some(0.0) && n.is_f64() => serde_json::json!(0.0),
+        Value::Array(items) => Value::Array(items.into_iter().map(normalize_payload).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, normalize_payload(v))).collect()),
+        other => other,
     }
 }
 
@@ -261,6 +273,12 @@ mod tests {
         bytes.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 42]);
         let expected: [u8; 32] = Sha256::digest(&bytes).into();
         assert_eq!(event_hash(&GENESIS, g, 7, "move", &json!({"a": 1}), t), expected);
+    }
+
+    #[test]
+    fn negative_zero_is_normalized() {
+        let v = normalize_payload(json!({"komi": -0.0, "list": [-0.0, 1.5, 0]}));
+        assert_eq!(canonical_json(&v), r#"{"komi":0.0,"list":[0.0,1.5,0]}"#);
     }
 
     #[test]

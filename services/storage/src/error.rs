@@ -77,7 +77,7 @@ impl From<sqlx::Error> for StoreError {
                         None => msg,
                     }),
                     "23503" => StoreError::NotFound(msg),
-                    "23514" | "23502" | "22P02" | "22001" | "22003" | "22007" | "22008" | "22023" => {
+                    "23514" | "23502" | "22P02" | "22P05" | "22021" | "22001" | "22003" | "22007" | "22008" | "22023" => {
                         StoreError::InvalidArgument(msg)
                     }
                     // deadlock, serialization failure, connection exceptions, shutdown, too many

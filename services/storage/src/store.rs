@@ -265,7 +265,7 @@ pub(crate) fn build_event(game_id: Uuid, last: Option<(i64, Vec<u8>)>, kind: &st
         Some((s, h)) => (s + 1, h),
         None => (1, GENESIS.to_vec()),
     };
-    let payload = if payload.is_null() { json!({}) } else { payload };
+    let payload = if payload.is_null() { json!({}) } else { chain::normalize_payload(payload) };
     let created_at = chain::to_micros(Utc::now());
     let hash = chain::event_hash(&prev_hash, game_id, seq, kind, &payload, created_at);
     StoredEvent { game_id, seq, kind: kind.to_string(), payload, created_at, prev_hash, hash: hash.to_vec() }

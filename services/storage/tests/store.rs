@@ -318,6 +318,27 @@ async fn tampering_is_detected_by_the_hash_chain(pool: PgPool) {
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn awkward_payloads_survive_jsonb_and_verify(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    let payload = json!({
+        "komi": -0.0, "half": 6.5, "big": 1e300, "tiny": 1.5e-7, "u": u64::MAX, "i": i64::MIN,
+        "text": "持碁 \"quoted\" \\ back\nslash \u{1F600}", "z": {"b": [1, {"y": null, "x": true}], "a": []},
+    });
+    let ev = store.append_event(g.id, "note", payload).await.unwrap();
+    assert_eq!(ev.payload["komi"], json!(0.0));
+    let back = store.get_event(g.id, ev.seq).await.unwrap();
+    assert_eq!(back.hash, ev.hash);
+    assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+    // a NUL character cannot be stored in jsonb: refused as an invalid argument, nothing stored
+    let e = store.append_event(g.id, "note", json!({"text": "a\u{0}b"})).await.unwrap_err();
+    assert!(matches!(e, StoreError::InvalidArgument(_)), "{e:?}");
+    assert_eq!(store.get_game(g.id).await.unwrap().last_event_seq, ev.seq);
+    // a payload that is not an object is refused
+    assert!(matches!(store.append_event(g.id, "note", json!([1])).await, Err(StoreError::InvalidArgument(_))));
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
 async fn database_refuses_changes_to_moves_and_events(pool: PgPool) {
     let store = Store::new(pool.clone());
     let g = new_game(&store).await;
