@@ -237,7 +237,7 @@ impl EmbeddedPostgres {
             if let Some(port) = this.running_port() {
                 // A server is already running on this directory (another shinpan): reuse it.
                 this.port = port;
-                if this.wait_ready(opts.start_timeout, None).is_ok() {
+                if this.wait_ready(opts.start_timeout.min(Duration::from_secs(10)), None).is_ok() {
                     tracing::info!(port, dir = %data_dir.display(), "reusing running embedded PostgreSQL");
                     return Ok(this);
                 }

@@ -28,8 +28,8 @@
 //! | setup | [`Store::connect`], [`Store::new`] + [`migrate`], [`MIGRATOR`], [`Store::ping`], [`embedded::EmbeddedPostgres`] |
 //! | tournaments | [`Store::create_tournament`], [`Store::ensure_tournament`], [`Store::get_tournament`], [`Store::find_tournament`], [`Store::list_tournaments`], [`Store::update_tournament_settings`] (無勝負 policy) |
 //! | players | [`Store::upsert_player`], [`Store::get_player`] |
-//! | games | [`Store::create_game`], [`Store::get_game`], [`Store::list_games`], [`Store::moves`], [`Store::set_game_state`] |
-//! | recording | [`Store::write`] ([`GameWrite`]: move / foul / resign, exactly once, idempotency key), [`Store::append_move_with_event`] |
+//! | games | [`Store::create_game`], [`Store::import_game`] (a whole record, atomically), [`Store::get_game`], [`Store::list_games`], [`Store::moves`], [`Store::set_game_state`] |
+//! | recording | [`Store::write`] ([`GameWrite`]: move / foul / resign, exactly once, idempotency key), [`Store::write_locking`], [`Store::append_move_with_event`] |
 //! | event log | [`Store::append_event`], [`Store::events_since`], [`Store::get_event`], [`Store::watch`] (live, across processes via LISTEN/NOTIFY) |
 //! | audit | [`Store::verify_chain`], [`Store::verify_all`] → [`chain::ChainReport`] (first broken link per game) |
 //! | results (第十条) | [`Store::propose_result`], [`Store::confirm_result`], [`Store::finalize_result`], [`Store::correct_result`], [`Store::get_result`], [`Store::results_of_game`], [`Store::current_result`], [`Store::confirmations`], [`Store::final_results`] |
@@ -88,7 +88,7 @@ pub use embedded::{EmbeddedError, EmbeddedOptions, EmbeddedPostgres};
 pub use error::{StoreError, StoreResult, SQLSTATE_IMMUTABLE};
 pub use model::*;
 pub use results::{Confirmed, NewObjection, NewResult};
-pub use store::{GameWrite, NewMove, Store, WriteOutcome};
+pub use store::{GameEnd, GameWrite, ImportedMove, NewMove, Store, WriteOutcome};
 pub use watch::{EventStream, CHANNEL};
 
 /// The migrations of the top-level `migrations/` directory, embedded at compile time.

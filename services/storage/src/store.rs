@@ -462,20 +462,7 @@ impl Store {
     pub async fn create_game(&self, g: &NewGame) -> StoreResult<Game> {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
-        let payload = json!({
-            "tournament_id": g.tournament_id,
-            "round": g.round,
-            "table_number": g.table_number,
-            "black_player_id": g.black_player_id,
-            "white_player_id": g.white_player_id,
-            "board_width": g.board_width,
-            "board_height": g.board_height,
-            "komi": g.komi,
-            "handicap": g.handicap,
-            "rule_set": g.rule_set,
-            "setup": setup,
-        });
-        let event = build_event(id, None, "game_created", payload);
+        let event = build_event(id, None, "game_created", game_created_payload(g, &setup));
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
@@ -501,6 +488,95 @@ impl Store {
         insert_event(&mut tx, &event).await?;
         tx.commit().await?;
         self.announce(id, event.seq);
+        self.get_game(id).await
+    }
+
+    /// Create a game together with its whole record, atomically (all or nothing) — for
+    /// `ImportSgf`. The log gets `game_created` (seq 1), one `move` event per move (payload =
+    /// the move's `event_payload` plus the `"move"` key, as [`Store::write`] records it), and, if
+    /// `end` is given, a final event of `end.kind` that sets the game's state (payload plus
+    /// `from_state`/`to_state`, as [`Store::set_game_state`] records it). Moves are numbered from
+    /// 1 in the order given. Errors: as [`Store::create_game`]; [`StoreError::InvalidArgument`]
+    /// for a bad SGF point or a payload that is not an object.
+    pub async fn import_game(&self, g: &NewGame, moves: &[ImportedMove], end: Option<GameEnd>) -> StoreResult<Game> {
+        let id = Uuid::new_v4();
+        let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
+        let mut events = vec![build_event(id, None, "game_created", game_created_payload(g, &setup))];
+        for (i, m) in moves.iter().enumerate() {
+            if let Some(p) = &m.point {
+                if p.len() != 2 || !p.bytes().all(|b| b.is_ascii_alphabetic()) {
+                    return Err(StoreError::InvalidArgument(format!("move {}: point {p:?} is not an SGF point like \"dd\"", i + 1)));
+                }
+            }
+            let mut payload = object_or_empty(m.event_payload.clone())?;
+            payload.insert("move".into(), json!({"number": i + 1, "colour": m.colour.as_str(), "point": m.point}));
+            let last = events.last().map(|e| (e.seq, e.hash.clone()));
+            events.push(build_event(id, last, "move", Value::Object(payload)));
+        }
+        let mut state = GameState::Playing;
+        if let Some(end) = &end {
+            let mut payload = object_or_empty(end.payload.clone())?;
+            payload.insert("from_state".into(), json!(GameState::Playing.as_str()));
+            payload.insert("to_state".into(), json!(end.state.as_str()));
+            let last = events.last().map(|e| (e.seq, e.hash.clone()));
+            events.push(build_event(id, last, &end.kind, Value::Object(payload)));
+            state = end.state;
+        }
+        let head = events.last().expect("game_created").clone();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
+                                board_width, board_height, komi, handicap, rule_set, setup, state,
+                                move_count, last_seq, last_hash)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+        )
+        .bind(id)
+        .bind(g.tournament_id)
+        .bind(g.round)
+        .bind(g.table_number)
+        .bind(g.black_player_id)
+        .bind(g.white_player_id)
+        .bind(g.board_width)
+        .bind(g.board_height)
+        .bind(g.komi)
+        .bind(g.handicap)
+        .bind(&g.rule_set)
+        .bind(&setup)
+        .bind(state.as_str())
+        .bind(moves.len() as i32)
+        .bind(head.seq)
+        .bind(&head.hash)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
+             SELECT $1, t.* FROM UNNEST($2::int8[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::bytea[], $7::bytea[]) AS t",
+        )
+        .bind(id)
+        .bind(events.iter().map(|e| e.seq).collect::<Vec<_>>())
+        .bind(events.iter().map(|e| e.kind.clone()).collect::<Vec<_>>())
+        .bind(events.iter().map(|e| e.payload.clone()).collect::<Vec<_>>())
+        .bind(events.iter().map(|e| e.created_at).collect::<Vec<_>>())
+        .bind(events.iter().map(|e| e.prev_hash.clone()).collect::<Vec<_>>())
+        .bind(events.iter().map(|e| e.hash.clone()).collect::<Vec<_>>())
+        .execute(&mut *tx)
+        .await?;
+        if !moves.is_empty() {
+            sqlx::query(
+                "INSERT INTO moves (game_id, move_number, colour, point, client_time, event_seq)
+                 SELECT $1, t.* FROM UNNEST($2::int4[], $3::text[], $4::text[], $5::timestamptz[], $6::int8[]) AS t",
+            )
+            .bind(id)
+            .bind((1..=moves.len() as i32).collect::<Vec<_>>())
+            .bind(moves.iter().map(|m| m.colour.as_str().to_string()).collect::<Vec<_>>())
+            .bind(moves.iter().map(|m| m.point.clone()).collect::<Vec<_>>())
+            .bind(moves.iter().map(|m| m.client_time).collect::<Vec<_>>())
+            .bind((2..=moves.len() as i64 + 1).collect::<Vec<_>>())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        self.announce(id, head.seq);
         self.get_game(id).await
     }
 
@@ -876,6 +952,46 @@ impl Store {
         }
         Ok(())
     }
+}
+
+fn game_created_payload(g: &NewGame, setup: &Value) -> Value {
+    json!({
+        "tournament_id": g.tournament_id,
+        "round": g.round,
+        "table_number": g.table_number,
+        "black_player_id": g.black_player_id,
+        "white_player_id": g.white_player_id,
+        "board_width": g.board_width,
+        "board_height": g.board_height,
+        "komi": g.komi,
+        "handicap": g.handicap,
+        "rule_set": g.rule_set,
+        "setup": setup,
+    })
+}
+
+/// A move of a whole record given to [`Store::import_game`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedMove {
+    /// Who played it.
+    pub colour: Colour,
+    /// SGF point ("dd"); `None` is a pass.
+    pub point: Option<String>,
+    /// The record's time for the move, if any.
+    pub client_time: Option<DateTime<Utc>>,
+    /// Payload of the move's event (a JSON object or null), e.g. the captures.
+    pub event_payload: Value,
+}
+
+/// How an imported record ends (see [`Store::import_game`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameEnd {
+    /// The game's state after the record, e.g. [`GameState::Ended`] after the passes of 第九条.
+    pub state: GameState,
+    /// Kind of the closing event, e.g. "play_ended".
+    pub kind: String,
+    /// Its payload (a JSON object or null).
+    pub payload: Value,
 }
 
 /// A JSON object from `v` (null → empty object). Errors: [`StoreError::InvalidArgument`].

@@ -88,6 +88,60 @@ async fn create_and_get_game(pool: PgPool) {
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn import_game_stores_a_whole_record_atomically(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    let mut ng = NewGame {
+        tournament_id: g.tournament_id,
+        round: Some(2),
+        table_number: Some(1),
+        black_player_id: g.black.id,
+        white_player_id: g.white.id,
+        board_width: 9,
+        board_height: 9,
+        komi: 6.5,
+        handicap: 0,
+        rule_set: "japanese-2011".into(),
+        setup: json!({"EV": "Test Cup"}),
+    };
+    let record: Vec<ImportedMove> = ["ee", "cc", "", ""]
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ImportedMove {
+            colour: if i % 2 == 0 { Colour::Black } else { Colour::White },
+            point: (!p.is_empty()).then(|| p.to_string()),
+            client_time: None,
+            event_payload: json!({"captured": []}),
+        })
+        .collect();
+    let end = GameEnd { state: GameState::Ended, kind: "play_ended".into(), payload: json!({"article": "第九条"}) };
+    let imported = store.import_game(&ng, &record, Some(end.clone())).await.unwrap();
+    assert_eq!((imported.move_count, imported.last_event_seq, imported.state), (4, 6, GameState::Ended));
+    let moves = store.moves(imported.id).await.unwrap();
+    assert_eq!(moves.iter().map(|m| m.point.clone()).collect::<Vec<_>>(), vec![Some("ee".into()), Some("cc".into()), None, None]);
+    assert_eq!(moves[1].colour, Colour::White);
+    let events = store.events_since(imported.id, 0, 100).await.unwrap();
+    assert_eq!(events.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(), ["game_created", "move", "move", "move", "move", "play_ended"]);
+    assert_eq!(events[2].payload, json!({"captured": [], "move": {"number": 2, "colour": "W", "point": "cc"}}));
+    assert!(store.verify_chain(imported.id).await.unwrap().is_intact());
+    // all or nothing: a bad point anywhere stores nothing
+    ng.round = Some(3);
+    let mut bad = record.clone();
+    bad[3].point = Some("zzz".into());
+    assert!(matches!(store.import_game(&ng, &bad, None).await, Err(StoreError::InvalidArgument(_))));
+    // the same table twice: refused, and no partial game is left behind
+    ng.round = Some(2);
+    assert!(matches!(store.import_game(&ng, &record, None).await, Err(StoreError::AlreadyExists(_))));
+    assert_eq!(store.list_games(g.tournament_id, None).await.unwrap().len(), 2);
+    // recording continues on an imported game that is still being played
+    ng.round = Some(4);
+    let live = store.import_game(&ng, &record[..2], None).await.unwrap();
+    let out = store.write(mv(live.id, 3, "gg")).await.unwrap();
+    assert_eq!((out.mv.unwrap().move_number, out.event.seq), (3, 4));
+    assert!(store.verify_chain(live.id).await.unwrap().is_intact());
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
 async fn tournament_settings_hold_the_no_result_policy(pool: PgPool) {
     let store = Store::new(pool.clone());
     let mut s = TournamentSettings { no_result_policy: NoResultPolicy::Nigiri, extra: Default::default() };
