@@ -23,3 +23,6 @@ pub mod lifecycle;
 pub mod auth;
 pub mod token;
 pub mod archive;
+pub mod audit;
+pub mod result_cli;
+pub mod case_cli;

@@ -30,6 +30,14 @@ enum Command {
     Score(shinpan::score::Args),
     /// Decide life and death by hypothetical play (第七条) and count the final position.
     Adjudicate(shinpan::adjudicate::Args),
+    /// Mint a bearer token (signed JWT) for a role: player, referee, chief-arbiter, federation-admin, archive-reader.
+    Token(shinpan::token::Args),
+    /// Recompute every game's hash-chained event log and report the first broken link.
+    Audit(shinpan::audit::Args),
+    /// Propose, confirm, object to, show and export results (第九条–第十二条) on a running server.
+    Result(shinpan::result_cli::Args),
+    /// List, show, open and rule on arbiter cases (無勝負, 反則負け, 両負け, resumption, objections).
+    Case(shinpan::case_cli::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,5 +50,9 @@ fn main() -> ExitCode {
         Command::Replay(a) => shinpan::replay::run(a),
         Command::Score(a) => shinpan::score::run(a),
         Command::Adjudicate(a) => shinpan::adjudicate::run(a),
+        Command::Token(a) => shinpan::token::run(a),
+        Command::Audit(a) => shinpan::audit::run(a),
+        Command::Result(a) => shinpan::result_cli::run(a),
+        Command::Case(a) => shinpan::case_cli::run(a),
     }
 }

@@ -1,0 +1,267 @@
+//! `shinpan case ...`: the arbiter's cases from the command line, against a running server.
+//!
+//! ```text
+//! shinpan case list [--tournament T] [--game G] [--state open|under-review|ruled|closed]
+//! shinpan case show <CASE>
+//! shinpan case open <GAME> --kind referee|resumption --reason "..."
+//! shinpan case rule <CASE> --kind no-result --reason "neither player yields the triple ko"
+//! shinpan case rule <CASE> --kind foul-loss --loser W --move 24 --rule ko --article 第五条 --reason "..."
+//! shinpan case rule <CASE> --kind amend --result W+6.5 --reason "..."
+//! shinpan case rule <CASE> --kind uphold|both-lose|resumption --reason "..."
+//! ```
+//! `--server`/`SHINPAN_SERVER` and `--token`/`SHINPAN_TOKEN` as for `shinpan result`.
+//! Exit codes: 0 success, 1 failure.
+
+use crate::exit;
+use crate::result_cli::{authed, status_line, Connection};
+use shinpan_proto::v1 as pb;
+use shinpan_proto::v1::arbitration_client::ArbitrationClient;
+use std::process::ExitCode;
+
+/// `shinpan case`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    conn: Connection,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// A case state filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StateArg {
+    /// Open.
+    Open,
+    /// Under review.
+    UnderReview,
+    /// Ruled.
+    Ruled,
+    /// Closed.
+    Closed,
+}
+
+/// The kind of case a referee opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KindArg {
+    /// Any other matter (opened by the referee).
+    Referee,
+    /// A resumption dispute (第九条).
+    Resumption,
+    /// A foul (第十二条).
+    Foul,
+    /// A repetition (第十一条).
+    Repetition,
+    /// An undecided status (第七条).
+    Undecided,
+}
+
+/// The kind of ruling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RulingArg {
+    /// 無勝負 (第十一条).
+    NoResult,
+    /// 反則負け (第十二条).
+    FoulLoss,
+    /// 両負け.
+    BothLose,
+    /// Play resumes (第九条).
+    Resumption,
+    /// The proposed result stands.
+    Uphold,
+    /// The result is amended.
+    Amend,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// List cases (of a tournament or a game).
+    List {
+        /// Tournament name or id.
+        #[arg(long, default_value = "")]
+        tournament: String,
+        /// Game (UUID).
+        #[arg(long, default_value = "")]
+        game: String,
+        /// Only cases in this state.
+        #[arg(long, value_enum)]
+        state: Option<StateArg>,
+    },
+    /// Show a case with its evidence and ruling.
+    Show {
+        /// The case (UUID).
+        case: String,
+    },
+    /// Open a case (referees).
+    Open {
+        /// The game (UUID).
+        game: String,
+        /// Kind of case.
+        #[arg(long, value_enum, default_value = "referee")]
+        kind: KindArg,
+        /// Why.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Rule on a case (referees), with a written reason.
+    Rule {
+        /// The case (UUID).
+        case: String,
+        /// The ruling.
+        #[arg(long, value_enum)]
+        kind: RulingArg,
+        /// The written reason.
+        #[arg(long)]
+        reason: String,
+        /// 反則負け: the player who committed the foul (B or W).
+        #[arg(long, value_parser = crate::token::parse_color)]
+        loser: Option<goban::Color>,
+        /// 反則負け: the move number of the foul.
+        #[arg(long = "move")]
+        move_number: Option<u32>,
+        /// 反則負け: the rule broken (ko, suicide, occupied, out-of-turn, ...).
+        #[arg(long, default_value = "")]
+        rule: String,
+        /// 反則負け: the article broken (e.g. 第五条).
+        #[arg(long, default_value = "")]
+        article: String,
+        /// Amend: the new result (SGF RE, e.g. W+6.5).
+        #[arg(long, default_value = "")]
+        result: String,
+        /// 無勝負 under a time-used or nigiri policy: the winner so decided.
+        #[arg(long, value_parser = crate::token::parse_color)]
+        winner: Option<goban::Color>,
+    },
+}
+
+fn colour(c: Option<goban::Color>) -> i32 {
+    match c {
+        Some(goban::Color::Black) => pb::Color::Black as i32,
+        Some(goban::Color::White) => pb::Color::White as i32,
+        None => 0,
+    }
+}
+
+/// A case as text: id, game, kind, state, who opened it and why, evidence summary, ruling.
+pub fn case_text(k: &pb::Case) -> String {
+    let kind = pb::CaseKind::try_from(k.kind).map(|x| x.as_str_name()).unwrap_or("?");
+    let state = pb::CaseState::try_from(k.state).map(|x| x.as_str_name()).unwrap_or("?");
+    let mut s = format!("case {} game {}: {kind} {state}\n  opened by {}: {}", k.id, k.game_id, k.opened_by, k.reason);
+    if let Some(e) = &k.evidence {
+        if !e.move_numbers.is_empty() {
+            s.push_str(&format!("\n  moves: {:?}", e.move_numbers));
+        }
+        for f in &e.fouls {
+            s.push_str(&format!("\n  foul: move {} {} ({}) {}", f.move_number, f.rule, f.article, f.description));
+        }
+        for r in e.repetitions.iter().filter(|r| r.cycles >= 2).take(3) {
+            s.push_str(&format!("\n  repetition: moves {}..{} cycled {} times", r.first + 1, r.again, r.cycles));
+        }
+        if let Some(a) = &e.readjudication {
+            s.push_str(&format!("\n  re-adjudication: {}", a.result));
+        }
+        if !e.reconstruction_sgf.is_empty() {
+            s.push_str(&format!("\n  reconstruction: {} bytes of SGF", e.reconstruction_sgf.len()));
+        }
+    }
+    if let Some(r) = &k.ruling {
+        let kind = pb::RulingKind::try_from(r.kind).map(|x| x.as_str_name()).unwrap_or("?");
+        s.push_str(&format!("\n  ruling: {kind} → {} by {}: {}", r.result, r.by, r.reason));
+        if !r.policy.is_empty() {
+            s.push_str(&format!(" (policy {})", r.policy));
+        }
+    }
+    s
+}
+
+/// Runs `shinpan case`.
+pub fn run(args: Args) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::code(exit::FAILURE);
+        }
+    };
+    rt.block_on(async move {
+        match run_async(args).await {
+            Ok(()) => exit::code(exit::OK),
+            Err(e) => {
+                eprintln!("error: {e}");
+                exit::code(exit::FAILURE)
+            }
+        }
+    })
+}
+
+async fn run_async(args: Args) -> anyhow::Result<()> {
+    let channel = crate::client::channel(&args.conn.server).await?;
+    let mut c = ArbitrationClient::new(channel);
+    let t = args.conn.token.as_str();
+    let st = |s: tonic::Status| anyhow::anyhow!(status_line(&s));
+    match args.command {
+        Command::List { tournament, game, state } => {
+            let state = match state {
+                None => 0,
+                Some(StateArg::Open) => pb::CaseState::Open as i32,
+                Some(StateArg::UnderReview) => pb::CaseState::UnderReview as i32,
+                Some(StateArg::Ruled) => pb::CaseState::Ruled as i32,
+                Some(StateArg::Closed) => pb::CaseState::Closed as i32,
+            };
+            let l = c
+                .list_cases(authed(pb::ListCasesRequest { tournament, state, game_id: game }, t))
+                .await
+                .map_err(st)?
+                .into_inner();
+            for k in &l.cases {
+                println!("{}", case_text(k));
+            }
+            eprintln!("{} case(s)", l.cases.len());
+        }
+        Command::Show { case } => {
+            let k = c.get_case(authed(pb::GetCaseRequest { case_id: case }, t)).await.map_err(st)?.into_inner();
+            println!("{}", case_text(&k));
+        }
+        Command::Open { game, kind, reason } => {
+            let kind = match kind {
+                KindArg::Referee => pb::CaseKind::CaseReferee,
+                KindArg::Resumption => pb::CaseKind::CaseResumption,
+                KindArg::Foul => pb::CaseKind::CaseFoul,
+                KindArg::Repetition => pb::CaseKind::CaseRepetition,
+                KindArg::Undecided => pb::CaseKind::CaseUndecided,
+            } as i32;
+            let k = c
+                .open_case(authed(pb::OpenCaseRequest { game_id: game, kind, reason, evidence: None }, t))
+                .await
+                .map_err(st)?
+                .into_inner();
+            println!("{}", case_text(&k));
+        }
+        Command::Rule { case, kind, reason, loser, move_number, rule, article, result, winner } => {
+            let kind = match kind {
+                RulingArg::NoResult => pb::RulingKind::NoResultRuling,
+                RulingArg::FoulLoss => pb::RulingKind::FoulLossRuling,
+                RulingArg::BothLose => pb::RulingKind::BothLoseRuling,
+                RulingArg::Resumption => pb::RulingKind::Resumption,
+                RulingArg::Uphold => pb::RulingKind::Uphold,
+                RulingArg::Amend => pb::RulingKind::Amend,
+            } as i32;
+            let foul = move_number.map(|n| pb::Foul { move_number: n, rule, article, ..Default::default() });
+            let ruling = pb::Ruling {
+                kind,
+                reason,
+                loser: colour(loser),
+                foul,
+                amended_result: result,
+                winner: colour(winner),
+                ..Default::default()
+            };
+            let k = c
+                .rule_case(authed(pb::RuleCaseRequest { case_id: case, ruling: Some(ruling) }, t))
+                .await
+                .map_err(st)?
+                .into_inner();
+            println!("{}", case_text(&k));
+        }
+    }
+    Ok(())
+}
