@@ -210,6 +210,9 @@ impl EmbeddedPostgres {
         // For an ephemeral cluster `root` is the temp dir and the cluster lives in root/data.
         let data_dir = if opts.data_dir.is_none() { root.join("data") } else { root.clone() };
         let data_dir = absolute(&data_dir)?;
+        if let Some((uid, _)) = run_as {
+            check_reachable(&data_dir, uid)?;
+        }
         let password_file = data_dir.join("shinpan-password");
 
         let mut this = EmbeddedPostgres {
@@ -513,6 +516,27 @@ impl Drop for EmbeddedPostgres {
             tracing::warn!(error = %e, "stopping embedded PostgreSQL");
         }
     }
+}
+
+/// When the server runs as another user (`postgres`), every existing ancestor of the data
+/// directory must be searchable by it.
+fn check_reachable(data_dir: &Path, uid: u32) -> Result<(), EmbeddedError> {
+    use std::os::unix::fs::MetadataExt;
+    for dir in data_dir.ancestors().skip(1) {
+        let Ok(meta) = fs::metadata(dir) else { continue };
+        let mode = meta.mode();
+        let searchable = mode & 0o001 != 0 || (meta.uid() == uid && mode & 0o100 != 0);
+        if !searchable {
+            return Err(EmbeddedError::Start(format!(
+                "PostgreSQL runs as the `postgres` user, which cannot reach {} because {} is not searchable by others; \
+                 choose a data directory it can reach (e.g. under /var/lib or /tmp) or run `chmod o+x {}`",
+                data_dir.display(),
+                dir.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn absolute(p: &Path) -> Result<PathBuf, EmbeddedError> {

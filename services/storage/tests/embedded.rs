@@ -117,3 +117,19 @@ fn watchdog_stops_an_orphaned_server() {
     assert!(dir.join("PG_VERSION").is_file(), "a persistent cluster's data is kept");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn unreachable_data_directory_is_explained() {
+    // only meaningful when the server must run as `postgres` (tests running as root)
+    if unsafe { libc::geteuid() } != 0 {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let root = temp_root("private");
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let e = EmbeddedPostgres::start(EmbeddedOptions::persistent(root.join("pg"))).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("`postgres` user") && msg.contains(&root.display().to_string()), "{msg}");
+    assert!(!root.join("pg").exists(), "nothing was created");
+    std::fs::remove_dir_all(&root).unwrap();
+}
