@@ -29,7 +29,8 @@
 //! A chain is intact when for every event, in `seq` order: `seq` is the previous `seq + 1`
 //! (starting at 1), `prev_hash` equals the previous event's `hash` (or [`GENESIS`]), and `hash`
 //! equals the recomputation above. Verification ([`crate::Store::verify_chain`]) also checks that
-//! every move row and every result row agrees with the event that recorded it.
+//! the head kept on the game row matches the last event, and that every move, result,
+//! confirmation, case and objection row agrees with the event that recorded it (and vice versa).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -144,10 +145,17 @@ pub enum BreakKind {
         /// The move number concerned.
         move_number: i32,
     },
-    /// A result row disagrees with (or has no) the event that recorded it.
+    /// A result row or one of its confirmations disagrees with (or has no) the event that
+    /// recorded it, or an event records a result or confirmation that is gone.
     ResultMismatch {
         /// The result concerned.
         result_id: Uuid,
+    },
+    /// A case row (opening, ruling) or its objection disagrees with (or has no) the event that
+    /// recorded it, or an event records a case or objection that is gone.
+    CaseMismatch {
+        /// The case concerned.
+        case_id: Uuid,
     },
 }
 

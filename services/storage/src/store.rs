@@ -851,6 +851,8 @@ impl Store {
         let mut move_events: std::collections::BTreeMap<i32, (i64, Value)> = Default::default();
         let mut result_events: std::collections::HashMap<Uuid, Vec<(i64, String, Value)>> = Default::default();
         let mut tail: Option<(i64, Vec<u8>)> = None;
+        let mut case_events: std::collections::HashMap<Uuid, Vec<(i64, String, Value)>> = Default::default();
+        let mut objection_events: std::collections::HashMap<Uuid, (i64, Value)> = Default::default();
         {
             let mut rows = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
                 "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 ORDER BY seq"
@@ -864,8 +866,15 @@ impl Store {
                 if let Some(n) = e.payload.get("move").and_then(|m| m.get("number")).and_then(Value::as_i64) {
                     move_events.insert(n as i32, (e.seq, e.payload["move"].clone()));
                 }
-                if let Some(rid) = e.payload.get("result_id").and_then(Value::as_str).and_then(|s| s.parse::<Uuid>().ok()) {
+                let id_of = |key: &str| e.payload.get(key).and_then(Value::as_str).and_then(|s| s.parse::<Uuid>().ok());
+                if let Some(rid) = id_of("result_id") {
                     result_events.entry(rid).or_default().push((e.seq, e.kind.clone(), e.payload.clone()));
+                }
+                if let Some(cid) = id_of("case_id") {
+                    case_events.entry(cid).or_default().push((e.seq, e.kind.clone(), e.payload.clone()));
+                }
+                if let Some(oid) = id_of("objection_id").filter(|_| e.kind == "objection_filed") {
+                    objection_events.insert(oid, (e.seq, e.payload.clone()));
                 }
             }
         }
@@ -945,6 +954,97 @@ impl Store {
                     seq: created.map(|(s, _, _)| *s).unwrap_or(0),
                     kind: chain::BreakKind::ResultMismatch { result_id: r.id },
                 });
+            }
+        }
+        // Confirmations against their events, both ways.
+        let confirmations = sqlx::query_as::<_, Confirmation>(
+            "SELECT c.result_id, c.role, c.who, c.confirmed_at FROM confirmations c
+             JOIN results r ON r.id = c.result_id WHERE r.game_id = $1",
+        )
+        .bind(game_id)
+        .fetch_all(&self.pool)
+        .await?;
+        for c in &confirmations {
+            let evs = result_events.get(&c.result_id).map(Vec::as_slice).unwrap_or(&[]);
+            let found = evs.iter().find(|(_, k, p)| {
+                k == "result_confirmed" && p.get("role") == Some(&json!(c.role.as_str())) && p.get("who") == Some(&json!(c.who))
+            });
+            if found.is_none() {
+                note(chain::ChainBreak { game_id, seq: 0, kind: chain::BreakKind::ResultMismatch { result_id: c.result_id } });
+            }
+        }
+        for (rid, evs) in &result_events {
+            for (seq, k, p) in evs {
+                if k == "result_confirmed"
+                    && !confirmations.iter().any(|c| c.result_id == *rid && p.get("role") == Some(&json!(c.role.as_str())))
+                {
+                    note(chain::ChainBreak { game_id, seq: *seq, kind: chain::BreakKind::ResultMismatch { result_id: *rid } });
+                }
+                if k == "result_proposed" && !results.iter().any(|r| r.id == *rid) {
+                    note(chain::ChainBreak { game_id, seq: *seq, kind: chain::BreakKind::ResultMismatch { result_id: *rid } });
+                }
+            }
+        }
+        // Cases: opened as recorded, ruled as recorded (or not at all), none missing.
+        let cases = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
+            "SELECT {} FROM cases WHERE game_id = $1",
+            crate::cases::CASE_COLUMNS
+        )))
+        .bind(game_id)
+        .fetch_all(&self.pool)
+        .await?;
+        for c in &cases {
+            let evs = case_events.get(&c.id).map(Vec::as_slice).unwrap_or(&[]);
+            let opened = evs.iter().find(|(_, k, _)| k == "case_opened");
+            let ok_opened = opened.is_some_and(|(_, _, p)| {
+                p.get("kind") == Some(&json!(c.kind.as_str()))
+                    && p.get("opened_by") == Some(&json!(c.opened_by))
+                    && p.get("reason") == Some(&json!(c.opened_reason))
+            });
+            let ruled = evs.iter().find(|(_, k, _)| k == "case_ruled");
+            let ok_ruled = match (ruled, &c.ruling) {
+                (None, None) => true,
+                (Some((_, _, p)), Some(ruling)) => {
+                    p.get("ruling") == Some(ruling)
+                        && p.get("who") == c.ruled_by.as_ref().map(|w| json!(w)).as_ref()
+                        && p.get("why") == c.ruling_reason.as_ref().map(|w| json!(w)).as_ref()
+                }
+                _ => false,
+            };
+            if !(ok_opened && ok_ruled) {
+                note(chain::ChainBreak {
+                    game_id,
+                    seq: ruled.or(opened).map(|(s, _, _)| *s).unwrap_or(0),
+                    kind: chain::BreakKind::CaseMismatch { case_id: c.id },
+                });
+            }
+        }
+        for (cid, evs) in &case_events {
+            if !cases.iter().any(|c| c.id == *cid) {
+                note(chain::ChainBreak { game_id, seq: evs[0].0, kind: chain::BreakKind::CaseMismatch { case_id: *cid } });
+            }
+        }
+        // Objections as filed.
+        let objections = self.objections(game_id).await?;
+        for o in &objections {
+            let ok = objection_events.get(&o.id).is_some_and(|(_, p)| {
+                p.get("role") == Some(&json!(o.role.as_str()))
+                    && p.get("who") == Some(&json!(o.who))
+                    && p.get("reason") == Some(&json!(o.reason))
+                    && p.get("case_id") == Some(&json!(o.case_id))
+            });
+            if !ok {
+                note(chain::ChainBreak {
+                    game_id,
+                    seq: objection_events.get(&o.id).map_or(0, |(s, _)| *s),
+                    kind: chain::BreakKind::CaseMismatch { case_id: o.case_id },
+                });
+            }
+        }
+        for (oid, (seq, p)) in &objection_events {
+            if !objections.iter().any(|o| o.id == *oid) {
+                let case_id = p.get("case_id").and_then(Value::as_str).and_then(|s| s.parse().ok()).unwrap_or_default();
+                note(chain::ChainBreak { game_id, seq: *seq, kind: chain::BreakKind::CaseMismatch { case_id } });
             }
         }
         if let Some(b) = first {

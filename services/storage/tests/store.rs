@@ -520,6 +520,21 @@ async fn result_becomes_final_after_all_confirmations_and_never_changes(pool: Pg
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn a_confirmation_removed_behind_the_triggers_is_caught(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let (g, r) = ended_game_with_result(&store).await;
+    store.confirm_result(r.id, Role::Black, "kuwabara", &ALL_THREE).await.unwrap();
+    store.confirm_result(r.id, Role::White, "gennan", &ALL_THREE).await.unwrap();
+    assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+    sqlx::query("ALTER TABLE confirmations DISABLE TRIGGER confirmations_guard").execute(&pool).await.unwrap();
+    sqlx::query("DELETE FROM confirmations WHERE result_id = $1 AND role = 'white'").bind(r.id).execute(&pool).await.unwrap();
+    sqlx::query("ALTER TABLE confirmations ENABLE TRIGGER confirmations_guard").execute(&pool).await.unwrap();
+    let report = store.verify_chain(g.id).await.unwrap();
+    // the white confirmation's event (seq 6) has no row any more
+    assert_eq!(report.first_break(), Some(&ChainBreak { game_id: g.id, seq: 6, kind: BreakKind::ResultMismatch { result_id: r.id } }));
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
 async fn objection_opens_a_case_and_an_amended_result_supersedes(pool: PgPool) {
     let store = Store::new(pool.clone());
     let (g, r) = ended_game_with_result(&store).await;
@@ -610,6 +625,13 @@ async fn cases_follow_their_state_machine(pool: PgPool) {
     assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
     let kinds: Vec<String> = store.events_since(g.id, 0, 100).await.unwrap().into_iter().map(|e| e.kind).collect();
     assert_eq!(kinds, ["game_created", "case_opened", "case_evidence_added", "case_ruled", "case_state_changed"]);
+    assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+    // rewriting the ruling behind the triggers is caught by the audit
+    sqlx::query("ALTER TABLE cases DISABLE TRIGGER cases_guard").execute(&pool).await.unwrap();
+    sqlx::query("UPDATE cases SET ruling = '{\"decision\":\"foul-loss\"}' WHERE id = $1").bind(c.id).execute(&pool).await.unwrap();
+    sqlx::query("ALTER TABLE cases ENABLE TRIGGER cases_guard").execute(&pool).await.unwrap();
+    let report = store.verify_chain(g.id).await.unwrap();
+    assert_eq!(report.first_break(), Some(&ChainBreak { game_id: g.id, seq: 4, kind: BreakKind::CaseMismatch { case_id: c.id } }));
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
