@@ -1020,8 +1020,10 @@ impl Store {
             }
         }
         for (cid, evs) in &case_events {
-            if !cases.iter().any(|c| c.id == *cid) {
-                note(chain::ChainBreak { game_id, seq: evs[0].0, kind: chain::BreakKind::CaseMismatch { case_id: *cid } });
+            if let Some((seq, _, _)) = evs.iter().find(|(_, k, _)| k == "case_opened") {
+                if !cases.iter().any(|c| c.id == *cid) {
+                    note(chain::ChainBreak { game_id, seq: *seq, kind: chain::BreakKind::CaseMismatch { case_id: *cid } });
+                }
             }
         }
         // Objections as filed.
