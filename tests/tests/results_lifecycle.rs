@@ -613,3 +613,41 @@ async fn role_boundaries() {
     let e = a.list_cases(authed(pb::ListCasesRequest::default(), &player("B-1"))).await.unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
 }
+
+#[tokio::test]
+async fn auth_all_guards_recording_too() {
+    let store = shinpan_storage::testing::fresh_store().await;
+    let mut args = shinpan::configuration::ServeArgs::local(None, std::path::PathBuf::from("/nonexistent"));
+    args.auth = shinpan::auth::AuthScope::All;
+    args.jwt_secret = Some("a production secret".into());
+    let app = shinpan::startup::Application::with_store(&args, Some(store)).await.unwrap();
+    let url = app.url();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(app.run_until(async move {
+        let _ = rx.await;
+    }));
+    let channel = shinpan::client::channel(&url).await.unwrap();
+    let mut rec = shinpan_proto::v1::game_recording_client::GameRecordingClient::new(channel.clone());
+    let create = || pb::CreateGameRequest {
+        tournament: T.into(),
+        round: 1,
+        board_number: 1,
+        black: Some(pb::Player { name: "Kato Masao".into(), ..Default::default() }),
+        white: Some(pb::Player { name: "Cho Chikun".into(), ..Default::default() }),
+        board_size: 9,
+        ..Default::default()
+    };
+    let e = rec.create_game(create()).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated);
+    // Tokens signed with the development secret are not this server's.
+    let e = rec.create_game(authed(create(), &referee())).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated);
+    let good = AuthConfig::new("a production secret").issue(Role::Referee, "referee-1", Some(T), None, None, 60).unwrap();
+    let g = rec.create_game(authed(create(), &good)).await.unwrap().into_inner();
+    assert!(!g.id.is_empty());
+    // RuleValidation stays open (stateless).
+    let mut v = shinpan_proto::v1::rule_validation_client::RuleValidationClient::new(channel);
+    assert!(v.list_rule_sets(pb::ListRuleSetsRequest::default()).await.is_ok());
+    let _ = tx.send(());
+    server.await.unwrap().unwrap();
+}

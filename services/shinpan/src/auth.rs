@@ -267,8 +267,9 @@ pub enum AuthScope {
     /// validation clients of a local set-up need no token).
     #[default]
     Results,
-    /// Every shinpan service (GameRecording, RuleValidation, Adjudication too): for
-    /// deployments where every caller holds a token.
+    /// GameRecording (and Adjudication) too: for deployments where every caller holds a
+    /// token. RuleValidation stays open: it is stateless, reads nothing stored, and a
+    /// recording service calls it.
     All,
 }
 

@@ -100,7 +100,8 @@ pub struct ServeArgs {
     pub jwt_secret: Option<String>,
 
     /// Which services require a bearer token: `results` (ResultConfirmation and
-    /// Arbitration) or `all`.
+    /// Arbitration) or `all` (GameRecording and Adjudication too; RuleValidation, stateless,
+    /// stays open).
     #[arg(long, env = "SHINPAN_AUTH", value_enum, default_value_t = crate::auth::AuthScope::Results)]
     pub auth: crate::auth::AuthScope,
 }

@@ -104,6 +104,11 @@ impl Application {
         routes.add_service(reflection);
         let mut served = Vec::new();
         let kind = args.service;
+        // Bearer tokens (crate::auth): always for ResultConfirmation/Arbitration; for
+        // GameRecording too with --auth all (RuleValidation is stateless and stays open, so
+        // that a recording service can call a remote one).
+        let auth = crate::auth::AuthConfig::new(args.jwt_secret.as_deref().unwrap_or(""));
+        let auth_all = args.auth == crate::auth::AuthScope::All;
         if matches!(kind, ServiceKind::All | ServiceKind::Validation) {
             routes.add_service(RuleValidationServer::new(RuleValidationService));
             served.push(shinpan_proto::service_names::RULE_VALIDATION);
@@ -112,14 +117,17 @@ impl Application {
             if state.store.is_none() {
                 return Err(StartupError::Config("the recording service needs a database".into()));
             }
-            routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
+            if auth_all {
+                routes.add_service(GameRecordingServer::with_interceptor(RecordingService::new(state.clone()), auth.interceptor()));
+            } else {
+                routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
+            }
             served.push(shinpan_proto::service_names::GAME_RECORDING);
         }
         if matches!(kind, ServiceKind::All | ServiceKind::Results) {
             if state.store.is_none() {
                 return Err(StartupError::Config("the results services need a database".into()));
             }
-            let auth = crate::auth::AuthConfig::new(args.jwt_secret.as_deref().unwrap_or(""));
             if auth.development {
                 tracing::warn!("bearer tokens are signed with the development secret: set SHINPAN_JWT_SECRET");
             }
