@@ -121,8 +121,10 @@ pub fn event_hash(
     h.finalize().into()
 }
 
-/// Why a link of a chain is broken.
+/// Why a link of a chain is broken. `Display` gives a sentence for reports. More kinds may be
+/// added (non-exhaustive).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub enum BreakKind {
     /// `seq` is not the previous `seq + 1` (an event was removed or inserted); `expected` is the
     /// sequence number that should have come.
@@ -159,6 +161,26 @@ pub enum BreakKind {
     },
 }
 
+impl std::fmt::Display for BreakKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BreakKind::Gap { expected } => write!(f, "sequence gap (expected event {expected}): an event was removed or inserted"),
+            BreakKind::PrevHashMismatch => f.write_str("prev_hash does not match the previous event's hash"),
+            BreakKind::HashMismatch => f.write_str("the stored hash does not match the recomputed one: the row was altered"),
+            BreakKind::HeadMismatch { head_seq } => {
+                write!(f, "the game row records {head_seq} as its last event, the log disagrees: events were cut off or added")
+            }
+            BreakKind::MoveMismatch { move_number } => write!(f, "move {move_number} disagrees with the event that recorded it"),
+            BreakKind::ResultMismatch { result_id } => {
+                write!(f, "result {result_id} (or a confirmation of it) disagrees with the events that recorded it")
+            }
+            BreakKind::CaseMismatch { case_id } => {
+                write!(f, "case {case_id} (its opening, ruling or objection) disagrees with the events that recorded it")
+            }
+        }
+    }
+}
+
 /// The first broken link of a game's chain: the game and the sequence number of the first event
 /// that does not verify.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -174,7 +196,7 @@ pub struct ChainBreak {
 
 impl std::fmt::Display for ChainBreak {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "game {} event {}: {:?}", self.game_id, self.seq, self.kind)
+        write!(f, "game {} event {}: {}", self.game_id, self.seq, self.kind)
     }
 }
 
