@@ -651,3 +651,56 @@ async fn auth_all_guards_recording_too() {
     let _ = tx.send(());
     server.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
+    // ../shared/games/9/gnugo__incident221.sgf (recorded W+38.5): the adjudicator cannot
+    // decide Black's fg-gg-hg within its budget (第七条: never a guess).
+    let env = Env::new().await;
+    let sgf = shinpan_e2e::read_record(&shinpan_e2e::games_dir().join("9/gnugo__incident221.sgf"));
+    let imported = env
+        .app
+        .recording()
+        .import_sgf(pb::ImportSgfRequest { sgf, tournament: T.into(), round: 1, board_number: 1, rule_set: String::new() })
+        .await
+        .unwrap()
+        .into_inner();
+    let g = imported.game.unwrap().id;
+    assert_eq!(imported.moves, 59);
+    // The record ends with two passes; a third stops play (第九条).
+    let out = env.record(&g, 60, "W pass").await;
+    assert_eq!(out[0].phase, pb::Phase::Stopped as i32);
+    // Players without federation ids are known by their registered names ("Black", "White").
+    let e = propose(&env, &g, pb::Ending::Count, 0, &player("White")).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert!(e.message().contains("undecided"), "{}", e.message());
+    let mut a = env.arbitration();
+    let cases = a
+        .list_cases(authed(pb::ListCasesRequest { game_id: g.clone(), ..Default::default() }, &player("Black")))
+        .await
+        .unwrap()
+        .into_inner()
+        .cases;
+    let u = cases.iter().find(|c| c.kind == pb::CaseKind::CaseUndecided as i32).expect("an undecided case");
+    assert!(e.message().contains(&u.id));
+    assert_eq!(u.opened_by, "adjudicator");
+    let ruled = a
+        .rule_case(authed(
+            pb::RuleCaseRequest {
+                case_id: u.id.clone(),
+                ruling: Some(pb::Ruling {
+                    kind: pb::RulingKind::Amend as i32,
+                    amended_result: "W+38.5".into(),
+                    reason: "fg-gg-hg have one eye at most: dead (第七条); count as recorded".into(),
+                    ..Default::default()
+                }),
+            },
+            &referee(),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(ruled.ruling.unwrap().result, "W+38.5");
+    let f = confirm_all(&env, &g, "Black", "White").await;
+    assert_eq!((f.result.as_str(), f.ending), ("W+38.5", pb::Ending::Count as i32));
+}
