@@ -393,6 +393,8 @@ async fn triple_ko_no_result_ruling() {
     let ev = case.evidence.unwrap();
     let cycled = ev.repetitions.iter().find(|r| r.cycles == 2).expect("the engine's cycle is evidence");
     assert_eq!((cycled.first, cycled.again, cycled.sequence.len()), (28, 34, 6));
+    let pos = ev.positions.first().expect("the position is evidence");
+    assert_eq!((pos.black.len(), pos.white.len(), pos.to_move), (10, 11, B as i32));
     let ruled = a
         .rule_case(authed(pb::RuleCaseRequest { case_id: rep.id.clone(), ruling: Some(no_result) }, &referee()))
         .await

@@ -127,6 +127,34 @@ impl Reconstruction {
             "repetitions": reps,
             "max_cycles": self.max_cycles(),
             "prisoners": {"black": g.prisoners(Color::Black), "white": g.prisoners(Color::White)},
+            "position": self.position_json(),
+        })
+    }
+
+    /// The position after the last recorded move: `{"width", "height", "black": [...],
+    /// "white": [...], "to_move": "B"|"W", "ko_point": "dd"|null}` (SGF points).
+    pub fn position_json(&self) -> serde_json::Value {
+        let g = &self.replayed.game;
+        let b = g.board();
+        let mut black = Vec::new();
+        let mut white = Vec::new();
+        for y in 0..b.height() {
+            for x in 0..b.width() {
+                let p = Point::new(x, y);
+                match b.get(p) {
+                    Some(Color::Black) => black.push(p.to_sgf()),
+                    Some(Color::White) => white.push(p.to_sgf()),
+                    None => {}
+                }
+            }
+        }
+        serde_json::json!({
+            "width": b.width(),
+            "height": b.height(),
+            "black": black,
+            "white": white,
+            "to_move": g.to_move().letter().to_string(),
+            "ko_point": g.ko_point().map(|p| p.to_sgf()),
         })
     }
 }
@@ -437,6 +465,9 @@ mod tests {
         assert_eq!(back.info.black_name.as_deref(), Some("Kato Masao"));
         assert_eq!(r.to_json()["validated"], true);
         assert_eq!(r.max_cycles(), 0);
+        let pos = &r.to_json()["position"];
+        assert_eq!((pos["black"].clone(), pos["white"].clone()), (serde_json::json!(["ee"]), serde_json::json!(["cc"])));
+        assert_eq!(pos["to_move"], "W");
     }
 
     #[test]

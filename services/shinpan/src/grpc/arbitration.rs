@@ -206,11 +206,28 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
             ..Default::default()
         }
     });
+    let position_pb = |p: &Value| pb::Position {
+        width: p.get("width").and_then(Value::as_u64).unwrap_or(0) as u32,
+        height: p.get("height").and_then(Value::as_u64).unwrap_or(0) as u32,
+        black: p.get("black").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
+        white: p.get("white").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
+        to_move: colour_pb(p.get("to_move")),
+        ko_point: p.get("ko_point").and_then(Value::as_str).map(str::to_string),
+    };
+    let mut positions: Vec<pb::Position> = Vec::new();
+    if let Some(p) = e.get("position").filter(|p| p.is_object()) {
+        positions.push(position_pb(p));
+    } else if let Some(p) = e.pointer("/reconstruction/position").filter(|p| p.is_object()) {
+        positions.push(position_pb(p));
+    }
+    if let Some(a) = e.get("positions").and_then(Value::as_array) {
+        positions.extend(a.iter().map(&position_pb));
+    }
     pb::Evidence {
         move_numbers: u32s(e.get("move_numbers")),
         repetitions,
         fouls,
-        positions: vec![],
+        positions,
         proofs,
         reconstruction_sgf: e.pointer("/reconstruction/sgf").and_then(Value::as_str).unwrap_or_default().to_string(),
         readjudication,

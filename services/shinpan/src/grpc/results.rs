@@ -233,6 +233,7 @@ pub async fn sync_repetition_case(store: &Store, ctx: &GameCtx, recon: &Reconstr
         "repetitions": j["repetitions"],
         "max_cycles": recon.max_cycles(),
         "move_numbers": recon.replayed.game.repetitions().iter().map(|r| r.again).collect::<Vec<_>>(),
+        "position": recon.position_json(),
     });
     let (case, new) = store
         .open_case(&NewCase {
