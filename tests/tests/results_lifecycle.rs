@@ -495,6 +495,17 @@ async fn foul_loss_ruling_on_an_illegal_ko_recapture() {
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition);
+    // The referee dismisses it; a player may not.
+    let close = |t: &str| {
+        authed(
+            pb::SetCaseStateRequest { case_id: late.id.clone(), state: pb::CaseState::Closed as i32, reason: "the result is final (第十二条)".into() },
+            t,
+        )
+    };
+    assert_eq!(a.set_case_state(close(&player("B-1"))).await.unwrap_err().code(), Code::PermissionDenied);
+    let closed = a.set_case_state(close(&referee())).await.unwrap().into_inner();
+    assert_eq!((closed.state, closed.ruling.is_none()), (pb::CaseState::Closed as i32, true));
+    assert_eq!(a.set_case_state(close(&referee())).await.unwrap_err().code(), Code::FailedPrecondition);
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@
 //! shinpan case list [--tournament T] [--game G] [--state open|under-review|ruled|closed]
 //! shinpan case show <CASE>
 //! shinpan case open <GAME> --kind referee|resumption --reason "..."
+//! shinpan case review|close <CASE> --reason "..."
 //! shinpan case rule <CASE> --kind no-result --reason "neither player yields the triple ko"
 //! shinpan case rule <CASE> --kind foul-loss --loser W --move 24 --rule ko --article 第五条 --reason "..."
 //! shinpan case rule <CASE> --kind amend --result W+6.5 --reason "..."
@@ -98,6 +99,22 @@ enum Command {
         /// Kind of case.
         #[arg(long, value_enum, default_value = "referee")]
         kind: KindArg,
+        /// Why.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Take a case under review (referees).
+    Review {
+        /// The case (UUID).
+        case: String,
+        /// Why.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Close a case (referees): dismissed without a ruling, or done after one.
+    Close {
+        /// The case (UUID).
+        case: String,
         /// Why.
         #[arg(long)]
         reason: String,
@@ -231,6 +248,22 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
             } as i32;
             let k = c
                 .open_case(authed(pb::OpenCaseRequest { game_id: game, kind, reason, evidence: None }, t))
+                .await
+                .map_err(st)?
+                .into_inner();
+            println!("{}", case_text(&k));
+        }
+        Command::Review { case, reason } => {
+            let k = c
+                .set_case_state(authed(pb::SetCaseStateRequest { case_id: case, state: pb::CaseState::UnderReview as i32, reason }, t))
+                .await
+                .map_err(st)?
+                .into_inner();
+            println!("{}", case_text(&k));
+        }
+        Command::Close { case, reason } => {
+            let k = c
+                .set_case_state(authed(pb::SetCaseStateRequest { case_id: case, state: pb::CaseState::Closed as i32, reason }, t))
                 .await
                 .map_err(st)?
                 .into_inner();

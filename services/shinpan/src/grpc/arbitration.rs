@@ -4,7 +4,9 @@
 //! whole-board repetition found by the rules engine in the recorded moves (opened here,
 //! kind `repetition`, whenever a game's cases or result are looked at), an undecided count
 //! (`ProposeResult`), an objection (`Object`) — or by a referee (`OpenCase`). States: open →
-//! under review → ruled → closed (closed when the game's result becomes final).
+//! under review → ruled → closed (`SetCaseState` takes a case under review or closes it —
+//! dismissed without a ruling — with a reason; ruled cases close when the game's result
+//! becomes final).
 //!
 //! `RuleCase` checks the ruling with [`crate::lifecycle::rule`] against the evidence the
 //! engine supplies (the game is replayed from its recorded moves; fouls come from the event
@@ -538,6 +540,29 @@ impl ArbitrationService {
     }
 }
 
+impl ArbitrationService {
+    async fn set_state(&self, c: &Claims, req: pb::SetCaseStateRequest) -> Result<pb::Case, Status> {
+        let store = self.store()?;
+        let case_id = uuid_field("case_id", &req.case_id)?;
+        let case = store.get_case(case_id).await.map_err(store_status)?;
+        let ctx = load_game(store, case.game_id).await?;
+        if !c.may_rule(&ctx.scope) {
+            return Err(auth::denied(c, "change the state of an arbiter case"));
+        }
+        let to = match pb::CaseState::try_from(req.state) {
+            Ok(pb::CaseState::UnderReview) => storage::CaseState::UnderReview,
+            Ok(pb::CaseState::Closed) => storage::CaseState::Closed,
+            _ => return Err(Status::invalid_argument("state: UNDER_REVIEW or CLOSED (a case is RULED by RuleCase)")),
+        };
+        if req.reason.trim().is_empty() {
+            return Err(Status::invalid_argument("reason: required"));
+        }
+        let updated = store.set_case_state(case_id, to, &c.sub, req.reason.trim()).await.map_err(store_status)?;
+        tracing::info!(case = %case_id, to = %to, by = %c.sub, "case state changed");
+        case_pb(store, &updated).await
+    }
+}
+
 /// The ruling as one line for the record (SGF `GC`): what was decided, under which
 /// article, the particulars, the policy applied, the written reason, who ruled and the case.
 pub fn ruling_text(
@@ -598,6 +623,12 @@ impl pb::arbitration_server::Arbitration for ArbitrationService {
     async fn get_case(&self, req: Request<pb::GetCaseRequest>) -> Result<Response<pb::Case>, Status> {
         let c = auth::claims(&req)?;
         Ok(Response::new(self.get(&c, req.into_inner()).await?))
+    }
+
+    #[tracing::instrument(name = "Arbitration.SetCaseState", skip_all, fields(case = %req.get_ref().case_id))]
+    async fn set_case_state(&self, req: Request<pb::SetCaseStateRequest>) -> Result<Response<pb::Case>, Status> {
+        let c = auth::claims(&req)?;
+        Ok(Response::new(self.set_state(&c, req.into_inner()).await?))
     }
 
     #[tracing::instrument(name = "Arbitration.RuleCase", skip_all, fields(case = %req.get_ref().case_id))]
