@@ -306,11 +306,12 @@ impl Store {
         Self::connect_with(url, 20).await
     }
 
-    /// Like [`Store::connect`] with at most `max_connections` pooled connections.
+    /// Like [`Store::connect`] with at most `max_connections` pooled connections. A call that
+    /// cannot get a connection within 5 s (server down) fails with [`StoreError::Unavailable`].
     pub async fn connect_with(url: &str, max_connections: u32) -> StoreResult<Self> {
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(max_connections)
-            .acquire_timeout(std::time::Duration::from_secs(10))
+            .acquire_timeout(std::time::Duration::from_secs(5))
             .connect(url)
             .await?;
         crate::migrate(&pool).await?;

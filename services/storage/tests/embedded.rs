@@ -133,3 +133,19 @@ fn unreachable_data_directory_is_explained() {
     assert!(!root.join("pg").exists(), "nothing was created");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[tokio::test]
+async fn a_stopped_database_is_unavailable() {
+    let pg = tokio::task::spawn_blocking(|| EmbeddedPostgres::start(EmbeddedOptions::ephemeral())).await.unwrap().unwrap();
+    let url = pg.ensure_database("shinpan").await.unwrap();
+    let store = Store::connect(&url).await.unwrap();
+    store.ping().await.unwrap();
+    let t = store.create_tournament("Down Cup", &TournamentSettings::default()).await.unwrap();
+    tokio::task::spawn_blocking(move || pg.stop()).await.unwrap().unwrap();
+    let e = store.get_tournament(t.id).await.unwrap_err();
+    assert!(matches!(e, shinpan_storage::StoreError::Unavailable(_)), "{e:?}");
+    assert!(e.is_retryable());
+    // connecting to a server that is not there is Unavailable too
+    let e = Store::connect(&url).await.err().expect("no server");
+    assert!(matches!(e, shinpan_storage::StoreError::Unavailable(_)), "{e:?}");
+}
