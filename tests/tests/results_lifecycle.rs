@@ -717,3 +717,49 @@ async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
     let f = confirm_all(&env, &g, "Black", "White").await;
     assert_eq!((f.result.as_str(), f.ending), ("W+38.5", pb::Ending::Count as i32));
 }
+
+#[tokio::test]
+async fn no_result_replaced_by_the_tournament_policy() {
+    // 第十一条's note: where 無勝負 must be avoided, the winner is decided by time used or
+    // by nigiri; the policy is the tournament's setting and the ruling records it.
+    let env = Env::new().await;
+    let g = env.game(1, 9, 6.5, "B-1", "W-1").await;
+    let t = env.store.find_tournament(T).await.unwrap().unwrap();
+    let mut settings = t.settings.clone();
+    settings.no_result_policy = shinpan_storage::NoResultPolicy::Nigiri;
+    env.store.update_tournament_settings(t.id, &settings).await.unwrap();
+    env.record(&g, 1, TRIPLE_KO_SETUP).await;
+    env.record(&g, 23, CYCLE).await;
+    env.record(&g, 29, CYCLE).await;
+    let mut a = env.arbitration();
+    let case = a
+        .open_case(authed(
+            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseRepetition as i32, reason: "triple ko, neither yields".into(), evidence: None },
+            &testing_token(Role::ChiefArbiter, "director", None, None, None),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let rule = |winner: i32| {
+        authed(
+            pb::RuleCaseRequest {
+                case_id: case.id.clone(),
+                ruling: Some(pb::Ruling {
+                    kind: pb::RulingKind::NoResultRuling as i32,
+                    reason: "triple ko; decided by nigiri under the tournament rules".into(),
+                    winner,
+                    ..Default::default()
+                }),
+            },
+            &referee(),
+        )
+    };
+    // Under a nigiri policy the ruling names the winner the nigiri gave.
+    assert_eq!(a.rule_case(rule(0)).await.unwrap_err().code(), Code::InvalidArgument);
+    let ruled = a.rule_case(rule(W as i32)).await.unwrap().into_inner();
+    let rl = ruled.ruling.unwrap();
+    assert_eq!((rl.policy.as_str(), rl.result.as_str(), rl.winner), ("nigiri", "W+F", W as i32));
+    let f = confirm_all(&env, &g, "B-1", "W-1").await;
+    assert_eq!((f.result.as_str(), f.ending), ("W+F", pb::Ending::NoResult as i32));
+    assert!(f.ruling_text.contains("nigiri"), "{}", f.ruling_text);
+}
