@@ -724,14 +724,17 @@ async fn no_result_replaced_by_the_tournament_policy() {
     // by nigiri; the policy is the tournament's setting and the ruling records it.
     let env = Env::new().await;
     let g = env.game(1, 9, 6.5, "B-1", "W-1").await;
-    let t = env.store.find_tournament(T).await.unwrap().unwrap();
-    let mut settings = t.settings.clone();
-    settings.no_result_policy = shinpan_storage::NoResultPolicy::Nigiri;
-    env.store.update_tournament_settings(t.id, &settings).await.unwrap();
+    let mut a = env.arbitration();
+    let set = |t: &str| authed(pb::NoResultPolicy { tournament: T.into(), policy: "nigiri".into() }, t);
+    assert_eq!(a.set_no_result_policy(set(&referee())).await.unwrap_err().code(), Code::PermissionDenied);
+    let chief = testing_token(Role::ChiefArbiter, "director", Some(T), None, None);
+    let p = a.set_no_result_policy(set(&chief)).await.unwrap().into_inner();
+    assert_eq!(p.policy, "nigiri");
+    let seen = a.get_no_result_policy(authed(pb::NoResultPolicy { tournament: T.into(), policy: String::new() }, &referee())).await.unwrap();
+    assert_eq!(seen.into_inner().policy, "nigiri");
     env.record(&g, 1, TRIPLE_KO_SETUP).await;
     env.record(&g, 23, CYCLE).await;
     env.record(&g, 29, CYCLE).await;
-    let mut a = env.arbitration();
     let case = a
         .open_case(authed(
             pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseRepetition as i32, reason: "triple ko, neither yields".into(), evidence: None },

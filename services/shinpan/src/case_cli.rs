@@ -5,6 +5,7 @@
 //! shinpan case show <CASE>
 //! shinpan case open <GAME> --kind referee|resumption --reason "..."
 //! shinpan case review|close <CASE> --reason "..."
+//! shinpan case policy --tournament T [--set no-result|time-used|nigiri]   # 第十一条 note
 //! shinpan case rule <CASE> --kind no-result --reason "neither player yields the triple ko"
 //! shinpan case rule <CASE> --kind foul-loss --loser W --move 24 --rule ko --article 第五条 --reason "..."
 //! shinpan case rule <CASE> --kind amend --result W+6.5 --reason "..."
@@ -102,6 +103,16 @@ enum Command {
         /// Why.
         #[arg(long)]
         reason: String,
+    },
+    /// Show or set (chief arbiter, federation admin) the tournament's 無勝負 policy
+    /// (第十一条 note): no-result, time-used or nigiri.
+    Policy {
+        /// Tournament name or id.
+        #[arg(long)]
+        tournament: String,
+        /// The new policy; omit to show the current one.
+        #[arg(long)]
+        set: Option<String>,
     },
     /// Take a case under review (referees).
     Review {
@@ -252,6 +263,15 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 .map_err(st)?
                 .into_inner();
             println!("{}", case_text(&k));
+        }
+        Command::Policy { tournament, set } => {
+            let p = match set {
+                Some(policy) => c.set_no_result_policy(authed(pb::NoResultPolicy { tournament, policy }, t)).await,
+                None => c.get_no_result_policy(authed(pb::NoResultPolicy { tournament, policy: String::new() }, t)).await,
+            }
+            .map_err(st)?
+            .into_inner();
+            println!("{}: 無勝負 policy {}", p.tournament, p.policy);
         }
         Command::Review { case, reason } => {
             let k = c

@@ -563,6 +563,32 @@ impl ArbitrationService {
     }
 }
 
+impl ArbitrationService {
+    async fn policy(&self, c: &Claims, req: pb::NoResultPolicy, set: bool) -> Result<pb::NoResultPolicy, Status> {
+        let store = self.store()?;
+        let t = crate::grpc::results::find_tournament(store, &req.tournament).await?;
+        if !c.may_export(t.id, &t.name) || (c.role == Role::ArchiveReader && set) {
+            return Err(auth::denied(c, "see or set this tournament's 無勝負 policy"));
+        }
+        if !set {
+            return Ok(pb::NoResultPolicy { tournament: t.name, policy: t.settings.no_result_policy.as_str().to_string() });
+        }
+        if !matches!(c.role, Role::ChiefArbiter | Role::FederationAdmin) {
+            return Err(auth::denied(c, "set the tournament's 無勝負 policy (chief arbiter or federation admin)"));
+        }
+        let policy: storage::NoResultPolicy = req
+            .policy
+            .trim()
+            .parse()
+            .map_err(|_| Status::invalid_argument("policy: no-result, time-used or nigiri"))?;
+        let mut settings = t.settings.clone();
+        settings.no_result_policy = policy;
+        let t = store.update_tournament_settings(t.id, &settings).await.map_err(store_status)?;
+        tracing::info!(tournament = %t.name, policy = %policy, by = %c.sub, "無勝負 policy set");
+        Ok(pb::NoResultPolicy { tournament: t.name, policy: t.settings.no_result_policy.as_str().to_string() })
+    }
+}
+
 /// The ruling as one line for the record (SGF `GC`): what was decided, under which
 /// article, the particulars, the policy applied, the written reason, who ruled and the case.
 pub fn ruling_text(
@@ -623,6 +649,18 @@ impl pb::arbitration_server::Arbitration for ArbitrationService {
     async fn get_case(&self, req: Request<pb::GetCaseRequest>) -> Result<Response<pb::Case>, Status> {
         let c = auth::claims(&req)?;
         Ok(Response::new(self.get(&c, req.into_inner()).await?))
+    }
+
+    #[tracing::instrument(name = "Arbitration.SetNoResultPolicy", skip_all)]
+    async fn set_no_result_policy(&self, req: Request<pb::NoResultPolicy>) -> Result<Response<pb::NoResultPolicy>, Status> {
+        let c = auth::claims(&req)?;
+        Ok(Response::new(self.policy(&c, req.into_inner(), true).await?))
+    }
+
+    #[tracing::instrument(name = "Arbitration.GetNoResultPolicy", skip_all)]
+    async fn get_no_result_policy(&self, req: Request<pb::NoResultPolicy>) -> Result<Response<pb::NoResultPolicy>, Status> {
+        let c = auth::claims(&req)?;
+        Ok(Response::new(self.policy(&c, req.into_inner(), false).await?))
     }
 
     #[tracing::instrument(name = "Arbitration.SetCaseState", skip_all, fields(case = %req.get_ref().case_id))]
