@@ -392,7 +392,10 @@ impl EmbeddedPostgres {
                 .status()
                 .map(|s| s.success())
                 .unwrap_or(false);
-            if ready {
+            // Ready means *our* server answers: when we started one, its postmaster.pid must
+            // name this port (another server may have taken the port in the meantime).
+            let ours = self.child.is_none() || self.running_port() == Some(self.port);
+            if ready && ours {
                 return Ok(());
             }
             if Instant::now() > deadline {
