@@ -450,6 +450,7 @@ impl Prover {
     pub fn prove_to(&mut self, region: &mut Region, root: &State, limit: u64, max_depth: u32) -> Result<bool, OutOfBudget> {
         let mut depth = 2;
         loop {
+            // Failures may rest on the path (repetitions): they hold for one iteration only.
             self.failed.clear();
             if self.search(region, root, depth, limit)?.is_some() {
                 return Ok(true);
@@ -461,10 +462,7 @@ impl Prover {
         }
     }
 
-    /// Whether `st` is already known to be proved.
-    pub fn known(&self, st: &State) -> bool {
-        self.proved.contains_key(st)
-    }
+
 
     fn moves(&self, region: &mut Region, st: &State, forcing: bool) -> Vec<Option<u32>> {
         let playable = region.playable(&st.cells);

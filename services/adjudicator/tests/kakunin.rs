@@ -74,7 +74,14 @@ fn run_all() -> (usize, Vec<String>, Vec<String>) {
         let sgf = std::fs::read_to_string(json.with_extension("sgf")).unwrap();
         let board = setup(&sgf);
         let rules = RuleSet::from_name(v["rules"].as_str().unwrap_or("japanese-2011")).unwrap();
-        let adj = adjudicate(&board, rules, &Options::default());
+        if std::env::var("SHINPAN_KAKUNIN_ONLY").is_ok_and(|o| !json.to_string_lossy().contains(&o)) {
+            continue;
+        }
+        let mut opts = Options::default();
+        if let Some(b) = std::env::var("SHINPAN_KAKUNIN_BUDGET").ok().and_then(|s| s.parse().ok()) {
+            opts.budget_nodes = b;
+        }
+        let adj = adjudicate(&board, rules, &opts);
         let name = json.file_name().unwrap().to_string_lossy().to_string();
         for (key, want) in [("alive", Status::Alive), ("dead", Status::Dead), ("seki", Status::Seki)] {
             for p in points(&v["expect"][key]) {
