@@ -31,6 +31,7 @@ pub struct Application {
     health: HealthReporter,
     served: Vec<&'static str>,
     state: AppState,
+    shutdown: tokio::sync::watch::Sender<bool>,
     embedded: Option<shinpan_storage::EmbeddedPostgres>,
 }
 
@@ -85,7 +86,8 @@ impl Application {
             (Some(url), ServiceKind::Recording | ServiceKind::All) => Validator::remote(url)?,
             _ => Validator::Local,
         };
-        let state = AppState { store, validator };
+        let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
+        let state = AppState { store, validator, shutdown };
         let incoming = TcpIncoming::bind(args.listen)
             .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?
             .with_nodelay(Some(true));
@@ -147,7 +149,7 @@ impl Application {
             health.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
         }
         health.set_service_status("", tonic_health::ServingStatus::Serving).await;
-        Ok(Application { addr, incoming, routes, health, served, state, embedded: None })
+        Ok(Application { addr, incoming, routes, health, served, state, shutdown: shutdown_tx, embedded: None })
     }
 
     /// The bound address (the real port when `listen` had port 0).
@@ -176,12 +178,13 @@ impl Application {
     /// # Errors
     /// [`StartupError::Serve`] if the server fails.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), StartupError> {
-        let Application { addr, incoming, routes, health, served, state, embedded } = self;
+        let Application { addr, incoming, routes, health, served, state, shutdown: stop_streams, embedded } = self;
         tracing::info!(%addr, services = ?served, "shinpan listening");
         let health2 = health.clone();
         let signal = async move {
             shutdown.await;
             tracing::info!("shutting down: finishing in-flight calls");
+            let _ = stop_streams.send(true);
             for name in &served {
                 health2.set_service_status(*name, tonic_health::ServingStatus::NotServing).await;
             }

@@ -23,6 +23,9 @@ pub struct AppState {
     pub store: Option<Store>,
     /// In-process or remote `RuleValidation`.
     pub validator: Validator,
+    /// Becomes `true` when the server begins to shut down: open `WatchGame` streams end
+    /// (with UNAVAILABLE) so that the graceful shutdown does not wait for them forever.
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
 }
 
 impl AppState {

@@ -221,6 +221,18 @@ pub fn event_to_pb(e: &storage::StoredEvent) -> pb::GameEvent {
     out
 }
 
+/// Completes once the server shuts down (never, if the sender is gone without shutting down).
+async fn stopping(rx: &mut tokio::sync::watch::Receiver<bool>) {
+    loop {
+        if *rx.borrow_and_update() {
+            return;
+        }
+        if rx.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
 /// Whether an event ends play (for `WatchGame.until_end`).
 fn ends_game(e: &storage::StoredEvent) -> bool {
     e.kind == "resign"
@@ -685,9 +697,22 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         // Forward from the store's stream; stop after the end of the game (until_end), on an
         // error, or when the client goes away (the send fails).
         let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::GameEvent, Status>>(64);
+        let mut shutdown = self.state.shutdown.clone();
         tokio::spawn(async move {
             let mut events = events;
-            while let Some(item) = events.next().await {
+            loop {
+                let item = tokio::select! {
+                    item = events.next() => match item {
+                        Some(item) => item,
+                        None => break,
+                    },
+                    _ = stopping(&mut shutdown) => {
+                        let _ = tx
+                            .send(Err(Status::unavailable("the server is shutting down; watch again from the next sequence number")))
+                            .await;
+                        break;
+                    }
+                };
                 match item {
                     Ok(e) => {
                         let last = until_end && ends_game(&e);

@@ -742,6 +742,8 @@ impl ResultsService {
                 white: ag.white.clone(),
                 handicap: ag.handicap,
                 result: r.result.clone(),
+                // 無勝負 decided off the board (time used, nigiri) is a point, not a rated game.
+                decided_by_play: r.reason != Ending::NoResult.reason(),
             });
         }
         dates.sort();
