@@ -765,4 +765,14 @@ async fn no_result_replaced_by_the_tournament_policy() {
     let f = confirm_all(&env, &g, "B-1", "W-1").await;
     assert_eq!((f.result.as_str(), f.ending), ("W+F", pb::Ending::NoResult as i32));
     assert!(f.ruling_text.contains("nigiri"), "{}", f.ruling_text);
+    // In the EGF table the decision is a point without a rated game.
+    let x = env
+        .results()
+        .export_results(authed(pb::ExportResultsRequest { tournament: T.into(), ..Default::default() }, &referee()))
+        .await
+        .unwrap()
+        .into_inner();
+    let rows: Vec<&str> = x.egf_table.lines().filter(|l| !l.starts_with(';')).collect();
+    assert_eq!(rows, vec!["1 Cho Chikun_W-1 4d -- -- 1 0+ |W-1", "2 Kato Masao_B-1 5d -- -- 0 0- |B-1"], "{}", x.egf_table);
+    assert!(x.sgf[0].contains("RE[W+F]") && x.sgf[0].contains("nigiri"), "{}", x.sgf[0]);
 }
