@@ -253,7 +253,7 @@ impl AuthConfig {
                 Ok(req)
             }
             Err(e) => {
-                tracing::warn!(target: "shinpan::auth", reason = %e, "UNAUTHENTICATED");
+                tracing::warn!(target: "shinpan::auth", reason = %e, peer = ?req.remote_addr(), "UNAUTHENTICATED");
                 Err(Status::unauthenticated(e.to_string()))
             }
         }
