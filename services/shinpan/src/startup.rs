@@ -96,21 +96,9 @@ impl Application {
             .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
 
         let (health, health_service) = tonic_health::server::health_reporter();
-        let reflection = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(shinpan_proto::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-            .build_v1()
-            .map_err(|e| StartupError::Config(format!("reflection: {e}")))?;
         let mut routes = RoutesBuilder::default();
-        routes.add_service(health_service);
-        routes.add_service(reflection);
         let mut served = Vec::new();
         let kind = args.service;
-        // Bearer tokens (crate::auth): always for ResultConfirmation/Arbitration; for
-        // GameRecording too with --auth all (RuleValidation is stateless and stays open, so
-        // that a recording service can call a remote one).
-        let auth = crate::auth::AuthConfig::new(args.jwt_secret.as_deref().unwrap_or(""));
-        let auth_all = args.auth == crate::auth::AuthScope::All;
         if matches!(kind, ServiceKind::All | ServiceKind::Validation) {
             routes.add_service(RuleValidationServer::new(RuleValidationService));
             served.push(shinpan_proto::service_names::RULE_VALIDATION);
@@ -119,23 +107,8 @@ impl Application {
             if state.store.is_none() {
                 return Err(StartupError::Config("the recording service needs a database".into()));
             }
-            if auth_all {
-                routes.add_service(GameRecordingServer::with_interceptor(RecordingService::new(state.clone()), auth.interceptor()));
-            } else {
-                routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
-            }
+            routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
             served.push(shinpan_proto::service_names::GAME_RECORDING);
-        }
-        if matches!(kind, ServiceKind::All | ServiceKind::Results) {
-            if state.store.is_none() {
-                return Err(StartupError::Config("the results services need a database".into()));
-            }
-            if auth.development {
-                tracing::warn!("bearer tokens are signed with the development secret: set SHINPAN_JWT_SECRET");
-            }
-            crate::grpc::results::add_services(&mut routes, &state, &auth);
-            served.push(shinpan_proto::service_names::RESULT_CONFIRMATION);
-            served.push(shinpan_proto::service_names::ARBITRATION);
         }
         // Adjudication (issue 4) and ResultConfirmation/Arbitration (issue 5) register here:
         // if matches!(kind, ServiceKind::All | ServiceKind::Adjudication) { ... }
@@ -145,6 +118,20 @@ impl Application {
                 "service {kind:?} is not available in this build"
             )));
         }
+        // Reflection advertises exactly what this process serves.
+        let mut reflection = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(shinpan_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .with_service_name("grpc.health.v1.Health")
+            .with_service_name("grpc.reflection.v1.ServerReflection");
+        for name in &served {
+            reflection = reflection.with_service_name(*name);
+        }
+        let reflection = reflection
+            .build_v1()
+            .map_err(|e| StartupError::Config(format!("reflection: {e}")))?;
+        routes.add_service(health_service);
+        routes.add_service(reflection);
         for name in &served {
             health.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
         }
