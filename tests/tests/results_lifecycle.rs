@@ -557,6 +557,34 @@ async fn both_lose_and_resumption_rulings() {
     assert_eq!(ruled.ruling.unwrap().result, "BothLose");
     let f = confirm_all(&env, &g, "B-1", "W-1").await;
     assert_eq!((f.result.as_str(), f.ending), ("BothLose", pb::Ending::BothLose as i32));
+
+    // A resumption dispute where White refuses the end (第九条 解説 forbids refusing it by a
+    // one-sided cycle with passes); 第九条2: the referee ends the game by count.
+    let g2 = env.game(2, 5, 6.5, "B-2", "W-2").await;
+    env.record(&g2, 1, WALLS).await;
+    let c3 = a
+        .open_case(authed(
+            pb::OpenCaseRequest { game_id: g2.clone(), kind: pb::CaseKind::CaseResumption as i32, reason: "White keeps refusing the end".into(), evidence: None },
+            &referee(),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let ruled = a
+        .rule_case(authed(
+            pb::RuleCaseRequest {
+                case_id: c3.id.clone(),
+                ruling: Some(pb::Ruling { kind: pb::RulingKind::EndByCount as i32, reason: "第九条 解説: a one-sided cycle to refuse the end is not allowed".into(), ..Default::default() }),
+            },
+            &referee(),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(ruled.ruling.unwrap().result, "W+6.5");
+    let f = confirm_all(&env, &g2, "B-2", "W-2").await;
+    assert_eq!((f.result.as_str(), f.ending), ("W+6.5", pb::Ending::Count as i32));
+    assert!(f.ruling_text.contains("第九条2"), "{}", f.ruling_text);
 }
 
 #[tokio::test]

@@ -72,6 +72,8 @@ pub enum RulingArg {
     Uphold,
     /// The result is amended.
     Amend,
+    /// 第九条2: no agreement on the end: the game is counted by 第七条・第八条.
+    EndByCount,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -297,6 +299,7 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 RulingArg::Resumption => pb::RulingKind::Resumption,
                 RulingArg::Uphold => pb::RulingKind::Uphold,
                 RulingArg::Amend => pb::RulingKind::Amend,
+                RulingArg::EndByCount => pb::RulingKind::EndByCount,
             } as i32;
             let foul = move_number.map(|n| pb::Foul { move_number: n, rule, article, ..Default::default() });
             let ruling = pb::Ruling {

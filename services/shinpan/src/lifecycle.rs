@@ -341,6 +341,8 @@ pub enum RulingKind {
     Uphold,
     /// The result is amended.
     Amend,
+    /// 第九条2: no agreement on the end — the game ends and is counted by 第七条・第八条.
+    EndByCount,
 }
 
 /// A ruling as the referee gives it.
@@ -374,6 +376,8 @@ pub enum Effect {
     Repropose,
     /// Play resumes (第九条): the game returns to `playing`; an open proposal lapses.
     Resume,
+    /// The game ends and the adjudicator's count (第七条・第八条, 第十条) is proposed.
+    Count,
 }
 
 /// Validates a ruling against the evidence and the result's phase, and gives its effect
@@ -386,7 +390,8 @@ pub enum Effect {
 /// * 反則負け (第十二条): names the player and the foul (move, rule, article); the foul must
 ///   be among the recorded fouls, by that player. Only before finality.
 /// * 両負け: no particulars beyond the reason.
-/// * Resumption (第九条): play resumes.
+/// * Resumption (第九条): play resumes. End by count (第九条2): the game ends and is counted
+///   by 第七条・第八条.
 /// * Uphold: only when a result is proposed. Amend: a well-formed result other than `?`.
 ///
 /// # Errors
@@ -477,6 +482,7 @@ pub fn rule(
             None,
         )),
         RulingKind::Resumption => Ok((Effect::Resume, None)),
+        RulingKind::EndByCount => Ok((Effect::Count, None)),
         RulingKind::Uphold => {
             if !matches!(phase, Phase::Proposed | Phase::Disputed) {
                 return Err(LifecycleError::NothingProposed);
@@ -661,6 +667,8 @@ mod tests {
         assert_eq!(rule(Phase::Disputed, &ruling(RulingKind::Uphold), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Repropose);
         assert_eq!(rule(Phase::Open, &ruling(RulingKind::Uphold), &ev, NoResultPolicy::NoResult), Err(LifecycleError::NothingProposed));
         assert_eq!(rule(Phase::Proposed, &ruling(RulingKind::Resumption), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Resume);
+        assert_eq!(rule(Phase::Open, &ruling(RulingKind::EndByCount), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Count);
+        assert_eq!(rule(Phase::Final, &ruling(RulingKind::EndByCount), &ev, NoResultPolicy::NoResult), Err(LifecycleError::Final));
     }
 
     #[test]

@@ -18,7 +18,9 @@
 //! * 反則負け (第十二条) — names the player and the foul (move, rule, article), which must be
 //!   a recorded foul of that player; only before the result is final;
 //! * 両負け (要請II-[vii] 3, 4); resumption (第九条: play resumes, the game returns to
-//!   `playing`); uphold / amend an objected result (第十条2).
+//!   `playing`); end by count (第九条2: agreement is not reached — e.g. a one-sided cycle
+//!   with passes to refuse the end — so the adjudicator counts by 第七条・第八条); uphold /
+//!   amend an objected result (第十条2).
 //!
 //! Every ruling that keeps or changes the result makes a new proposal carrying the ruling's
 //! text (exported as SGF `GC`), so the players and the referee confirm again. Only officials
@@ -30,7 +32,7 @@ use crate::grpc::results::{
     load_game, phase_of, reconstruct, recorded_fouls, store_status, sync_repetition_case, uuid_field, GameCtx,
 };
 use crate::grpc::AppState;
-use crate::lifecycle::{self, Effect, FoulRef, NoResultPolicy, RulingInput, RulingKind};
+use crate::lifecycle::{self, Effect, Ending, FoulRef, NoResultPolicy, RulingInput, RulingKind};
 use goban::Color;
 use serde_json::{json, Value};
 use shinpan_proto::v1 as pb;
@@ -89,6 +91,7 @@ fn ruling_kind_name(k: RulingKind) -> &'static str {
         RulingKind::Resumption => "resumption",
         RulingKind::Uphold => "uphold",
         RulingKind::Amend => "amend",
+        RulingKind::EndByCount => "end-by-count",
     }
 }
 
@@ -100,6 +103,7 @@ fn ruling_kind_from_name(s: &str) -> i32 {
         "resumption" => pb::RulingKind::Resumption,
         "uphold" => pb::RulingKind::Uphold,
         "amend" => pb::RulingKind::Amend,
+        "end-by-count" => pb::RulingKind::EndByCount,
         _ => pb::RulingKind::Unspecified,
     }) as i32
 }
@@ -423,6 +427,7 @@ impl ArbitrationService {
             Ok(pb::RulingKind::Resumption) => RulingKind::Resumption,
             Ok(pb::RulingKind::Uphold) => RulingKind::Uphold,
             Ok(pb::RulingKind::Amend) => RulingKind::Amend,
+            Ok(pb::RulingKind::EndByCount) => RulingKind::EndByCount,
             _ => return Err(Status::invalid_argument("ruling.kind: required")),
         };
         let colour = |field: &str, v: i32| -> Result<Option<Color>, Status> {
@@ -452,10 +457,21 @@ impl ArbitrationService {
         let policy = policy_of(&ctx);
         let (effect, applied) =
             lifecycle::rule(phase, &input, &evidence, policy).map_err(|e| crate::grpc::results::lifecycle_status(&e))?;
+        // 第九条2: the count by 第七条・第八条 is computed before the ruling is stored; an
+        // undecided status cannot end the game this way.
+        let counted = if effect == Effect::Count {
+            let cnt = crate::grpc::results::count(&recon, ctx.game.komi, &[]).await?;
+            let (text, ending) = lifecycle::result_text(Ending::Count, None, Some(&cnt.result))
+                .map_err(|e| crate::grpc::results::lifecycle_status(&e))?;
+            Some((text, ending, cnt))
+        } else {
+            None
+        };
         let result_text = match &effect {
             Effect::Propose { result, .. } => Some(result.clone()),
             Effect::Repropose => cur.as_ref().map(|r| r.result.clone()),
             Effect::Resume => None,
+            Effect::Count => counted.as_ref().map(|(t, _, _)| t.clone()),
         };
         let foul_json = input.foul.as_ref().map(|f| {
             let description = fouls
@@ -482,6 +498,7 @@ impl ArbitrationService {
                 RulingKind::BothLose => "要請II-[vii]",
                 RulingKind::Resumption => "第九条",
                 RulingKind::Uphold | RulingKind::Amend => "第十条2",
+                RulingKind::EndByCount => "第九条2",
             },
         });
         let ruled = store.rule_case(case_id, ruling.clone(), &c.sub, &input.reason).await.map_err(store_status)?;
@@ -519,6 +536,24 @@ impl ArbitrationService {
                             }
                             d
                         },
+                        proposed_by: format!("ruling:{}", c.sub),
+                    })
+                    .await
+                    .map_err(store_status)?;
+            }
+            Effect::Count => {
+                let (result, ending, cnt) = counted.ok_or_else(|| Status::internal("count missing"))?;
+                let mut d = detail(ending.reason(), "第九条2");
+                d["count"] = cnt.detail["count"].clone();
+                d["decided_by"] = cnt.detail["decided_by"].clone();
+                d["proofs"] = cnt.detail["proofs"].clone();
+                store
+                    .propose_result(&NewResult {
+                        game_id: ctx.game.id,
+                        result,
+                        reason: ending.reason().into(),
+                        statuses: cnt.statuses,
+                        detail: d,
                         proposed_by: format!("ruling:{}", c.sub),
                     })
                     .await
@@ -622,6 +657,9 @@ pub fn ruling_text(
         RulingKind::Resumption => "resumption (第九条): play resumes".to_string(),
         RulingKind::Uphold => "objection (第十条2) not upheld: the proposed result stands".to_string(),
         RulingKind::Amend => "objection (第十条2): the result is amended".to_string(),
+        RulingKind::EndByCount => {
+            "第九条2: agreement on the end is not reached; the game ends, life and death by 第七条, territory by 第八条".to_string()
+        }
     };
     let mut s = what;
     if let Some(res) = result {
