@@ -653,6 +653,17 @@ async fn role_boundaries() {
     let mut a = env.arbitration();
     let e = a.list_cases(authed(pb::ListCasesRequest::default(), &player("B-1"))).await.unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
+    // Black objects to the resignation (e.g. "I did not resign"): the game is reconstructed;
+    // with no count to check, the re-adjudication is skipped and says why.
+    let case = r
+        .object(authed(pb::ObjectRequest { game_id: g.clone(), reason: "I did not resign".into() }, &player("B-1")))
+        .await
+        .unwrap()
+        .into_inner();
+    let ev = case.evidence.unwrap();
+    assert_eq!(shinpan_sgf::Record::parse(&ev.reconstruction_sgf).unwrap().moves.len(), 1);
+    assert_eq!(ev.readjudication.unwrap().result, "");
+    assert!(ev.note.contains("not a count"), "{}", ev.note);
 }
 
 #[tokio::test]

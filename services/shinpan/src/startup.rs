@@ -99,6 +99,11 @@ impl Application {
         let mut routes = RoutesBuilder::default();
         let mut served = Vec::new();
         let kind = args.service;
+        // Bearer tokens (crate::auth, helper "results"): always for ResultConfirmation and
+        // Arbitration; for GameRecording too with --auth all (RuleValidation is stateless and
+        // stays open, so that a recording service can call a remote one).
+        let auth = crate::auth::AuthConfig::new(args.jwt_secret.as_deref().unwrap_or(""));
+        let auth_all = args.auth == crate::auth::AuthScope::All;
         if matches!(kind, ServiceKind::All | ServiceKind::Validation) {
             routes.add_service(RuleValidationServer::new(RuleValidationService));
             served.push(shinpan_proto::service_names::RULE_VALIDATION);
@@ -107,8 +112,23 @@ impl Application {
             if state.store.is_none() {
                 return Err(StartupError::Config("the recording service needs a database".into()));
             }
-            routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
+            if auth_all {
+                routes.add_service(GameRecordingServer::with_interceptor(RecordingService::new(state.clone()), auth.interceptor()));
+            } else {
+                routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
+            }
             served.push(shinpan_proto::service_names::GAME_RECORDING);
+        }
+        if matches!(kind, ServiceKind::All | ServiceKind::Results) {
+            if state.store.is_none() {
+                return Err(StartupError::Config("the results services need a database".into()));
+            }
+            if auth.development {
+                tracing::warn!("bearer tokens are signed with the development secret: set SHINPAN_JWT_SECRET");
+            }
+            crate::grpc::results::add_services(&mut routes, &state, &auth);
+            served.push(shinpan_proto::service_names::RESULT_CONFIRMATION);
+            served.push(shinpan_proto::service_names::ARBITRATION);
         }
         // Adjudication (issue 4) and ResultConfirmation/Arbitration (issue 5) register here:
         // if matches!(kind, ServiceKind::All | ServiceKind::Adjudication) { ... }

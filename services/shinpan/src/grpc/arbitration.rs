@@ -237,9 +237,13 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
         proofs,
         reconstruction_sgf: e.pointer("/reconstruction/sgf").and_then(Value::as_str).unwrap_or_default().to_string(),
         readjudication,
-        note: e.get("note").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| {
-            e.get("reason").and_then(Value::as_str).unwrap_or_default().to_string()
-        }),
+        note: e
+            .get("note")
+            .and_then(Value::as_str)
+            .or_else(|| e.pointer("/readjudication/skipped").and_then(Value::as_str))
+            .or_else(|| e.get("reason").and_then(Value::as_str))
+            .unwrap_or_default()
+            .to_string(),
     }
 }
 

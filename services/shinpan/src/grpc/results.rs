@@ -673,13 +673,31 @@ impl ResultsService {
         // The appeal: reconstruction from the recorded moves and a new adjudication.
         let recon = reconstruct(store, &ctx).await?;
         sync_repetition_case(store, &ctx, &recon).await?;
-        let cnt = count(&recon, ctx.game.komi, &[]).await?;
-        let readj = json!({
-            "engine": "shinpan-adjudicator",
-            "result": cnt.result.to_sgf(),
-            "statuses": cnt.statuses,
-            "detail": cnt.detail,
-        });
+        // Re-adjudicate when there is a count to check: the proposal is a count or 持碁, or
+        // play has stopped (第九条). A resignation or a loss on time in the middle of the game
+        // has no final position to count.
+        let objected = store.current_result(id).await.map_err(store_status)?;
+        let is_count = objected
+            .as_ref()
+            .is_some_and(|r| matches!(Ending::from_reason(&r.reason), Some(Ending::Count | Ending::Jigo)));
+        let readj = if is_count || recon.replayed.game.phase() != goban::Phase::Playing {
+            let cnt = count(&recon, ctx.game.komi, &[]).await?;
+            json!({
+                "engine": "shinpan-adjudicator",
+                "result": cnt.result.to_sgf(),
+                "statuses": cnt.statuses,
+                "detail": cnt.detail,
+            })
+        } else {
+            json!({
+                "engine": "shinpan-adjudicator",
+                "result": "",
+                "skipped": format!(
+                    "the objected result is not a count ({}) and play had not stopped: no final position to adjudicate",
+                    objected.as_ref().map_or("none", |r| r.reason.as_str())
+                ),
+            })
+        };
         let fouls: Vec<Value> = recorded_fouls(store, id).await?.into_iter().map(|(_, v)| v).collect();
         store
             .attach_appeal_material(objection.id, Some(recon.to_json()), Some(readj.clone()))
