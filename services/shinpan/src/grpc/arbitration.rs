@@ -717,3 +717,51 @@ impl pb::arbitration_server::Arbitration for ArbitrationService {
         Ok(Response::new(self.rule(&c, req.into_inner()).await?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_json_decodes_into_the_protocol() {
+        let e = json!({
+            "move_numbers": [24],
+            "foul": {"move_number": 24, "colour": "W", "point": "bb", "rule": "ko", "article": "第五条", "description": "ko recapture forbidden"},
+            "repetitions": [{"first": 28, "again": 34, "cycles": 2, "sequence": ["B cb", "W gb", "B pass"]}],
+            "position": {"width": 9, "height": 9, "black": ["cb"], "white": ["ca"], "to_move": "W", "ko_point": "bb"},
+            "readjudication": {"result": "W+6.5", "statuses": {"dead": ["aa"]}, "detail": {"count": {"score": {"black": 4.0, "white": 10.5}, "komi": 6.5}}},
+        });
+        let p = evidence_pb(&e);
+        assert_eq!(p.move_numbers, vec![24]);
+        assert_eq!((p.fouls[0].move_number, p.fouls[0].rule.as_str(), p.fouls[0].r#move.as_ref().unwrap().color), (24, "ko", pb::Color::White as i32));
+        let r = &p.repetitions[0];
+        assert_eq!((r.first, r.again, r.cycles, r.sequence.len()), (28, 34, 2, 3));
+        assert_eq!(r.sequence[2].action, Some(pb::r#move::Action::Pass(true)));
+        let pos = &p.positions[0];
+        assert_eq!((pos.black.clone(), pos.to_move, pos.ko_point.as_deref()), (vec!["cb".to_string()], pb::Color::White as i32, Some("bb")));
+        let a = p.readjudication.unwrap();
+        assert_eq!((a.result.as_str(), a.score_white, a.statuses.len()), ("W+6.5", 10.5, 1));
+    }
+
+    #[test]
+    fn ruling_text_names_the_article_reason_and_referee() {
+        let id = Uuid::from_u128(9);
+        let mut r = RulingInput {
+            kind: RulingKind::FoulLoss,
+            reason: "immediate recapture".into(),
+            loser: Some(Color::White),
+            foul: None,
+            amended_result: None,
+            winner: None,
+        };
+        let foul = json!({"move_number": 24, "rule": "ko", "article": "第五条", "description": "ko recapture forbidden"});
+        let t = ruling_text(&r, None, Some("B+F"), "ref-1", id, Some(&foul));
+        assert!(t.starts_with("反則負け (第十二条) of white for the foul at move 24 (ko, 第五条: ko recapture forbidden); result B+F"), "{t}");
+        assert!(t.contains("reason: immediate recapture; ruled by ref-1"), "{t}");
+        r.kind = RulingKind::NoResult;
+        assert!(ruling_text(&r, Some(NoResultPolicy::NoResult), Some("Void"), "ref-1", id, None).starts_with("無勝負 (第十一条)"));
+        assert!(ruling_text(&r, Some(NoResultPolicy::TimeUsed), Some("B+T"), "ref-1", id, None).contains("time used"));
+        r.kind = RulingKind::EndByCount;
+        assert!(ruling_text(&r, None, Some("W+6.5"), "ref-1", id, None).starts_with("第九条2"));
+    }
+}
