@@ -104,8 +104,9 @@
 //!    region (attractors of the two ends; a state a quick proof settles is treated as that
 //!    end). Moves inside either side's unconditional area are not generated: they change
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
-//!    the region do). Everything runs within a node budget shared by the region
-//!    ([`Options::budget_nodes`]); out of budget → [`Status::Undecided`], never a guess.
+//!    the region do). Everything runs within a node budget per region
+//!    ([`Options::budget_nodes`], default 2 000 000), each chain taking an equal share of
+//!    what is left; out of budget → [`Status::Undecided`], never a guess.
 //!    The unconditional-area computation is cached per position and shared by all chains
 //!    of the region.
 //! 4. Agreement first (第九条): agreed statuses stand for every chain not disputed; the
@@ -138,7 +139,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { budget_nodes: 500_000, agreed: None, dispute: Vec::new(), ko_pending: None, to_move: Color::Black }
+        Options { budget_nodes: 2_000_000, agreed: None, dispute: Vec::new(), ko_pending: None, to_move: Color::Black }
     }
 }
 
@@ -296,6 +297,13 @@ pub fn adjudicate_with_progress(
         let mut reps = Vec::new();
         let mut decided = true;
         let mut done = vec![false; pts.len()];
+        // Chains of the region, for a fair share of the region's budget each.
+        let mut left = {
+            let mut heads: Vec<Point> = pts.iter().filter_map(|&q| board.chain_id(q)).collect();
+            heads.sort();
+            heads.dedup();
+            heads.len() as u64
+        };
         for (li, &p) in pts.iter().enumerate() {
             let Some(c) = board.get(p) else { continue };
             if done[li] {
@@ -309,7 +317,13 @@ pub fn adjudicate_with_progress(
             }
             reps.push(p);
             let before = region.nodes;
+            // Each chain may use an equal share of what the region has left (a hard chain
+            // does not starve the others); the region's total stays within the budget.
+            let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
+            left = left.saturating_sub(1);
+            region.budget = before + share;
             let (status, line) = decide(&mut region, board, &locals, c, opts);
+            region.nodes = region.nodes.min(region.budget);
             if status == Status::Undecided {
                 decided = false;
             }
@@ -393,7 +407,7 @@ fn decide(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: 
     }
     // Quick proofs first (exact when found), then the exact retrograde solution.
     let start = region.nodes;
-    let quick = start + region.budget / 8;
+    let quick = start + (region.budget - start) / 4;
     let goals: &[End] = match region.mode {
         Mode::Kiyaku2011 => &[End::Alive, End::Dead],
         Mode::Kiyaku1989 => &[End::Dead],
