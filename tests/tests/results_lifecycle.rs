@@ -250,7 +250,7 @@ async fn counts_by_adjudication_by_agreement_jigo_and_time() {
         .unwrap()
         .into_inner();
     assert_eq!(p.statuses.len(), 6, "the agreed dead chain: {:?}", p.statuses);
-    assert!(p.statuses.iter().all(|s| s.status == pb::Status::Dead as i32));
+    assert!(p.statuses.iter().all(|s| s.status == pb::Status::Dead as i32 && s.color == B as i32));
     assert!(p.result.starts_with("W+"), "{}", p.result);
     assert_ne!(p.result, "W+6.5");
 

@@ -346,7 +346,21 @@ pub async fn count(recon: &Reconstruction, komi: f64, agreements: &[pb::Agreemen
         rules,
     );
     let pts = |s: StoneStatus| status.stones_with(&board, s).iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
-    let statuses = json!({"dead": pts(StoneStatus::Dead), "seki": pts(StoneStatus::Seki), "undecided": pts(StoneStatus::Undecided)});
+    // The colour of every listed stone, so that the statuses read alone (PointStatus.color).
+    let mut colours = serde_json::Map::new();
+    for st in [StoneStatus::Dead, StoneStatus::Seki, StoneStatus::Undecided] {
+        for p in status.stones_with(&board, st) {
+            if let Some(c) = board.get(p) {
+                colours.insert(p.to_sgf(), json!(c.letter().to_string()));
+            }
+        }
+    }
+    let statuses = json!({
+        "dead": pts(StoneStatus::Dead),
+        "seki": pts(StoneStatus::Seki),
+        "undecided": pts(StoneStatus::Undecided),
+        "colours": colours,
+    });
     let detail = json!({
         "decided_by": decided_by,
         "count": {
@@ -416,7 +430,12 @@ pub async fn result_pb(store: &Store, r: &storage::StoredResult, phase: Phase) -
     for (key, st) in [("dead", StoneStatus::Dead), ("seki", StoneStatus::Seki), ("undecided", StoneStatus::Undecided)] {
         if let Some(a) = r.statuses.get(key).and_then(Value::as_array) {
             for p in a.iter().filter_map(Value::as_str) {
-                statuses.push(pb::PointStatus { point: p.to_string(), color: 0, status: status_pb(st) });
+                let color = match r.statuses.get("colours").and_then(|c| c.get(p)).and_then(Value::as_str) {
+                    Some("B") => pb::Color::Black as i32,
+                    Some("W") => pb::Color::White as i32,
+                    _ => 0,
+                };
+                statuses.push(pb::PointStatus { point: p.to_string(), color, status: status_pb(st) });
             }
         }
     }
