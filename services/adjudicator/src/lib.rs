@@ -106,7 +106,19 @@
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
 //!    the region do). Everything runs within a node budget per region
 //!    ([`Options::budget_nodes`], default 2 000 000), each chain taking an equal share of
-//!    what is left; out of budget → [`Status::Undecided`], never a guess.
+//!    what is left; out of budget → [`Status::Undecided`], never a guess. Regions with
+//!    more than [`Options::max_region_empty`] empty points (default 40) are not searched
+//!    at all and their chains are undecided at once.
+//!
+//! ## Limits (known)
+//!
+//! The end conditions are Benson's: a group whose eyes are large territories is not
+//! pass-alive until its owner fills them, so in a real final position most groups and
+//! territories form one large region that the exact search cannot settle; they come out
+//! `undecided` (an arbiter or the players' agreement, 第九条, must rule). Settling them
+//! exactly needs a proof that a territory is safe under alternating play (the owner
+//! answering every invasion) which then implies the Benson end in hypothetical play —
+//! not implemented yet.
 //!    The unconditional-area computation is cached per position and shared by all chains
 //!    of the region.
 //! 4. Agreement first (第九条): agreed statuses stand for every chain not disputed; the
@@ -135,11 +147,22 @@ pub struct Options {
     pub ko_pending: Option<Point>,
     /// The player to move in the record's final position.
     pub to_move: Color,
+    /// Regions with more empty points than this are not searched: their chains are
+    /// [`Status::Undecided`] at once (an exhaustive search there cannot finish within any
+    /// practical budget; see the crate documentation).
+    pub max_region_empty: usize,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { budget_nodes: 2_000_000, agreed: None, dispute: Vec::new(), ko_pending: None, to_move: Color::Black }
+        Options {
+            budget_nodes: 2_000_000,
+            agreed: None,
+            dispute: Vec::new(),
+            ko_pending: None,
+            to_move: Color::Black,
+            max_region_empty: 40,
+        }
     }
 }
 
@@ -322,7 +345,9 @@ pub fn adjudicate_with_progress(
             let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
             left = left.saturating_sub(1);
             region.budget = before + share;
-            let (status, line) = decide(&mut region, board, &locals, c, opts);
+            let too_big = pts.iter().filter(|&&q| board.get(q).is_none()).count() > opts.max_region_empty;
+            let (status, line) =
+                if too_big { (Status::Undecided, Vec::new()) } else { decide(&mut region, board, &locals, c, opts) };
             region.nodes = region.nodes.min(region.budget);
             if status == Status::Undecided {
                 decided = false;

@@ -86,6 +86,7 @@ pub fn adjudicate_loaded(
         dispute: dispute.to_vec(),
         ko_pending: game.ko_point(),
         to_move: game.to_move(),
+        ..Options::default()
     };
     let adj = adjudicate(board, loaded.rules, &opts);
     let komi = komi.unwrap_or_else(|| loaded.record.komi_or_default(loaded.rules));
