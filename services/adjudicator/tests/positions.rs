@@ -104,3 +104,40 @@ fn approach_ko_black_alive_under_both_rule_sets() {
     let s = status(&b, RuleSet::Japanese1989, "bb");
     assert!(s == Status::Alive || s == Status::Undecided, "black is alive under 1989, got {s}");
 }
+
+#[test]
+fn living_groups_touching_dame_are_seki_stones_under_1989_only() {
+    // Both groups are pass-alive; column e is 駄目 between them. 要請II-[v] (1989): alive
+    // stones next to a 駄目 are セキ石 (their eyes are not territory); 2011: alive.
+    let b = board(&[".X.X.O.O", "XXXX.OOO", "XXXX.O.O"]);
+    assert_eq!(status(&b, RuleSet::Japanese2011, "ab"), Status::Alive);
+    assert_eq!(status(&b, RuleSet::Japanese2011, "fa"), Status::Alive);
+    assert_eq!(status(&b, RuleSet::Japanese1989, "ab"), Status::Seki);
+    assert_eq!(status(&b, RuleSet::Japanese1989, "fa"), Status::Seki);
+}
+
+#[test]
+fn progress_reports_every_region_once() {
+    let b = board(&STRAIGHT_THREE);
+    let mut seen = Vec::new();
+    let adj = shinpan_adjudicator::adjudicate_with_progress(&b, RuleSet::Japanese2011, &Options::default(), &mut |r| {
+        seen.push((r.index, r.of, r.decided))
+    });
+    assert_eq!(seen.len(), adj.regions.len());
+    assert!(!seen.is_empty());
+    assert!(seen.iter().enumerate().all(|(i, &(idx, of, decided))| idx == i && of == seen.len() && decided));
+}
+
+#[test]
+fn agreed_status_stands_unless_disputed_and_is_refuted() {
+    // 第九条: the players agree the straight-three group is dead; hypothetical play (2011,
+    // Black first) shows it alive.
+    let b = board(&STRAIGHT_THREE);
+    let ab = Point::from_sgf("ab").unwrap();
+    let opts = Options { agreed: Some(goban::StatusMap::with_dead(&b, &[ab])), ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert_eq!(adj.status.get(ab), Status::Dead, "the agreement stands");
+    assert!(adj.refuted_agreements.iter().any(|r| r.stones.contains(&ab) && r.found == Status::Alive));
+    let opts = Options { dispute: vec![ab], ..opts };
+    assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &opts).status.get(ab), Status::Alive);
+}
