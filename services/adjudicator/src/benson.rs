@@ -15,12 +15,16 @@
 //!   from `R` the regions bordered by a dropped chain. The chains left in `X` are
 //!   *pass-alive*: `o` cannot capture them even if `c` passes for ever.
 //! * The *unconditional area* `U_c` is the stones of pass-alive chains plus every c-region
-//!   `E` bordered only by pass-alive chains in which *every point* (empty or holding an `o`
-//!   stone) is adjacent to a pass-alive `c` chain. In such a region `c` can fill any empty
+//!   `E` bordered only by pass-alive chains in which every point (empty or holding an `o`
+//!   stone) is adjacent to a pass-alive `c` chain, except at most two *interior* points,
+//!   adjacent to each other if two. In such a region `c` can fill any non-interior empty
 //!   point at any time (the new stone joins a pass-alive chain, which keeps liberties in
-//!   its other healthy regions), so every `o` stone there can be captured, and `o` can
-//!   never make an eye there (an `o` eye needs a point not adjacent to `c`): the region
-//!   is `c`'s whatever happens (相手方の帰属 for `o` stones inside it, for good).
+//!   its other healthy regions); once they are filled, `o`'s chains there have liberties
+//!   only on the interior points, a space of at most two adjacent points, which gives `o`
+//!   neither two eyes nor a seki: `c` captures them (on one point by playing it; on two,
+//!   by playing one — if `o` takes that stone back, `c` retakes the lot). So every `o`
+//!   stone there can be captured and `o` can never keep a stone there: the region is `c`'s
+//!   whatever happens (相手方の帰属 for `o` stones inside it, for good).
 //!
 //! Region-local computation: the search only moves inside a region whose every
 //! neighbouring point outside holds a pass-alive stone (see `lib.rs`). Outside stones of
@@ -302,11 +306,23 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
         if !reg_ok[ri] || !r.any_border {
             continue;
         }
-        let all_adjacent = r
+        // Interior points: not adjacent to a pass-alive chain of `c`. At most two, and
+        // adjacent if two: the opponent's stones there can have at most a two-point
+        // space, so no two eyes and no seki (c fills every other point safely, then the
+        // interior), see the module docs.
+        let interior: Vec<u32> = r
             .points
             .iter()
-            .all(|&l| sc.nbrs[l as usize].iter().any(|&g| g != NONE && is_alive_c(g)));
-        if all_adjacent {
+            .copied()
+            .filter(|&l| !sc.nbrs[l as usize].iter().any(|&g| g != NONE && is_alive_c(g)))
+            .take(3)
+            .collect();
+        let small = match interior.len() {
+            0 | 1 => true,
+            2 => sc.nbrs[interior[0] as usize].contains(&interior[1]),
+            _ => false,
+        };
+        if small {
             for &l in &r.points {
                 area.set(l as usize);
             }

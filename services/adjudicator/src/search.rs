@@ -183,18 +183,6 @@ impl Region {
                 if st.cells[iu] != EMPTY {
                     return None;
                 }
-                match self.mode {
-                    Mode::Kiyaku2011 => {
-                        if st.ko == i {
-                            return None;
-                        }
-                    }
-                    Mode::Kiyaku1989 => {
-                        if st.bans[me.index()].iter().any(|&(q, s)| q == i && self.is_retake(st, q, s)) {
-                            return None;
-                        }
-                    }
-                }
                 let n = st.cells.len();
                 let mycell = cell(me);
                 let oppcell = cell(me.opponent());
@@ -211,6 +199,22 @@ impl Region {
                         for &m in &members {
                             next.cells[m as usize] = EMPTY;
                             captured.push(m);
+                        }
+                    }
+                }
+                // 劫 (第五条): retaking at once the single stone that has just taken a
+                // single stone is forbidden; a move there that captures more is not a ko
+                // recapture. 1989: the same retake is barred until the player has passed.
+                let retake = captured.len() == 1;
+                match self.mode {
+                    Mode::Kiyaku2011 => {
+                        if retake && st.ko == i {
+                            return None;
+                        }
+                    }
+                    Mode::Kiyaku1989 => {
+                        if retake && st.bans[me.index()].iter().any(|&(q, s)| q == i && s == captured[0]) {
+                            return None;
                         }
                     }
                 }
