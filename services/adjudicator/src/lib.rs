@@ -68,25 +68,25 @@
 //!
 //! ## japanese-1989 (`rules-explained-as-postulates.txt`)
 //!
-//! * 要請II-[iii]: stones are alive if no opponent move can capture them, or if captured
+//! * 要請II-\[iii\]: stones are alive if no opponent move can capture them, or if captured
 //!   they can give rise to new stones the opponent cannot capture; all other stones are
 //!   dead. So the **opponent moves first** (it attacks; "いかなる白の着手を以てしても黒石
 //!   を取られる石にできない…"), the owner answers, and the stones are **dead** exactly
 //!   when the opponent can force the *dead* end above; otherwise alive (a cycle means the
 //!   attacker failed). A group that lives only if it moves first is therefore dead under
 //!   1989 and alive under 2011.
-//! * 要請II-[iv] (ko-pass rule): a ko taken during hypothetical play may be retaken only
+//! * 要請II-\[iv\] (ko-pass rule): a ko taken during hypothetical play may be retaken only
 //!   after the player has passed once for it; the state carries, per colour, the kos it
 //!   may not retake yet. A pass lifts every such ban of the passer (a pass is not
 //!   addressed to a particular ko). A triple ko is thereby decided (the side that must
 //!   pass to retake loses the race), not left as a cycle.
-//! * 要請II-[v]: empty regions adjacent only to alive stones of one colour and dead stones
+//! * 要請II-\[v\]: empty regions adjacent only to alive stones of one colour and dead stones
 //!   of the other are that colour's eyes; other empty points are 駄目; an alive chain
 //!   touching a 駄目 is a **セキ石** and is reported as [`Status::Seki`] (its eyes are not
 //!   territory).
 //!
 //! Other rule sets (chinese, jungo, japanese-jungo) use the 2011 procedure for life and
-//! death; their counting differs ([`goban::score`]).
+//! death; their counting differs ([`goban::score()`]).
 //!
 //! ## Engine
 //!
@@ -412,8 +412,8 @@ fn decide(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: 
             }
         }
         Mode::Kiyaku1989 => {
-            // The opponent attacks first (要請II-[iii]); a ko just taken binds the
-            // player to move until it passes (要請II-[iv]).
+            // The opponent attacks first (要請II-\[iii\]); a ko just taken binds the
+            // player to move until it passes (要請II-\[iv\]).
             root.to_move = c.opponent();
             if let Some(q) = opts.ko_pending {
                 let mover = opts.to_move;
@@ -473,7 +473,7 @@ fn decide(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: 
     (status, solved.line(MAX_LINE))
 }
 
-/// 要請II-[v] (1989): alive chains touching a 駄目 (an empty point whose empty region is
+/// 要請II-\[v\] (1989): alive chains touching a 駄目 (an empty point whose empty region is
 /// not bordered only by one colour's alive stones and the other's dead stones) are セキ石.
 fn mark_1989_seki(board: &Board, st: &mut StatusMap) {
     let w = board.width() as usize;

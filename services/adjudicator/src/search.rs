@@ -11,7 +11,7 @@ use std::collections::{HashMap, VecDeque};
 pub(crate) enum Mode {
     /// 2011 draft (第五条 basic ko; a cycle is seki; the examined side moves first).
     Kiyaku2011,
-    /// 1989 rules (a ko may be retaken only after a pass for it, 要請II-[iv]; the
+    /// 1989 rules (a ko may be retaken only after a pass for it, 要請II-\[iv\]; the
     /// opponent moves first; a cycle means the attacker failed).
     Kiyaku1989,
 }
