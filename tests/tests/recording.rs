@@ -371,3 +371,31 @@ async fn list_games_by_tournament_and_round_and_passes_end_the_game() {
     assert_eq!(after.code(), Code::FailedPrecondition);
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_recording_processes_on_one_database_stay_exactly_once() {
+    let store = shinpan_storage::testing::fresh_store().await;
+    let a = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(store.clone())).await;
+    let b = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(store.clone())).await;
+    let (mut ca, mut cb) = (a.recording(), b.recording());
+    let game = ca.create_game(new_game("Twin Cup", 1, 9)).await.unwrap().into_inner();
+    // Moves alternate between the two processes; each process's view is always current.
+    let seq = [(Black, "ee"), (White, "cc"), (Black, "gg"), (White, "cg"), (Black, "gc")];
+    for (i, (c, p)) in seq.iter().enumerate() {
+        let client = if i % 2 == 0 { &mut ca } else { &mut cb };
+        let r = client.record_move(record(&game.id, i as u32 + 1, play(*c, p), "")).await.unwrap().into_inner();
+        assert!(r.legal && r.move_number == i as u32 + 1);
+    }
+    // A late duplicate of move 5 sent to the other process is refused.
+    let dup = cb.record_move(record(&game.id, 5, play(Black, "aa"), "")).await.unwrap_err();
+    assert_eq!(shinpan::error::current_move_number(&dup), Some(5));
+    // A move on an occupied point is a foul whichever process validates it.
+    let f = cb.record_move(record(&game.id, 6, play(White, "ee"), "")).await.unwrap().into_inner();
+    assert_eq!(f.foul.map(|f| f.rule), Some("occupied".to_string()));
+    let f = ca.record_move(record(&game.id, 6, play(White, "gc"), "")).await.unwrap().into_inner();
+    assert_eq!(f.foul.map(|f| f.rule), Some("occupied".to_string()));
+    let g = ca.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    assert_eq!(g.move_number, 5);
+    a.stop().await;
+    b.stop().await;
+}

@@ -4,7 +4,9 @@
 //! embedded PostgreSQL (or `DATABASE_URL`). Each of `--games` games is created, then one
 //! task per game records `--moves` legal moves one after the other (each waits for the
 //! previous answer, as a real game does); every call is timed. Prints moves/s, p50, p90,
-//! p99 and max latency. The move sequence is a fixed, legal, capture-rich random game
+//! p99 and max latency. Without `--rate` the games record as fast as they are answered
+//! (saturation throughput; latency is then ≈ games / throughput by Little's law); with
+//! `--rate R` the games together offer R moves/s and the latency at that load is measured. The move sequence is a fixed, legal, capture-rich random game
 //! (seeded), the same for every game.
 
 use crate::configuration::ServeArgs;
@@ -42,6 +44,11 @@ pub struct Args {
     /// Seed of the move sequence.
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
+    /// Offered load in moves per second across all games (each game plays one move every
+    /// games/rate seconds, as players with thinking time do); 0 = every game records its
+    /// next move as soon as the previous one is answered (saturation).
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
 }
 
 /// Figures of one run.
@@ -131,7 +138,7 @@ fn percentile(sorted: &[Duration], q: f64) -> Duration {
 ///
 /// # Errors
 /// Connection failures and failures to create the games.
-pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, seed: u64) -> anyhow::Result<Report> {
+pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, seed: u64, rate: f64) -> anyhow::Result<Report> {
     let sequence = std::sync::Arc::new(legal_sequence(moves, seed));
     let mut channels = Vec::new();
     for _ in 0..connections.max(1) {
@@ -162,10 +169,16 @@ pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, 
     for (i, id) in ids.into_iter().enumerate() {
         let mut client: GameRecordingClient<Channel> = GameRecordingClient::new(channels[i % channels.len()].clone());
         let sequence = sequence.clone();
+        // With a rate, game i plays at start + offset_i + k * period (staggered).
+        let period = if rate > 0.0 { Some(Duration::from_secs_f64(games as f64 / rate)) } else { None };
+        let offset = period.map(|p| p.mul_f64(i as f64 / games as f64)).unwrap_or_default();
         tasks.push(tokio::spawn(async move {
             let mut lat = Vec::with_capacity(sequence.len());
             let mut errors = 0usize;
             for (n, &(c, m)) in sequence.iter().enumerate() {
+                if let Some(p) = period {
+                    tokio::time::sleep_until((started + offset + p * n as u32).into()).await;
+                }
                 let req = pb::RecordMoveRequest {
                     game_id: id.clone(),
                     move_number: n as u32 + 1,
@@ -217,7 +230,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     rt.block_on(async move {
         let result = match &args.server {
-            Some(url) => measure(url, args.games, args.moves, args.connections, args.seed).await,
+            Some(url) => measure(url, args.games, args.moves, args.connections, args.seed, args.rate).await,
             None => {
                 let mut serve = ServeArgs::local(args.database_url.clone(), args.data_dir.clone());
                 serve.max_connections = 32;
@@ -229,7 +242,7 @@ pub fn run(args: Args) -> ExitCode {
                         let server = tokio::spawn(app.run_until(async move {
                             let _ = rx.await;
                         }));
-                        let r = measure(&url, args.games, args.moves, args.connections, args.seed).await;
+                        let r = measure(&url, args.games, args.moves, args.connections, args.seed, args.rate).await;
                         let _ = tx.send(());
                         let _ = server.await;
                         r

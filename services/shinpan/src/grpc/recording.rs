@@ -240,16 +240,60 @@ fn ends_game(e: &storage::StoredEvent) -> bool {
         || e.payload.get("phase").and_then(Value::as_str) == Some("ENDED")
 }
 
+/// A game before its next move: start, moves, and the rules engine's state after them.
+pub struct Snapshot {
+    /// The game's start.
+    pub start: GameStart,
+    /// The recorded moves, in order.
+    pub moves: Vec<(Color, Move)>,
+    /// The engine's game after `moves`.
+    pub game: goban::Game,
+}
+
+/// Recently recorded games, so that `RecordMove` need not re-read and replay the whole game
+/// for every move. Safe with several recording processes: moves are append-only, so a cached
+/// game is a prefix of the stored one; a stale entry makes the store refuse the write
+/// (out of sequence), which evicts it.
+#[derive(Clone, Default)]
+pub struct GameCache {
+    map: std::sync::Arc<std::sync::Mutex<HashMap<Uuid, std::sync::Arc<Snapshot>>>>,
+}
+
+impl GameCache {
+    /// At most this many games are kept; beyond it the cache starts afresh.
+    pub const CAPACITY: usize = 10_000;
+
+    fn get(&self, id: Uuid) -> Option<std::sync::Arc<Snapshot>> {
+        self.map.lock().ok()?.get(&id).cloned()
+    }
+
+    fn put(&self, id: Uuid, s: std::sync::Arc<Snapshot>) {
+        if let Ok(mut m) = self.map.lock() {
+            if m.len() >= Self::CAPACITY && !m.contains_key(&id) {
+                m.clear();
+            }
+            m.insert(id, s);
+        }
+    }
+
+    fn forget(&self, id: Uuid) {
+        if let Ok(mut m) = self.map.lock() {
+            m.remove(&id);
+        }
+    }
+}
+
 /// The `GameRecording` gRPC service.
 #[derive(Clone)]
 pub struct RecordingService {
     state: AppState,
+    cache: GameCache,
 }
 
 impl RecordingService {
     /// A service on the shared state (which must have a store).
     pub fn new(state: AppState) -> RecordingService {
-        RecordingService { state }
+        RecordingService { state, cache: GameCache::default() }
     }
 
     fn store(&self) -> Result<&storage::Store, ApiError> {
@@ -385,28 +429,53 @@ impl RecordingService {
             return Err(ApiError::field("move_number", "move numbers start at 1"));
         }
         let store = self.store()?;
-        let g = store.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
-        if g.state != storage::GameState::Playing {
-            return Err(ApiError::GameOver { game_id: id.to_string(), result: String::new() });
-        }
-        let start = stored_start(&g)?;
-        let (color, mv) = convert::move_from_pb("move", req.r#move.as_ref(), start.size, start.size)?;
-        let recorded = g.move_count.max(0) as u32;
         let n = req.move_number;
-        if n > recorded + 1 {
-            return Err(ApiError::OutOfSequence { game_id: id.to_string(), current: recorded, got: n });
-        }
-        let moves = store.moves(id).await.map_err(|e| store_error(e, Some(id)))?;
-        let history = stored_moves(&moves[..(n as usize - 1).min(moves.len())])?;
-        let verdict = self
-            .state
-            .validator
-            .validate_move(pb::ValidateMoveRequest {
-                state: Some(pb::validate_move_request::State::Game(convert::game_state(&start, pb_moves(&history)))),
-                r#move: Some(convert::move_to_pb(color, mv)),
-                rule_set: String::new(),
-            })
-            .await?;
+        // The game before move n: from the cache when it holds exactly n - 1 moves (moves are
+        // append-only, so a cached prefix is always a prefix of the stored game), else from
+        // the store.
+        let snapshot = match self.cache.get(id) {
+            Some(c) if c.moves.len() as u32 + 1 == n => c,
+            _ => {
+                let g = store.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
+                let recorded = g.move_count.max(0) as u32;
+                if n > recorded + 1 {
+                    return Err(ApiError::OutOfSequence { game_id: id.to_string(), current: recorded, got: n });
+                }
+                let start = stored_start(&g)?;
+                let moves = store.moves(id).await.map_err(|e| store_error(e, Some(id)))?;
+                let history = stored_moves(&moves[..(n as usize - 1).min(moves.len())])?;
+                let mut game = start.game()?;
+                for &(c, m) in &history {
+                    apply_recorded(&mut game, c, m)
+                        .map_err(|f| ApiError::Internal(format!("stored game {id} does not replay: {f}")))?;
+                }
+                let snap = std::sync::Arc::new(Snapshot { start, moves: history, game });
+                if n == recorded + 1 && g.state == storage::GameState::Playing {
+                    self.cache.put(id, snap.clone());
+                }
+                snap
+            }
+        };
+        let start = &snapshot.start;
+        let (color, mv) = convert::move_from_pb("move", req.r#move.as_ref(), start.size, start.size)?;
+        let mut after = None;
+        let verdict = match &self.state.validator {
+            validation::Validator::Local => {
+                let mut game = snapshot.game.clone();
+                let v = validation::check_move(&mut game, color, mv, n);
+                after = Some(game);
+                v
+            }
+            remote => {
+                remote
+                    .validate_move(pb::ValidateMoveRequest {
+                        state: Some(pb::validate_move_request::State::Game(convert::game_state(start, pb_moves(&snapshot.moves)))),
+                        r#move: Some(convert::move_to_pb(color, mv)),
+                        rule_set: String::new(),
+                    })
+                    .await?
+            }
+        };
         let key = Some(req.idempotency_key.trim().to_string()).filter(|k| !k.is_empty());
         let mut response = pb::RecordMoveResponse {
             move_number: n,
@@ -443,10 +512,26 @@ impl RecordingService {
         // The stored answer carries the event's sequence number, which only the write knows:
         // keep the answer without it and fill it in from the stored event.
         let write = write.with_response(encode_response(&response));
-        let out = store.write(write).await.map_err(|e| match e {
-            StoreError::AlreadyExists(m) => ApiError::AlreadyExists { kind: "idempotency key", id: m },
-            e => store_error(e, Some(id)),
-        })?;
+        let out = match store.write(write).await {
+            Ok(out) => out,
+            Err(e) => {
+                self.cache.forget(id);
+                return Err(match e {
+                    StoreError::AlreadyExists(m) => ApiError::AlreadyExists { kind: "idempotency key", id: m },
+                    e => store_error(e, Some(id)),
+                });
+            }
+        };
+        if !out.replayed && verdict.legal {
+            match after {
+                Some(game) if verdict.phase != pb::Phase::Ended as i32 => {
+                    let mut moves = snapshot.moves.clone();
+                    moves.push((color, mv));
+                    self.cache.put(id, std::sync::Arc::new(Snapshot { start: snapshot.start.clone(), moves, game }));
+                }
+                _ => self.cache.forget(id),
+            }
+        }
         if out.replayed {
             response = decode_response(&out.response).unwrap_or(response);
             response.replayed = true;
