@@ -1,8 +1,10 @@
 //! Adjudication time per final position: every 19x19 record of `shared/games/` (env
 //! `SHINPAN_GAMES`) is replayed once, then each final position is adjudicated and timed;
 //! p50/p95/max per position and the number with undecided stones are printed (budget:
-//! env `SHINPAN_BENCH_BUDGET` nodes per region, default 20000). Criterion then measures
-//! each kakunin example (env `SHINPAN_KAKUNIN`).
+//! env `SHINPAN_BENCH_BUDGET` nodes per region, default 20000). In the same run GNU Go's
+//! `final_score` (GTP, `loadsgf` then `final_score`; env `GNUGO`, default
+//! `/usr/games/gnugo`; skipped if absent) is timed on the same records, process start
+//! included. Criterion then measures each kakunin example (env `SHINPAN_KAKUNIN`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use goban::{Board, Color, Point, RuleSet};
@@ -16,6 +18,36 @@ fn shared(env: &str, sub: &str) -> PathBuf {
         Some(d) => PathBuf::from(d),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(sub),
     }
+}
+
+fn quantiles(mut times: Vec<f64>) -> String {
+    if times.is_empty() {
+        return "none".to_string();
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize];
+    format!("p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms", q(0.5), q(0.95), times[times.len() - 1])
+}
+
+/// Milliseconds GNU Go takes for `final_score` on each file (none if GNU Go is absent).
+fn gnugo_times(files: &[String]) -> Vec<f64> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let gnugo = std::env::var("GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_string());
+    if !Path::new(&gnugo).exists() {
+        return Vec::new();
+    }
+    files
+        .iter()
+        .filter_map(|f| {
+            let t = Instant::now();
+            let mut child =
+                Command::new(&gnugo).args(["--mode", "gtp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().ok()?;
+            child.stdin.take()?.write_all(format!("loadsgf {f}\nfinal_score\nquit\n").as_bytes()).ok()?;
+            let out = child.wait_with_output().ok()?;
+            String::from_utf8_lossy(&out.stdout).contains("= ").then(|| t.elapsed().as_secs_f64() * 1000.0)
+        })
+        .collect()
 }
 
 fn final_positions() -> Vec<(String, Board, Options, RuleSet)> {
@@ -63,18 +95,15 @@ fn bench(c: &mut Criterion) {
             undecided += 1;
         }
     }
-    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    if !times.is_empty() {
-        let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize];
-        eprintln!(
-            "19x19 final positions: {} adjudicated, p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms, {} with undecided stones",
-            times.len(),
-            q(0.5),
-            q(0.95),
-            times[times.len() - 1],
-            undecided
-        );
-    }
+    eprintln!(
+        "19x19 final positions: {} adjudicated, {}, {} with undecided stones",
+        times.len(),
+        quantiles(times),
+        undecided
+    );
+    let files: Vec<String> = positions.iter().map(|p| p.0.clone()).collect();
+    let g = gnugo_times(&files);
+    eprintln!("GNU Go final_score on the same records: {} scored, {}", g.len(), quantiles(g));
     let dir = shared("SHINPAN_KAKUNIN", "kakunin");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "sgf")).collect())
