@@ -31,6 +31,7 @@ fn real_games_final_positions() {
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("column {name}"));
     let (c_file, c_re, c_agree, c_gnugo) = (col("file"), col("RE"), col("marks_agree_with_RE"), col("gnugo_final_score"));
     let (mut games, mut fouls, mut re_ok, mut undecided, mut gnugo_ok, mut marked, mut marks_ok) = (0, 0, 0, 0, 0, 0, 0);
+    let (mut stones, mut stones_decided) = (0usize, 0usize);
     let mut decided_wrong: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     for line in lines {
@@ -52,6 +53,12 @@ fn real_games_final_positions() {
         let out = adjudicate_loaded(&loaded, None, &[], None, budget);
         let ours = GameResult::from_sgf(&out.report.result);
         let board = loaded.replayed.game.board();
+        for p in board.points().filter(|&p| board.get(p).is_some()) {
+            stones += 1;
+            if out.adjudication.status.get(p) != Status::Undecided {
+                stones_decided += 1;
+            }
+        }
         if ours == Some(GameResult::Undecided) {
             undecided += 1;
         } else if ours == re {
@@ -88,7 +95,7 @@ fn real_games_final_positions() {
     eprintln!(
         "games {games} (fouls {fouls}): shinpan reproduces RE in {re_ok}, undecided {undecided}, decided but different {}; \
          GNU Go final_score reproduces RE in {gnugo_ok}; marked games {marked}, shinpan agrees with the marks in {marks_ok} \
-         (budget {budget} nodes per region)",
+         (budget {budget} nodes per region); stones decided {stones_decided} of {stones}",
         decided_wrong.len()
     );
     for d in &decided_wrong {
