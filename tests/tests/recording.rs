@@ -331,7 +331,7 @@ async fn errors_use_standard_codes_with_rich_details() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_store_going_away_is_unavailable() {
+async fn the_store_going_away_is_unavailable_and_a_retry_after_restart_stores_once() {
     let store = shinpan_storage::testing::fresh_store().await;
     let app = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(store.clone())).await;
     let mut client = app.recording();
@@ -339,9 +339,25 @@ async fn the_store_going_away_is_unavailable() {
     store.pool().close().await;
     let s = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap_err();
     assert_eq!(s.code(), Code::Unavailable, "{s:?}");
-    let s = client.record_move(record(&game.id, 1, play(Black, "ee"), "")).await.unwrap_err();
+    let s = client.record_move(record(&game.id, 1, play(Black, "ee"), "first-try")).await.unwrap_err();
     assert_eq!(s.code(), Code::Unavailable, "{s:?}");
     assert!(s.get_error_details().retry_info().is_some());
+    app.stop().await;
+
+    // A new server process on the same database ("after the crash"): the failed call stored
+    // nothing, its retry stores the move once, and a second retry gets the same answer.
+    let opts = (*store.pool().connect_options()).clone();
+    let pool = sqlx::postgres::PgPoolOptions::new().max_connections(5).connect_with(opts).await.unwrap();
+    let again = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(shinpan_storage::Store::new(pool))).await;
+    let mut client = again.recording();
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    assert_eq!(g.move_number, 0, "nothing was stored by the failed call");
+    let r1 = client.record_move(record(&game.id, 1, play(Black, "ee"), "first-try")).await.unwrap().into_inner();
+    let r2 = client.record_move(record(&game.id, 1, play(Black, "ee"), "first-try")).await.unwrap().into_inner();
+    assert!(!r1.replayed && r2.replayed && r1.sequence == r2.sequence);
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    assert_eq!(g.move_number, 1);
+    again.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
