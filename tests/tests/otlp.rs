@@ -30,8 +30,11 @@ impl TraceService for Receiver {
     }
 }
 
-/// (service.name, span name, trace id, span id, parent span id) of every received span.
-fn spans(got: &[ExportTraceServiceRequest]) -> Vec<(String, String, Vec<u8>, Vec<u8>, Vec<u8>)> {
+/// (service.name, span name, trace id, span id, parent span id) of a received span.
+type SpanInfo = (String, String, Vec<u8>, Vec<u8>, Vec<u8>);
+
+/// Every received span.
+fn spans(got: &[ExportTraceServiceRequest]) -> Vec<SpanInfo> {
     let mut out = Vec::new();
     for req in got {
         for rs in &req.resource_spans {

@@ -100,7 +100,7 @@ pub enum ApiError {
     Internal(String),
     /// A status returned by another shinpan service (e.g. remote validation), passed on.
     #[error("{}", .0.message())]
-    Remote(Status),
+    Remote(Box<Status>),
 }
 
 fn describe(v: &[FieldViolation]) -> String {
@@ -196,7 +196,7 @@ impl From<ApiError> for Status {
                 ErrorDetails::with_retry_info(Some(Duration::from_secs(1))),
             ),
             ApiError::Internal(_) => Status::internal(message),
-            ApiError::Remote(status) => status,
+            ApiError::Remote(status) => *status,
         }
     }
 }

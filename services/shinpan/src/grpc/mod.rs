@@ -6,6 +6,10 @@
 //!
 //! Every service shares one [`AppState`].
 
+// `ApiError` carries rich details (a foul's rule, article, point...); errors are the cold
+// path, so returning it by value is fine.
+#![allow(clippy::result_large_err)]
+
 pub mod convert;
 pub mod recording;
 pub mod validation;

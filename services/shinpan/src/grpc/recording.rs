@@ -47,7 +47,7 @@ pub fn store_error(e: StoreError, game_id: Option<Uuid>) -> ApiError {
             if m.contains("not playing") || m.contains(" is ended") || m.contains(" is final") {
                 ApiError::GameOver { game_id: gid, result: String::new() }
             } else {
-                ApiError::Remote(Status::failed_precondition(m))
+                ApiError::Remote(Box::new(Status::failed_precondition(m)))
             }
         }
         StoreError::InvalidArgument(m) => ApiError::field("request", m),

@@ -319,7 +319,7 @@ impl Validator {
                         tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded => {
                             ApiError::Unavailable(format!("rule validation service: {}", s.message()))
                         }
-                        _ => ApiError::Remote(s),
+                        _ => ApiError::Remote(Box::new(s)),
                     })
             }
         }
