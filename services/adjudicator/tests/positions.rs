@@ -141,3 +141,121 @@ fn agreed_status_stands_unless_disputed_and_is_refuted() {
     let opts = Options { dispute: vec![ab], ..opts };
     assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &opts).status.get(ab), Status::Alive);
 }
+
+/// Both rule sets, for positions where the 2011 draft and the 1989 rules agree.
+const BOTH: [RuleSet; 2] = [RuleSet::Japanese2011, RuleSet::Japanese1989];
+
+#[test]
+fn false_eye_group_is_dead_in_both_rule_sets() {
+    // Black has a real eye at aa and a false eye at ca: its diagonal db is White and the
+    // stone da joins the group only through ca. Black filling ca leaves one eye (self-atari
+    // at aa); if Black does anything else White plays ca capturing da, the recapture at da
+    // is a ko Black may not take at once (第五条), and White then captures at aa. The
+    // White wall has two eyes (fa, fc) and is pass-alive.
+    let b = board(&[".X.XO.O", "XXXOOOO", "OOOOO.O"]);
+    for r in BOTH {
+        assert_eq!(status(&b, r, "ab"), Status::Dead, "{r} group");
+        assert_eq!(status(&b, r, "da"), Status::Dead, "{r} da");
+        assert_eq!(status(&b, r, "ea"), Status::Alive, "{r} wall");
+    }
+}
+
+/// Black group around an eye space in the upper-left corner; White wall with eyes fa, fc
+/// and a solid bottom row.
+fn corner_group(row0: &str, row1: &str) -> Board {
+    board(&[row0, row1, "XXXOO.O", "OOOOOOO"])
+}
+
+#[test]
+fn bulky_five_lives_only_if_it_moves_first_2011_alive_1989_dead() {
+    // Eye space aa ba ca ab bb (花五 / bulky five). The vital point is ba: Black there
+    // makes two eyes (ca and the bent three aa ab bb, which White cannot reduce to one);
+    // White there reduces the space to one eye (中手).
+    let b = corner_group("...XO.O", "..XXOOO");
+    assert_eq!(status(&b, RuleSet::Japanese2011, "da"), Status::Alive);
+    assert_eq!(status(&b, RuleSet::Japanese1989, "da"), Status::Dead);
+    for r in BOTH {
+        assert_eq!(status(&b, r, "ea"), Status::Alive, "{r} wall");
+    }
+}
+
+#[test]
+fn square_four_is_dead_whoever_moves_first() {
+    // Eye space aa ba ab bb (方四 / square four): a dead shape even with Black to move.
+    let b = corner_group("..XXO.O", "..XXOOO");
+    for r in BOTH {
+        assert_eq!(status(&b, r, "ca"), Status::Dead, "{r}");
+    }
+}
+
+#[test]
+fn bulky_five_nakade_of_four_stones_is_dead_for_black_even_capturing_first() {
+    // White's four stones aa ba ab bb fill the square of the bulky five; Black's only
+    // liberty is ca, which is also White's. Black, moving first, captures four stones
+    // and is left with the square four — dead (中手). White's four stones: White moving
+    // first captures the whole Black group at ca — alive.
+    let b = corner_group("OO.XO.O", "OOXXOOO");
+    for r in BOTH {
+        assert_eq!(status(&b, r, "da"), Status::Dead, "{r} black");
+    }
+    assert_eq!(status(&b, RuleSet::Japanese2011, "aa"), Status::Alive, "white nakade stones");
+}
+
+#[test]
+#[ignore = "undecided within the default budget under 1989 (ko-pass states)"]
+fn bulky_five_nakade_stones_are_alive_under_1989() {
+    // 要請II-[iii]: Black, attacking first, captures the four stones at ca, but White then
+    // reduces the square four and captures the whole group: the captured stones "give rise
+    // to new stones the opponent cannot capture" — alive.
+    let b = corner_group("OO.XO.O", "OOXXOOO");
+    let opts = Options { budget_nodes: 50_000_000, ..Options::default() };
+    let s = adjudicate(&b, RuleSet::Japanese1989, &opts).status.get(Point::from_sgf("aa").unwrap());
+    assert_eq!(s, Status::Alive);
+}
+
+/// The template of the seki positions: a pass-alive White wall in columns a–c (eyes bd,
+/// bf) and a pass-alive Black wall in columns d–g (eyes ed, gd) below rows 0–1.
+fn seki_board(row0: &str, row1: &str) -> Board {
+    board(&[row0, row1, "OOOXXXX", "O.OX.X.", "OOOXXXX", "O.OXXXX", "OOOXXXX"])
+}
+
+#[test]
+fn plain_seki_two_shared_liberties_no_eyes() {
+    // Black ba bb bc cc and White da db dc share the liberties ca, cb and have no other
+    // (cb touches no wall: a wall next to it would let its side connect out). Whoever
+    // fills one puts its own chain in atari and is captured, so neither side can force its
+    // end: 第七条 セキ. 1989: neither chain can be captured (alive) and both touch 駄目
+    // (要請II-[v]) — セキ石 as well.
+    let b = board(&[
+        "OX.OX.X", "OX.OXXX", "OXXOXXX", "OOOXXXX", "O.OX.X.", "OOOXXXX", "O.OXXXX", "OOOXXXX",
+    ]);
+    for r in BOTH {
+        assert_eq!(status(&b, r, "ba"), Status::Seki, "{r} black");
+        assert_eq!(status(&b, r, "da"), Status::Seki, "{r} white");
+    }
+    assert_eq!(status(&b, RuleSet::Japanese2011, "aa"), Status::Alive);
+    assert_eq!(status(&b, RuleSet::Japanese2011, "ea"), Status::Alive);
+}
+
+#[test]
+fn seki_with_one_eye_each_and_one_shared_liberty() {
+    // Black ba ca ab bb cb has the eye aa, White db ea fa eb fb gb has the eye ga, and they
+    // share da. Filling da is self-atari; playing in the other's eye is suicide. セキ in
+    // both rule sets (1989: alive stones touching the 駄目 da). The walls touch no 駄目.
+    let b = seki_board(".XX.OO.", "XXXOOOO");
+    for r in BOTH {
+        assert_eq!(status(&b, r, "ba"), Status::Seki, "{r} black");
+        assert_eq!(status(&b, r, "ea"), Status::Seki, "{r} white");
+        assert_eq!(status(&b, r, "ac"), Status::Alive, "{r} white wall");
+        assert_eq!(status(&b, r, "dc"), Status::Alive, "{r} black wall");
+    }
+}
+
+/// Prints every proof of `b` (a debugging aid for writing new positions).
+#[allow(dead_code)]
+fn dump(b: &Board, r: RuleSet) {
+    let adj = adjudicate(b, r, &Options::default());
+    for p in &adj.proofs {
+        eprintln!("{:?} {:?} {:?} {}", p.stones, p.status, p.line_text(), p.nodes);
+    }
+}
