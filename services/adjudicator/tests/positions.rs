@@ -202,12 +202,12 @@ fn bulky_five_nakade_of_four_stones_is_dead_for_black_even_capturing_first() {
 }
 
 #[test]
-#[ignore = "undecided within the default budget under 1989 (ko-pass states)"]
 fn bulky_five_nakade_stones_are_alive_under_1989() {
     // 要請II-[iii]: Black, attacking first, captures the four stones at ca, but White then
     // reduces the square four and captures the whole group: the captured stones "give rise
     // to new stones the opponent cannot capture" — alive.
     let b = corner_group("OO.XO.O", "OOXXOOO");
+    // The ko-pass states of 1989 need more than the default budget here.
     let opts = Options { budget_nodes: 50_000_000, ..Options::default() };
     let s = adjudicate(&b, RuleSet::Japanese1989, &opts).status.get(Point::from_sgf("aa").unwrap());
     assert_eq!(s, Status::Alive);
@@ -258,4 +258,33 @@ fn dump(b: &Board, r: RuleSet) {
     for p in &adj.proofs {
         eprintln!("{:?} {:?} {:?} {}", p.stones, p.status, p.line_text(), p.nodes);
     }
+}
+
+#[test]
+fn bent_four_in_the_corner_is_dead_2011() {
+    // 死活確認例7-1 (隅の曲り四目) on a smaller board, Black wall pass-alive (eyes ga, de).
+    // White's group cannot be helped: Black can start the ko at ab whenever it likes and
+    // White has no threat, so White is dead and Black's three stones aa ba ca alive.
+    let b = board(&["XXX.OX.", ".OOOOXX", "OOXXXXX", "XXXXXXX", "XXX.XXX", "XXXXXXX"]);
+    let r = RuleSet::Japanese2011;
+    for p in ["ac", "bb", "cb", "ea"] {
+        assert_eq!(status(&b, r, p), Status::Dead, "{p}");
+    }
+    for p in ["aa", "cc", "fa"] {
+        assert_eq!(status(&b, r, p), Status::Alive, "{p}");
+    }
+}
+
+#[test]
+#[ignore = "White's chains undecided within the default budget (as kakunin 12)"]
+fn thousand_year_ko_is_seki_2011() {
+    // 死活確認例12 (万年劫) on a smaller board, White wall pass-alive (eyes ga, gd). Neither
+    // side gains by starting the ko (第七条 解説: the one who resolves it loses), so every
+    // stone of the corner is seki.
+    let b = board(&["O.O.XO.", "XOO.XOO", "XXXXXOO", "OOOOOO.", "OOOOOOO"]);
+    let r = RuleSet::Japanese2011;
+    for p in ["aa", "ba", "ab", "ea"] {
+        assert_eq!(status(&b, r, p), Status::Seki, "{p}");
+    }
+    assert_eq!(status(&b, r, "fa"), Status::Alive);
 }
