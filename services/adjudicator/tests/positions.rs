@@ -288,3 +288,16 @@ fn thousand_year_ko_is_seki_2011() {
     }
     assert_eq!(status(&b, r, "fa"), Status::Alive);
 }
+
+#[test]
+fn snapback_kills_the_four_stones_in_both_rule_sets() {
+    // White ab bb cb ca has only the liberties aa and ba, and Black can play neither
+    // without being captured: Black throws in at ba, White captures at aa, and Black
+    // retakes at ba capturing five stones (打って返し — not a ko: more than one stone).
+    // White moving first only fills its own liberty. The Black wall has the eyes ea, ga.
+    let b = board(&["..OX.X.", "OOOXXXX", "XXXXXXX"]);
+    for r in BOTH {
+        assert_eq!(status(&b, r, "ca"), Status::Dead, "{r} white");
+        assert_eq!(status(&b, r, "da"), Status::Alive, "{r} wall");
+    }
+}
