@@ -44,6 +44,9 @@ pub struct Args {
     /// Seed of the move sequence.
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
+    /// PostgreSQL connections of the in-process server's pool.
+    #[arg(long, default_value_t = 16)]
+    pub db_connections: u32,
     /// Offered load in moves per second across all games (each game plays one move every
     /// games/rate seconds, as players with thinking time do); 0 = every game records its
     /// next move as soon as the previous one is answered (saturation).
@@ -233,7 +236,7 @@ pub fn run(args: Args) -> ExitCode {
             Some(url) => measure(url, args.games, args.moves, args.connections, args.seed, args.rate).await,
             None => {
                 let mut serve = ServeArgs::local(args.database_url.clone(), args.data_dir.clone());
-                serve.max_connections = 32;
+                serve.max_connections = args.db_connections;
                 match Application::build(&serve).await {
                     Ok(app) => {
                         let url = app.url();
