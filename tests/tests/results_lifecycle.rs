@@ -706,8 +706,10 @@ async fn auth_all_guards_recording_too() {
 
 #[tokio::test]
 async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
-    // ../shared/games/9/gnugo__incident221.sgf (recorded W+38.5): the adjudicator cannot
-    // decide Black's fg-gg-hg within its budget (第七条: never a guess).
+    // ../shared/games/9/gnugo__incident221.sgf (recorded W+38.5). The players agree on
+    // every chain but Black's fg-gg-hg, which they leave UNDECIDED for the arbiter (第九条:
+    // no agreement on its life and death). The count is then undecided whatever the
+    // adjudicator's budget (第七条: never a guess), so an arbiter case opens.
     let env = Env::new().await;
     let sgf = shinpan_e2e::read_record(&shinpan_e2e::games_dir().join("9/gnugo__incident221.sgf"));
     let imported = env
@@ -723,7 +725,15 @@ async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
     let out = env.record(&g, 60, "W pass").await;
     assert_eq!(out[0].phase, pb::Phase::Stopped as i32);
     // Players without federation ids are known by their registered names ("Black", "White").
-    let e = propose(&env, &g, pb::Ending::Count, 0, &player("White")).await.unwrap_err();
+    let undecided = pb::Agreement { stones: vec!["fg".into()], status: pb::Status::Undecided as i32 };
+    let e = env
+        .results()
+        .propose_result(authed(
+            pb::ProposeResultRequest { game_id: g.clone(), ending: pb::Ending::Count as i32, agreements: vec![undecided], ..Default::default() },
+            &player("White"),
+        ))
+        .await
+        .unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition);
     assert!(e.message().contains("undecided"), "{}", e.message());
     let mut a = env.arbitration();

@@ -130,9 +130,11 @@ impl Application {
             served.push(shinpan_proto::service_names::RESULT_CONFIRMATION);
             served.push(shinpan_proto::service_names::ARBITRATION);
         }
-        // Adjudication (issue 4) and ResultConfirmation/Arbitration (issue 5) register here:
-        // if matches!(kind, ServiceKind::All | ServiceKind::Adjudication) { ... }
-        // if matches!(kind, ServiceKind::All | ServiceKind::Results) { ... }
+        if matches!(kind, ServiceKind::All | ServiceKind::Adjudication) {
+            // Stored games need the database; SGF records and bare positions do not.
+            crate::grpc::adjudication::add_service(&mut routes, &state, &auth, auth_all);
+            served.push(shinpan_proto::service_names::ADJUDICATION);
+        }
         if served.is_empty() {
             return Err(StartupError::Config(format!(
                 "service {kind:?} is not available in this build"

@@ -15,6 +15,7 @@ pub mod recording;
 pub mod validation;
 pub mod results;
 pub mod arbitration;
+pub mod adjudication;
 
 use shinpan_storage::Store;
 use validation::Validator;

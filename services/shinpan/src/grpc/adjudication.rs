@@ -1,0 +1,417 @@
+//! `Adjudication` (`shinpan.v1.Adjudication`): life and death of a final position by
+//! hypothetical play (想定着手, 第七条; engine: crate `shinpan-adjudicator`), then territory
+//! (第八条), prisoners (第十条), score and result.
+//!
+//! The position comes from one of:
+//! * a stored game (`game_id`): the game reconstructed from its recorded moves (as the
+//!   results services do, [`results::reconstruct`]), adjudicated after its last move with the
+//!   game's rule set and komi; a ko taken by the last move stays pending (第五条). The
+//!   adjudication is appended to the game's hash-chained event log as an event of kind
+//!   `adjudicated` (payload: `result`, `rule_set`, `komi`, `move_number`, `nodes`,
+//!   `statuses` = `{"dead": [...], "seki": [...], "undecided": [...]}` in SGF points) and
+//!   its sequence number returned. If a stone is left undecided, the automatic arbiter case
+//!   of kind `undecided` is opened (one per move number, shared with the results services);
+//! * an SGF record (`sgf`): the main line replayed; a foul (第十二条) is
+//!   `FAILED_PRECONDITION` with the `FOUL` error details of [`ApiError::Foul`];
+//! * a bare position (`board`): adjudicated as it stands, with `ko_point` pending for
+//!   `to_move`.
+//!
+//! Agreements (第九条): the agreed statuses stand (every chain not named is agreed alive)
+//! except for the chains named in `disputed`; the engine still examines every chain and
+//! returns every agreement it refutes. `budget_nodes` is the node budget per region
+//! (0 = [`DEFAULT_BUDGET`]); a region not decided within it leaves its chains
+//! `UNDECIDED` and the result `?` — never a guess.
+//!
+//! Errors: `INVALID_ARGUMENT` (field violations) for a bad point, rule set, status, SGF or
+//! board; `NOT_FOUND` for an unknown game; `UNAVAILABLE` without a database (stored games
+//! only).
+
+use crate::error::ApiError;
+use crate::grpc::results::{self, GameCtx};
+use crate::grpc::{convert, validation, AppState};
+use goban::{Board, Color, Point, RuleSet, Status as StoneStatus, StatusMap};
+use serde_json::{json, Value};
+use shinpan_adjudicator::{adjudicate_with_progress, Adjudication, Options, RegionReport};
+use shinpan_proto::v1 as pb;
+use shinpan_proto::v1::adjudication_server::AdjudicationServer;
+use shinpan_storage::{self as storage, NewCase};
+use std::pin::Pin;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+use uuid::Uuid;
+
+/// Default node budget per region when the request gives 0 (the CLI's default,
+/// [`crate::adjudicate::DEFAULT_BUDGET`]).
+pub const DEFAULT_BUDGET: u64 = crate::adjudicate::DEFAULT_BUDGET;
+
+/// A final position ready for adjudication: what the request named, resolved.
+#[derive(Clone, Debug)]
+pub struct Subject {
+    /// The position.
+    pub board: Board,
+    /// Rule set of the adjudication and the count.
+    pub rules: RuleSet,
+    /// Komi (points added to White).
+    pub komi: f64,
+    /// The player to move in the position.
+    pub to_move: Color,
+    /// The point `to_move` may not play at once because of ko (第五条), if any.
+    pub ko_pending: Option<Point>,
+    /// Prisoners taken during play `[by black, by white]`.
+    pub prisoners: [u32; 2],
+    /// Passes `[black, white]` (counted under some rule sets).
+    pub passes: [u32; 2],
+    /// Moves played (the event payload's `move_number`).
+    pub move_number: u32,
+    /// The stored game, when the request named one.
+    pub game: Option<GameCtx>,
+    /// Engine options (budget, agreements, disputed chains, ko, side to move).
+    pub options: Options,
+}
+
+fn status_pb(s: StoneStatus) -> i32 {
+    (match s {
+        StoneStatus::Alive => pb::Status::Alive,
+        StoneStatus::Dead => pb::Status::Dead,
+        StoneStatus::Seki => pb::Status::Seki,
+        StoneStatus::Undecided => pb::Status::Undecided,
+    }) as i32
+}
+
+fn status_from_pb(field: &str, s: i32) -> Result<StoneStatus, ApiError> {
+    match pb::Status::try_from(s) {
+        Ok(pb::Status::Alive) => Ok(StoneStatus::Alive),
+        Ok(pb::Status::Dead) => Ok(StoneStatus::Dead),
+        Ok(pb::Status::Seki) => Ok(StoneStatus::Seki),
+        Ok(pb::Status::Undecided) => Ok(StoneStatus::Undecided),
+        _ => Err(ApiError::field(field, "ALIVE, DEAD, SEKI or UNDECIDED")),
+    }
+}
+
+/// A foul in a record to adjudicate: `FAILED_PRECONDITION` (the record has no legal final
+/// position) with the same `FOUL` details as [`ApiError::Foul`] (rule, article,
+/// move_number, color, point).
+fn foul_status(f: &goban::Foul) -> Status {
+    let s: Status = ApiError::Foul(convert::foul_info(f)).into();
+    Status::with_details(tonic::Code::FailedPrecondition, s.message().to_string(), s.details().to_vec().into())
+}
+
+/// A bare position (`Position`) as a board; errors name `board.*`.
+fn board_of(pos: &pb::Position) -> Result<(Board, Color, Option<Point>), ApiError> {
+    let width = convert::board_size("board.width", pos.width)?;
+    let height = convert::board_size("board.height", if pos.height == 0 { pos.width } else { pos.height })?;
+    let mut board = Board::new(width, height).map_err(|e| ApiError::field("board.width", e.to_string()))?;
+    for (field, color, stones) in [("board.black", Color::Black, &pos.black), ("board.white", Color::White, &pos.white)] {
+        for p in convert::points_from_sgf(field, stones, width, height)? {
+            if board.get(p).is_some() {
+                return Err(ApiError::field(field, format!("two stones on {}", p.to_sgf())));
+            }
+            board.set(p, Some(color)).map_err(|e| ApiError::field(field, e.to_string()))?;
+        }
+    }
+    let to_move = convert::color_from_pb("board.to_move", pos.to_move)?;
+    let ko = match &pos.ko_point {
+        Some(k) if !k.is_empty() => Some(convert::point_from_sgf("board.ko_point", k, width, height)?),
+        _ => None,
+    };
+    Ok((board, to_move, ko))
+}
+
+/// A stone point of `board` named by `field`.
+fn stone_at(field: &str, s: &str, board: &Board) -> Result<Point, ApiError> {
+    let p = convert::point_from_sgf(field, s, board.width() as u32, board.height() as u32)?;
+    if board.get(p).is_none() {
+        return Err(ApiError::field(field, format!("no stone on {s}")));
+    }
+    Ok(p)
+}
+
+/// Resolves a request to a [`Subject`] (loading and reconstructing a stored game).
+///
+/// # Errors
+/// As the module docs: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION (foul),
+/// UNAVAILABLE.
+pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Subject, Status> {
+    use pb::adjudicate_request::Position as P;
+    let override_rules =
+        if req.rule_set.trim().is_empty() { None } else { Some(convert::rule_set("rule_set", &req.rule_set)?) };
+    if let Some(k) = req.komi {
+        if !k.is_finite() || k.abs() > 1000.0 || (k * 2.0).fract() != 0.0 {
+            return Err(ApiError::field("komi", format!("{k} is not a whole or half number of points")).into());
+        }
+    }
+    let (board, rules, komi, to_move, ko, prisoners, passes, move_number, ctx) = match &req.position {
+        Some(P::GameId(id)) => {
+            let uuid = Uuid::parse_str(id.trim()).map_err(|_| ApiError::field("game_id", format!("`{id}` is not a UUID")))?;
+            let store = state.store()?;
+            let ctx = match results::load_game(store, uuid).await {
+                Ok(c) => c,
+                Err(s) if s.code() == tonic::Code::NotFound => {
+                    return Err(ApiError::NotFound { kind: "game", id: uuid.to_string() }.into())
+                }
+                Err(s) => return Err(s),
+            };
+            let recon = results::reconstruct(store, &ctx).await?;
+            let rules = override_rules.unwrap_or(recon.rules);
+            let komi = req.komi.unwrap_or(ctx.game.komi);
+            let g = recon.replayed.game;
+            (g.board().clone(), rules, komi, g.to_move(), g.ko_point(), [g.prisoners(Color::Black), g.prisoners(Color::White)], [g.passes(Color::Black), g.passes(Color::White)], g.move_number(), Some(ctx))
+        }
+        Some(P::Sgf(text)) => {
+            let (record, rules) = validation::parse_sgf("sgf", text, &req.rule_set)?;
+            let replayed = record.to_game(rules).map_err(|e| ApiError::field("sgf", e.to_string()))?;
+            if let Some(f) = &replayed.foul {
+                return Err(foul_status(f));
+            }
+            let komi = req.komi.unwrap_or_else(|| record.komi_or_default(rules));
+            let g = replayed.game;
+            (g.board().clone(), rules, komi, g.to_move(), g.ko_point(), [g.prisoners(Color::Black), g.prisoners(Color::White)], [g.passes(Color::Black), g.passes(Color::White)], g.move_number(), None)
+        }
+        Some(P::Board(pos)) => {
+            let (board, to_move, ko) = board_of(pos)?;
+            let rules = override_rules.unwrap_or(RuleSet::Japanese2011);
+            let komi = req.komi.unwrap_or_else(|| rules.default_komi(board.width(), board.height()));
+            (board, rules, komi, to_move, ko, [0, 0], [0, 0], 0, None)
+        }
+        None => return Err(ApiError::field("position", "give a game_id, an sgf record or a board").into()),
+    };
+    let agreed = if req.agreements.is_empty() {
+        None
+    } else {
+        let mut m = StatusMap::new(&board);
+        for (i, a) in req.agreements.iter().enumerate() {
+            let st = status_from_pb(&format!("agreements[{i}].status"), a.status)?;
+            if a.stones.is_empty() {
+                return Err(ApiError::field(format!("agreements[{i}].stones"), "name at least one stone").into());
+            }
+            for (j, s) in a.stones.iter().enumerate() {
+                let p = stone_at(&format!("agreements[{i}].stones[{j}]"), s, &board)?;
+                m.set_chain(&board, p, st);
+            }
+        }
+        Some(m)
+    };
+    let dispute = req
+        .disputed
+        .iter()
+        .enumerate()
+        .map(|(i, s)| stone_at(&format!("disputed[{i}]"), s, &board))
+        .collect::<Result<Vec<_>, _>>()?;
+    let options = Options {
+        budget_nodes: if req.budget_nodes == 0 { DEFAULT_BUDGET } else { req.budget_nodes },
+        agreed,
+        dispute,
+        ko_pending: ko,
+        to_move,
+        ..Options::default()
+    };
+    Ok(Subject { board, rules, komi, to_move, ko_pending: ko, prisoners, passes, move_number, game: ctx, options })
+}
+
+/// Runs the search of `subject` off the async runtime (`spawn_blocking`), reporting every
+/// region solved to `progress`.
+///
+/// # Errors
+/// INTERNAL if the search task panics.
+pub async fn search(
+    subject: &Subject,
+    progress: impl FnMut(&RegionReport) + Send + 'static,
+) -> Result<Adjudication, Status> {
+    let board = subject.board.clone();
+    let rules = subject.rules;
+    let opts = subject.options.clone();
+    let mut progress = progress;
+    tokio::task::spawn_blocking(move || adjudicate_with_progress(&board, rules, &opts, &mut progress))
+        .await
+        .map_err(|e| ApiError::Internal(format!("adjudication: {e}")).into())
+}
+
+fn proof_pb(p: &shinpan_adjudicator::Proof) -> pb::Proof {
+    pb::Proof {
+        stones: p.stones.iter().map(|s| s.to_sgf()).collect(),
+        status: status_pb(p.status),
+        line: p.line_text(),
+        nodes: p.nodes,
+    }
+}
+
+/// The response for an adjudication of `subject`: statuses of every stone, territory, dame,
+/// prisoners, score and result (第八条・第十条), proofs and refuted agreements.
+pub fn response(subject: &Subject, adj: &Adjudication) -> pb::AdjudicateResponse {
+    let board = &subject.board;
+    let sc = goban::score(board, &adj.status, subject.prisoners, subject.passes, subject.komi, subject.rules);
+    let statuses = board
+        .points()
+        .filter_map(|p| {
+            board.get(p).map(|c| pb::PointStatus {
+                point: p.to_sgf(),
+                color: convert::color_to_pb(c),
+                status: status_pb(adj.status.get(p)),
+            })
+        })
+        .collect();
+    let sgf = |v: &[Point]| v.iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
+    let refuted = adj
+        .refuted_agreements
+        .iter()
+        .map(|r| pb::Refutation {
+            stones: sgf(&r.stones),
+            agreed: status_pb(r.agreed),
+            found: status_pb(r.found),
+            proof: Some(pb::Proof {
+                stones: sgf(&r.stones),
+                status: status_pb(r.found),
+                line: r.line.iter().map(|(c, m)| format!("{} {}", c.letter(), m)).collect(),
+                nodes: adj.proofs.iter().find(|p| p.stones == r.stones).map(|p| p.nodes).unwrap_or(0),
+            }),
+        })
+        .collect();
+    pb::AdjudicateResponse {
+        statuses,
+        territory_black: sgf(&sc.territory[0]),
+        territory_white: sgf(&sc.territory[1]),
+        dame: sgf(&sc.dame),
+        prisoners_black: sc.prisoners[0],
+        prisoners_white: sc.prisoners[1],
+        score_black: sc.score[0],
+        score_white: sc.score[1],
+        result: sc.result.to_sgf(),
+        proofs: adj.proofs.iter().map(proof_pb).collect(),
+        refuted,
+        nodes: adj.regions.iter().map(|r| r.nodes).sum(),
+        rule_set: subject.rules.name().to_string(),
+        komi: subject.komi,
+        sequence: 0,
+    }
+}
+
+/// For a stored game: appends the `adjudicated` event (sets `out.sequence`) and, when a
+/// stone is undecided, opens (or finds) the game's `undecided` arbiter case for this move
+/// number (dedupe key `undecided:<move_number>`, as the results services use).
+///
+/// # Errors
+/// The store's errors as statuses ([`results::store_status`]).
+pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out: &mut pb::AdjudicateResponse) -> Result<(), Status> {
+    let Some(ctx) = &subject.game else { return Ok(()) };
+    let store = state.store()?;
+    let board = &subject.board;
+    let pts = |s: StoneStatus| adj.status.stones_with(board, s).iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
+    let statuses = json!({
+        "dead": pts(StoneStatus::Dead),
+        "seki": pts(StoneStatus::Seki),
+        "undecided": pts(StoneStatus::Undecided),
+    });
+    let payload = json!({
+        "result": out.result,
+        "rule_set": out.rule_set,
+        "komi": out.komi,
+        "move_number": subject.move_number,
+        "nodes": out.nodes,
+        "statuses": statuses,
+        "score": {"black": out.score_black, "white": out.score_white},
+        "agreements": subject.options.agreed.is_some(),
+        "refuted": out.refuted.len(),
+    });
+    let ev = store.append_event(ctx.game.id, "adjudicated", payload).await.map_err(results::store_status)?;
+    out.sequence = ev.seq.max(0) as u64;
+    if adj.undecided(board) {
+        let proofs: Vec<Value> = out
+            .proofs
+            .iter()
+            .map(|p| json!({"stones": p.stones, "status": p.status, "line": p.line, "nodes": p.nodes}))
+            .collect();
+        let (case, _) = store
+            .open_case(&NewCase {
+                game_id: ctx.game.id,
+                kind: storage::CaseKind::Undecided,
+                evidence: json!({"statuses": statuses, "proofs": proofs, "move_numbers": [subject.move_number], "adjudicated_sequence": out.sequence}),
+                opened_by: "adjudicator".into(),
+                reason: "life and death could not be decided within the search budget (第七条): the arbiter rules".into(),
+                dedupe_key: Some(format!("undecided:{}", subject.move_number)),
+            })
+            .await
+            .map_err(results::store_status)?;
+        tracing::info!(game = %ctx.game.id, case = %case.id, "adjudication undecided: arbiter case open");
+    }
+    tracing::info!(game = %ctx.game.id, result = %out.result, nodes = out.nodes, sequence = out.sequence, "adjudicated");
+    Ok(())
+}
+
+/// The `Adjudication` service.
+#[derive(Clone)]
+pub struct AdjudicationService {
+    state: AppState,
+}
+
+impl AdjudicationService {
+    /// A service over the shared state (the store is needed for stored games only).
+    pub fn new(state: AppState) -> AdjudicationService {
+        AdjudicationService { state }
+    }
+}
+
+type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateProgress, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl pb::adjudication_server::Adjudication for AdjudicationService {
+    async fn adjudicate(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::AdjudicateResponse>, Status> {
+        let req = req.into_inner();
+        let subject = subject(&self.state, &req).await?;
+        let adj = search(&subject, |_| {}).await?;
+        let mut out = response(&subject, &adj);
+        record(&self.state, &subject, &adj, &mut out).await?;
+        Ok(Response::new(out))
+    }
+
+    type AdjudicateStreamStream = ProgressStream;
+
+    async fn adjudicate_stream(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<ProgressStream>, Status> {
+        let req = req.into_inner();
+        let subject = subject(&self.state, &req).await?;
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::AdjudicateProgress, Status>>(64);
+        let state = self.state.clone();
+        tokio::spawn(async move {
+            let ptx = tx.clone();
+            let mut nodes = 0u64;
+            let adj = search(&subject, move |r: &RegionReport| {
+                nodes += r.nodes;
+                // The client may have gone: the search still finishes and is recorded.
+                let _ = ptx.blocking_send(Ok(pb::AdjudicateProgress {
+                    regions_done: (r.index + 1) as u32,
+                    regions_total: r.of as u32,
+                    nodes,
+                    result: None,
+                }));
+            })
+            .await;
+            let last = match adj {
+                Ok(adj) => {
+                    let mut out = response(&subject, &adj);
+                    match record(&state, &subject, &adj, &mut out).await {
+                        Ok(()) => Ok(pb::AdjudicateProgress {
+                            regions_done: adj.regions.len() as u32,
+                            regions_total: adj.regions.len() as u32,
+                            nodes: out.nodes,
+                            result: Some(out),
+                        }),
+                        Err(e) => Err(e),
+                    }
+                }
+                Err(e) => Err(e),
+            };
+            let _ = tx.send(last).await;
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
+    }
+}
+
+/// Adds `Adjudication` to a router: behind the bearer-token interceptor of `auth` when
+/// `auth_all` (`--auth all`), else open (as `GameRecording`).
+pub fn add_service(routes: &mut tonic::service::RoutesBuilder, state: &AppState, auth: &crate::auth::AuthConfig, auth_all: bool) {
+    let svc = AdjudicationService::new(state.clone());
+    if auth_all {
+        routes.add_service(AdjudicationServer::with_interceptor(svc, auth.interceptor()));
+    } else {
+        routes.add_service(AdjudicationServer::new(svc));
+    }
+}
