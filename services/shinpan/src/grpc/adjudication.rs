@@ -69,23 +69,10 @@ pub struct Subject {
     pub options: Options,
 }
 
-fn status_pb(s: StoneStatus) -> i32 {
-    (match s {
-        StoneStatus::Alive => pb::Status::Alive,
-        StoneStatus::Dead => pb::Status::Dead,
-        StoneStatus::Seki => pb::Status::Seki,
-        StoneStatus::Undecided => pb::Status::Undecided,
-    }) as i32
-}
+use super::convert::status_to_pb as status_pb;
 
 fn status_from_pb(field: &str, s: i32) -> Result<StoneStatus, ApiError> {
-    match pb::Status::try_from(s) {
-        Ok(pb::Status::Alive) => Ok(StoneStatus::Alive),
-        Ok(pb::Status::Dead) => Ok(StoneStatus::Dead),
-        Ok(pb::Status::Seki) => Ok(StoneStatus::Seki),
-        Ok(pb::Status::Undecided) => Ok(StoneStatus::Undecided),
-        _ => Err(ApiError::field(field, "ALIVE, DEAD, SEKI or UNDECIDED")),
-    }
+    super::convert::status_from_pb(s).ok_or_else(|| ApiError::field(field, "ALIVE, DEAD, SEKI or UNDECIDED"))
 }
 
 /// A foul in a record to adjudicate: `FAILED_PRECONDITION` (the record has no legal final

@@ -288,3 +288,25 @@ pub fn timestamp(t: chrono::DateTime<chrono::Utc>) -> prost_types::Timestamp {
 pub fn from_timestamp(t: &prost_types::Timestamp) -> Option<chrono::DateTime<chrono::Utc>> {
     chrono::DateTime::from_timestamp(t.seconds, t.nanos.max(0) as u32)
 }
+
+/// A stone's status (第七条) as the wire enum `shinpan.v1.Status`.
+pub fn status_to_pb(s: goban::Status) -> i32 {
+    (match s {
+        goban::Status::Alive => pb::Status::Alive,
+        goban::Status::Dead => pb::Status::Dead,
+        goban::Status::Seki => pb::Status::Seki,
+        goban::Status::Undecided => pb::Status::Undecided,
+    }) as i32
+}
+
+/// The wire enum `shinpan.v1.Status` as a stone's status; `None` for
+/// `STATUS_UNSPECIFIED` or an unknown value (the caller names the field in its error).
+pub fn status_from_pb(s: i32) -> Option<goban::Status> {
+    match pb::Status::try_from(s) {
+        Ok(pb::Status::Alive) => Some(goban::Status::Alive),
+        Ok(pb::Status::Dead) => Some(goban::Status::Dead),
+        Ok(pb::Status::Seki) => Some(goban::Status::Seki),
+        Ok(pb::Status::Undecided) => Some(goban::Status::Undecided),
+        _ => None,
+    }
+}

@@ -259,22 +259,12 @@ pub async fn sync_repetition_case(store: &Store, ctx: &GameCtx, recon: &Reconstr
 }
 
 fn status_pb(s: StoneStatus) -> i32 {
-    (match s {
-        StoneStatus::Alive => pb::Status::Alive,
-        StoneStatus::Dead => pb::Status::Dead,
-        StoneStatus::Seki => pb::Status::Seki,
-        StoneStatus::Undecided => pb::Status::Undecided,
-    }) as i32
+    super::convert::status_to_pb(s)
 }
 
 fn status_from_pb(s: i32) -> Result<StoneStatus, Status> {
-    match pb::Status::try_from(s) {
-        Ok(pb::Status::Alive) => Ok(StoneStatus::Alive),
-        Ok(pb::Status::Dead) => Ok(StoneStatus::Dead),
-        Ok(pb::Status::Seki) => Ok(StoneStatus::Seki),
-        Ok(pb::Status::Undecided) => Ok(StoneStatus::Undecided),
-        _ => Err(Status::invalid_argument("agreements.status: ALIVE, DEAD, SEKI or UNDECIDED")),
-    }
+    super::convert::status_from_pb(s)
+        .ok_or_else(|| Status::invalid_argument("agreements.status: ALIVE, DEAD, SEKI or UNDECIDED"))
 }
 
 /// A count of the final position: statuses, the count's result and the JSON detail.
