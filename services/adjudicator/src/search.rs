@@ -4,61 +4,7 @@
 
 use crate::benson::{cell, unconditional, Bits, Scope, EMPTY, NONE, OUT};
 use goban::{Color, Move};
-use std::collections::VecDeque;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A fast non-cryptographic hasher (FxHash: rotate, xor, multiply per word) for the
-/// search tables, whose keys are states of hypothetical play, never external input.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher {
-    hash: u64,
-}
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().unwrap()));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut b = [0u8; 8];
-            b[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(b));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-/// Hash map of the search tables (see [`FxHasher`]).
-pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<FxHasher>>;
+use std::collections::{HashMap, VecDeque};
 
 /// Which reading of the rules drives hypothetical play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -154,7 +100,7 @@ fn chain_of(sc: &Scope, cells: &[u8], start: usize, members: &mut Vec<u32>, mark
 
 impl Region {
     pub fn new(scope: Scope, mode: Mode, budget: u64) -> Region {
-        Region { scope, mode, budget, nodes: 0, ucache: HashMap::default() }
+        Region { scope, mode, budget, nodes: 0, ucache: HashMap::new() }
     }
 
     fn areas(&mut self, cells: &[u8]) -> &[Bits; 2] {
@@ -374,7 +320,7 @@ const QUICK_DEPTH: u32 = 6;
 /// Builds the graph of states reachable from `root` (stopping at end conditions for the
 /// chain `stones` of `owner`) and computes both attractors.
 pub(crate) fn solve(region: &mut Region, root: State, stones: &[usize], owner: Color) -> Result<Solved, OutOfBudget> {
-    let mut index: HashMap<State, u32> = HashMap::default();
+    let mut index: HashMap<State, u32> = HashMap::new();
     let mut states: Vec<State> = Vec::new();
     let mut term: Vec<Option<End>> = Vec::new();
     let mut succ: Vec<Vec<(u32, Move)>> = Vec::new();
@@ -495,7 +441,7 @@ pub(crate) struct Prover {
 impl Prover {
     pub fn new(stones: Vec<usize>, owner: Color, goal: End) -> Prover {
         let forcing = if goal == End::Alive { owner } else { owner.opponent() };
-        Prover { stones, owner, goal, forcing, proved: HashMap::default(), failed: HashMap::default(), path: Vec::new() }
+        Prover { stones, owner, goal, forcing, proved: HashMap::new(), failed: HashMap::new(), path: Vec::new() }
     }
 
     /// Whether the forcing side can force the goal from `root` (searching at most until
