@@ -98,14 +98,7 @@ async fn open(args: &VerifyArgs) -> anyhow::Result<(Store, Option<shinpan_storag
 /// Runs `shinpan audit`.
 pub fn run(args: Args) -> ExitCode {
     let Command::Verify(a) = args.command;
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("shinpan audit: {e}");
-            return exit::code(exit::FAILURE);
-        }
-    };
-    rt.block_on(async move {
+    exit::block_on(async move {
         let (store, cluster) = match open(&a).await {
             Ok(x) => x,
             Err(e) => {

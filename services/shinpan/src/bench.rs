@@ -224,14 +224,7 @@ pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, 
 
 /// Runs `shinpan bench`.
 pub fn run(args: Args) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::code(exit::FAILURE);
-        }
-    };
-    rt.block_on(async move {
+    exit::block_on(async move {
         let result = match &args.server {
             Some(url) => measure(url, args.games, args.moves, args.connections, args.seed, args.rate).await,
             None => {

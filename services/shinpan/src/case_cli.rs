@@ -205,22 +205,7 @@ pub fn case_text(k: &pb::Case) -> String {
 
 /// Runs `shinpan case`.
 pub fn run(args: Args) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::code(exit::FAILURE);
-        }
-    };
-    rt.block_on(async move {
-        match run_async(args).await {
-            Ok(()) => exit::code(exit::OK),
-            Err(e) => {
-                eprintln!("error: {e}");
-                exit::code(exit::FAILURE)
-            }
-        }
-    })
+    exit::block_on(async move { exit::from_result(run_async(args).await) })
 }
 
 async fn run_async(args: Args) -> anyhow::Result<()> {

@@ -201,14 +201,7 @@ pub async fn connect(url: &str) -> anyhow::Result<GameRecordingClient<Channel>> 
 
 /// Runs a `game` subcommand.
 pub fn run(args: Args) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::code(exit::FAILURE);
-        }
-    };
-    rt.block_on(run_async(args))
+    exit::block_on(run_async(args))
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {

@@ -56,22 +56,7 @@ pub fn pick_record(games: &Path, file: Option<&Path>) -> Option<PathBuf> {
 
 /// Runs the demo.
 pub fn run(args: Args) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::code(exit::FAILURE);
-        }
-    };
-    rt.block_on(async move {
-        match demo(args).await {
-            Ok(()) => exit::code(exit::OK),
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                exit::code(exit::FAILURE)
-            }
-        }
-    })
+    exit::block_on(async move { exit::from_result(demo(args).await) })
 }
 
 fn mv(color: pb::Color, point: &str) -> pb::Move {

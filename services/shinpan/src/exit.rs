@@ -17,3 +17,26 @@ pub const UNDECIDED: u8 = 4;
 pub fn code(c: u8) -> ExitCode {
     ExitCode::from(c)
 }
+
+/// Runs an async subcommand to completion on a multi-threaded tokio runtime and returns
+/// its exit code; [`FAILURE`] (with the reason on stderr) if the runtime cannot start.
+pub fn block_on<F: std::future::Future<Output = ExitCode>>(f: F) -> ExitCode {
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt.block_on(f),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            code(FAILURE)
+        }
+    }
+}
+
+/// [`OK`] for `Ok`, else [`FAILURE`] with the error (and its causes) on stderr.
+pub fn from_result(r: anyhow::Result<()>) -> ExitCode {
+    match r {
+        Ok(()) => code(OK),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            code(FAILURE)
+        }
+    }
+}

@@ -13,14 +13,7 @@ pub type Args = ServeArgs;
 
 /// Runs the server; exit code 0 after a clean shutdown, 1 on a start-up or serving failure.
 pub fn run(args: Args) -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the runtime: {e}");
-            return exit::code(exit::FAILURE);
-        }
-    };
-    rt.block_on(async move {
+    exit::block_on(async move {
         let guard = match crate::telemetry::init(&args.telemetry()) {
             Ok(g) => g,
             Err(e) => {
