@@ -415,3 +415,58 @@ async fn two_recording_processes_on_one_database_stay_exactly_once() {
     a.stop().await;
     b.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
+    let app = TestApp::spawn().await;
+    let mut client = app.recording();
+    // W[aa] captured by B[ab] at move 5, then four passes (第九条2).
+    let sgf = "(;GM[1]FF[4]SZ[9]RU[Japanese]KM[6.5];B[ba];W[aa];B[ee];W[gg];B[ab];W[cc];B[];W[];B[];W[])";
+    let imported = client
+        .import_sgf(pb::ImportSgfRequest { sgf: sgf.into(), tournament: "Import Cup".into(), round: 1, board_number: 1, rule_set: String::new() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(imported.moves, 10);
+    let game = imported.game.unwrap();
+    assert_eq!(game.move_number, 10);
+    assert_eq!(game.phase, pb::Phase::Ended as i32, "four passes end play (第九条2)");
+    assert_eq!(game.prisoners_black, 1, "B[ab] captured W[aa]");
+
+    // The log: game_created, one move event per move, the closing "ended"; each event's
+    // prev_hash is the hash of the one before.
+    let events: Vec<pb::GameEvent> = client
+        .watch_game(pb::WatchGameRequest { game_id: game.id.clone(), from_sequence: 1, until_end: false })
+        .await
+        .unwrap()
+        .into_inner()
+        .take(12)
+        .map(|e| e.unwrap())
+        .collect()
+        .await;
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+    let mut expected = vec!["game_created"];
+    expected.extend(std::iter::repeat_n("move", 10));
+    expected.push("ended");
+    assert_eq!(kinds, expected);
+    assert_eq!(events.iter().map(|e| e.sequence).collect::<Vec<_>>(), (1..=12).collect::<Vec<u64>>());
+    for w in events.windows(2) {
+        assert_eq!(w[1].prev_hash, w[0].hash, "event {} is not chained to {}", w[1].sequence, w[0].sequence);
+    }
+    assert_eq!(events.iter().map(|e| e.move_number).collect::<Vec<_>>()[1..11], (1..=10).collect::<Vec<u32>>()[..]);
+    assert_eq!(events[5].captured, vec!["aa".to_string()]);
+    assert_eq!(game.last_sequence, 12);
+
+    // The same board of the same round again: refused, and nothing more is stored.
+    let dup = client
+        .import_sgf(pb::ImportSgfRequest { sgf: sgf.into(), tournament: "Import Cup".into(), round: 1, board_number: 1, rule_set: String::new() })
+        .await
+        .unwrap_err();
+    assert_eq!(dup.code(), Code::AlreadyExists);
+    let games = client.list_games(pb::ListGamesRequest { tournament: "Import Cup".into(), round: 0 }).await.unwrap().into_inner().games;
+    assert_eq!(games.len(), 1);
+    let exported = client.export_sgf(pb::ExportSgfRequest { game_id: game.id.clone() }).await.unwrap().into_inner().sgf;
+    let back = shinpan_sgf::Record::parse(&exported).unwrap();
+    assert_eq!(moves_of(&back), moves_of(&shinpan_sgf::Record::parse(sgf).unwrap()));
+    app.stop().await;
+}

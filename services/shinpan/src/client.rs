@@ -11,11 +11,15 @@
 //! shinpan game import FILE.sgf [--tournament T --round R --board N]
 //! shinpan game export <GAME> [-o FILE.sgf]
 //! ```
-//! `--server` (env `SHINPAN_SERVER`) defaults to the local server, `http://127.0.0.1:50051`.
+//! `--server` (env `SHINPAN_SERVER`) defaults to the local server, `http://127.0.0.1:50051`;
+//! `--token` (env `SHINPAN_TOKEN`, a bearer token from `shinpan token issue`) is sent as
+//! `authorization: Bearer <token>` on every call when given (needed when the server runs with
+//! `--auth all`).
 //! Exit codes: 0 success, 1 failure (server unreachable, error status), 2 unreadable file,
 //! 3 when a recorded move was a foul.
 
 use crate::exit;
+use crate::result_cli::{authed, Connection};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::game_recording_client::GameRecordingClient;
 use std::path::PathBuf;
@@ -28,9 +32,9 @@ pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
 /// `shinpan game`: record and inspect games on a running server.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Server URL.
-    #[arg(long, global = true, env = "SHINPAN_SERVER", default_value = DEFAULT_SERVER)]
-    pub server: String,
+    /// Server URL (`--server`, env `SHINPAN_SERVER`) and bearer token (`--token`, env `SHINPAN_TOKEN`).
+    #[command(flatten)]
+    pub conn: Connection,
     #[command(subcommand)]
     pub command: GameCommand,
 }
@@ -289,6 +293,7 @@ pub fn game_summary(g: &pb::Game) -> String {
 
 async fn record(
     client: &mut GameRecordingClient<Channel>,
+    token: &str,
     game: String,
     action: pb::r#move::Action,
     color: Option<ColorArg>,
@@ -297,7 +302,7 @@ async fn record(
 ) -> ExitCode {
     let (color, number) = match (color, number) {
         (Some(c), Some(n)) => (c.pb(), n),
-        _ => match client.get_game(pb::GetGameRequest { game_id: game.clone() }).await {
+        _ => match client.get_game(authed(pb::GetGameRequest { game_id: game.clone() }, token)).await {
             Ok(g) => {
                 let g = g.into_inner();
                 (color.map(ColorArg::pb).unwrap_or(g.to_move), number.unwrap_or(g.move_number + 1))
@@ -312,7 +317,7 @@ async fn record(
         client_time: Some(crate::grpc::convert::timestamp(chrono::Utc::now())),
         idempotency_key: key.unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
     };
-    match client.record_move(req).await {
+    match client.record_move(authed(req, token)).await {
         Ok(r) => {
             let r = r.into_inner();
             if let Some(f) = r.foul {
@@ -340,10 +345,11 @@ async fn run_async(args: Args) -> ExitCode {
             return exit::code(exit::UNREADABLE);
         }
     }
-    let mut client = match connect(&args.server).await {
+    let mut client = match connect(&args.conn.server).await {
         Ok(c) => c,
-        Err(e) => return fail(format!("cannot reach {}: {e}", args.server)),
+        Err(e) => return fail(format!("cannot reach {}: {e}", args.conn.server)),
     };
+    let token = args.conn.token.as_str();
     match args.command {
         GameCommand::Create { tournament, round, board, black, black_rank, white, white_rank, size, komi, handicap, rules } => {
             let req = pb::CreateGameRequest {
@@ -357,7 +363,7 @@ async fn run_async(args: Args) -> ExitCode {
                 handicap,
                 rule_set: rules,
             };
-            match client.create_game(req).await {
+            match client.create_game(authed(req, token)).await {
                 Ok(g) => {
                     println!("{}", g.into_inner().id);
                     exit::code(exit::OK)
@@ -366,14 +372,14 @@ async fn run_async(args: Args) -> ExitCode {
             }
         }
         GameCommand::Move { game, point, color, number, key } => {
-            record(&mut client, game, pb::r#move::Action::Point(point), color, number, key).await
+            record(&mut client, token, game, pb::r#move::Action::Point(point), color, number, key).await
         }
         GameCommand::Pass { game, color, number } => {
-            record(&mut client, game, pb::r#move::Action::Pass(true), color, number, None).await
+            record(&mut client, token, game, pb::r#move::Action::Pass(true), color, number, None).await
         }
         GameCommand::Resign { game, color } => {
             let req = pb::ResignRequest { game_id: game, color: color.pb(), idempotency_key: uuid::Uuid::new_v4().to_string() };
-            match client.resign(req).await {
+            match client.resign(authed(req, token)).await {
                 Ok(g) => {
                     println!("resigned; result {}", g.into_inner().result);
                     exit::code(exit::OK)
@@ -381,7 +387,7 @@ async fn run_async(args: Args) -> ExitCode {
                 Err(s) => fail(status_text(&s)),
             }
         }
-        GameCommand::Show { game } => match client.get_game(pb::GetGameRequest { game_id: game }).await {
+        GameCommand::Show { game } => match client.get_game(authed(pb::GetGameRequest { game_id: game }, token)).await {
             Ok(g) => {
                 let g = g.into_inner();
                 println!("{}", game_summary(&g));
@@ -393,7 +399,7 @@ async fn run_async(args: Args) -> ExitCode {
             }
             Err(s) => fail(status_text(&s)),
         },
-        GameCommand::List { tournament, round } => match client.list_games(pb::ListGamesRequest { tournament, round }).await {
+        GameCommand::List { tournament, round } => match client.list_games(authed(pb::ListGamesRequest { tournament, round }, token)).await {
             Ok(r) => {
                 for g in r.into_inner().games {
                     let name = |p: &Option<pb::Player>| p.as_ref().map(|p| p.name.clone()).unwrap_or_default();
@@ -409,7 +415,7 @@ async fn run_async(args: Args) -> ExitCode {
         },
         GameCommand::Watch { game, from, until_end } => {
             let req = pb::WatchGameRequest { game_id: game, from_sequence: from, until_end };
-            match client.watch_game(req).await {
+            match client.watch_game(authed(req, token)).await {
                 Ok(stream) => {
                     let mut stream = stream.into_inner();
                     loop {
@@ -430,7 +436,7 @@ async fn run_async(args: Args) -> ExitCode {
             let bytes = std::fs::read(&file).unwrap_or_default();
             let sgf = String::from_utf8_lossy(&bytes).into_owned();
             let req = pb::ImportSgfRequest { sgf, tournament, round, board_number: board, rule_set: rules };
-            match client.import_sgf(req).await {
+            match client.import_sgf(authed(req, token)).await {
                 Ok(r) => {
                     let r = r.into_inner();
                     let g = r.game.unwrap_or_default();
@@ -445,7 +451,7 @@ async fn run_async(args: Args) -> ExitCode {
                 }
             }
         }
-        GameCommand::Export { game, output } => match client.export_sgf(pb::ExportSgfRequest { game_id: game }).await {
+        GameCommand::Export { game, output } => match client.export_sgf(authed(pb::ExportSgfRequest { game_id: game }, token)).await {
             Ok(r) => {
                 let sgf = r.into_inner().sgf;
                 match output {

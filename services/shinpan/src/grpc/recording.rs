@@ -14,6 +14,13 @@
 //! and is not applied; the game is flagged (an arbiter case of kind `foul` is opened) and
 //! nothing else changes. Four passes under `japanese-2011` (第九条2) end the game (state
 //! `ended`).
+//!
+//! ## ImportSgf, all or nothing
+//! The whole record is validated first (a record with a foul is refused as a whole, the foul
+//! named, and nothing is stored); then the game, one hash-chained `move` event and move row per
+//! move, and (after the passes of 第九条) the closing `ended` event are stored in one storage
+//! transaction (`Store::import_game`): a crash mid-import stores no game. The tournament and
+//! the players are looked up or created beforehand, as for `CreateGame`.
 
 use crate::error::ApiError;
 use crate::grpc::convert::{self, GameStart};
@@ -59,6 +66,18 @@ pub fn store_error(e: StoreError, game_id: Option<Uuid>) -> ApiError {
 /// Parses a game id (a UUID) from `field`.
 pub fn game_id(field: &str, s: &str) -> Result<Uuid, ApiError> {
     Uuid::parse_str(s.trim()).map_err(|_| ApiError::field(field, format!("`{s}` is not a game id (a UUID)")))
+}
+
+/// Maps a storage error of creating (or importing) a game: a tournament round's table taken →
+/// `ALREADY_EXISTS` naming "tournament/round r/board b"; others as [`store_error`].
+fn create_error(e: StoreError, req: &pb::CreateGameRequest) -> ApiError {
+    match e {
+        StoreError::AlreadyExists(_) => ApiError::AlreadyExists {
+            kind: "game",
+            id: format!("{}/round {}/board {}", req.tournament, req.round, req.board_number),
+        },
+        e => store_error(e, None),
+    }
 }
 
 fn colour(c: Color) -> storage::Colour {
@@ -359,7 +378,16 @@ impl RecordingService {
         })
     }
 
+    /// Creates a game with no moves (`CreateGame`): see [`RecordingService::new_game`].
     async fn create(&self, req: &pb::CreateGameRequest, start: &GameStart, extra: serde_json::Map<String, Value>) -> Result<storage::Game, ApiError> {
+        let new = self.new_game(req, start, extra).await?;
+        self.store()?.create_game(&new).await.map_err(|e| create_error(e, req))
+    }
+
+    /// Checks a game's particulars (players' names, komi a multiple of 0.5, a playable start)
+    /// and resolves its tournament and players (created when new), giving the row to store.
+    /// Errors: `INVALID_ARGUMENT` with one violation per bad field; store errors.
+    async fn new_game(&self, req: &pb::CreateGameRequest, start: &GameStart, extra: serde_json::Map<String, Value>) -> Result<storage::NewGame, ApiError> {
         let store = self.store()?;
         let mut violations = Vec::new();
         let name_of = |p: &Option<pb::Player>| p.as_ref().map(|p| p.name.trim().to_string()).unwrap_or_default();
@@ -400,7 +428,7 @@ impl RecordingService {
         };
         let black = store.upsert_player(&player(&req.black)).await.map_err(|e| store_error(e, None))?;
         let white = store.upsert_player(&player(&req.white)).await.map_err(|e| store_error(e, None))?;
-        let new = storage::NewGame {
+        Ok(storage::NewGame {
             tournament_id,
             round: Some(req.round as i32).filter(|&r| r > 0),
             table_number: Some(req.board_number as i32).filter(|&b| b > 0),
@@ -412,13 +440,6 @@ impl RecordingService {
             handicap: start.handicap as i16,
             rule_set: start.rules.name().to_string(),
             setup: setup_json(start, extra),
-        };
-        store.create_game(&new).await.map_err(|e| match e {
-            StoreError::AlreadyExists(_) => ApiError::AlreadyExists {
-                kind: "game",
-                id: format!("{}/round {}/board {}", req.tournament, req.round, req.board_number),
-            },
-            e => store_error(e, None),
         })
     }
 
@@ -603,33 +624,37 @@ impl RecordingService {
                 extra.insert(k.to_string(), Value::String(v.clone()));
             }
         }
-        let g = self.create(&create, &start, extra).await?;
+        // Then store the whole record in one transaction: a crash mid-import stores nothing.
+        let new = self.new_game(&create, &start, extra).await?;
+        let moves: Vec<storage::ImportedMove> = record
+            .moves
+            .iter()
+            .zip(&outcomes)
+            .map(|(m, o)| storage::ImportedMove {
+                colour: colour(m.color),
+                point: match m.mv {
+                    Move::Play(p) => Some(p.to_sgf()),
+                    Move::Pass => None,
+                },
+                client_time: None,
+                event_payload: match o {
+                    Some(o) => json!({
+                        "captured": o.captured.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(),
+                        "phase": pb::Phase::try_from(convert::phase_to_pb(o.phase)).map(|p| p.as_str_name()).unwrap_or("PLAYING"),
+                        "imported": true,
+                    }),
+                    None => json!({ "imported": true, "after_end": true }),
+                },
+            })
+            .collect();
+        // Play ended by the passes of 第九条: the game is stored `ended`, closed by an "ended" event.
+        let end = (game.phase() == Phase::Ended).then(|| storage::GameEnd {
+            state: storage::GameState::Ended,
+            kind: "ended".into(),
+            payload: json!({ "reason": "consecutive passes (第九条)", "moves": record.moves.len() }),
+        });
         let store = self.store()?;
-        for (i, (m, o)) in record.moves.iter().zip(&outcomes).enumerate() {
-            let point = match m.mv {
-                Move::Play(p) => Some(p.to_sgf()),
-                Move::Pass => None,
-            };
-            let payload = match o {
-                Some(o) => json!({
-                    "captured": o.captured.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(),
-                    "phase": pb::Phase::try_from(convert::phase_to_pb(o.phase)).map(|p| p.as_str_name()).unwrap_or("PLAYING"),
-                    "imported": true,
-                }),
-                None => json!({ "imported": true, "after_end": true }),
-            };
-            store
-                .write(GameWrite::new_move(g.id, i as i32 + 1, colour(m.color), point.as_deref()).with_payload(payload))
-                .await
-                .map_err(|e| store_error(e, Some(g.id)))?;
-        }
-        if game.phase() == Phase::Ended {
-            store
-                .set_game_state(g.id, storage::GameState::Ended, "ended", json!({ "reason": "consecutive passes (第九条)", "moves": record.moves.len() }))
-                .await
-                .map_err(|e| store_error(e, Some(g.id)))?;
-        }
-        let g = store.get_game(g.id).await.map_err(|e| store_error(e, Some(g.id)))?;
+        let g = store.import_game(&new, &moves, end).await.map_err(|e| create_error(e, &create))?;
         let tournament = self.tournament_name(g.tournament_id).await?;
         Ok(pb::ImportSgfResponse {
             game: Some(self.game_pb(&g, tournament, false).await?),
