@@ -434,13 +434,13 @@ async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
     assert_eq!(game.prisoners_black, 1, "B[ab] captured W[aa]");
 
     // The log: game_created, one move event per move, the closing "ended"; each event's
-    // prev_hash is the hash of the one before.
+    // prev_hash is the hash of the one before. With until_end the stream stops after the
+    // closing "ended" event (not at the last pass before it).
     let events: Vec<pb::GameEvent> = client
-        .watch_game(pb::WatchGameRequest { game_id: game.id.clone(), from_sequence: 1, until_end: false })
+        .watch_game(pb::WatchGameRequest { game_id: game.id.clone(), from_sequence: 1, until_end: true })
         .await
         .unwrap()
         .into_inner()
-        .take(12)
         .map(|e| e.unwrap())
         .collect()
         .await;

@@ -252,11 +252,15 @@ async fn stopping(rx: &mut tokio::sync::watch::Receiver<bool>) {
     }
 }
 
-/// Whether an event ends play (for `WatchGame.until_end`).
+/// Whether an event ends play (for `WatchGame.until_end`): a resignation (第六条), the
+/// `ended` event that closes an imported record, or a recorded move after which play has
+/// ended (第九条2). An imported move with phase `ENDED` is not the last event: the import
+/// closes the log with its own `ended` event, which the watcher must still receive.
 fn ends_game(e: &storage::StoredEvent) -> bool {
+    let imported = e.payload.get("imported").and_then(Value::as_bool) == Some(true);
     e.kind == "resign"
         || e.kind == "ended"
-        || e.payload.get("phase").and_then(Value::as_str) == Some("ENDED")
+        || (!imported && e.payload.get("phase").and_then(Value::as_str) == Some("ENDED"))
 }
 
 /// A game before its next move: start, moves, and the rules engine's state after them.
