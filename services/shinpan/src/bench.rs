@@ -6,7 +6,10 @@
 //! previous answer, as a real game does); every call is timed. Prints moves/s, p50, p90,
 //! p99 and max latency. Without `--rate` the games record as fast as they are answered
 //! (saturation throughput; latency is then ≈ games / throughput by Little's law); with
-//! `--rate R` the games together offer R moves/s and the latency at that load is measured. The move sequence is a fixed, legal, capture-rich random game
+//! `--rate R` the games together offer R moves/s and the latency at that load is measured, each
+//! call from the time it was due (open loop: a call sent late because the previous answer came
+//! late carries that delay). The games are created concurrently before the clock starts, so the
+//! server's database pool is open when timing begins. The move sequence is a fixed, legal, capture-rich random game
 //! (seeded), the same for every game.
 
 use crate::configuration::ServeArgs;
@@ -52,6 +55,10 @@ pub struct Args {
     /// next move as soon as the previous one is answered (saturation).
     #[arg(long, default_value_t = 0.0)]
     pub rate: f64,
+    /// Also print (to stderr) the latency p50/p99/max of the moves due in each 250 ms of the
+    /// run, to tell a start-up transient or a stall from a steady tail.
+    #[arg(long)]
+    pub timeline: bool,
 }
 
 /// Figures of one run.
@@ -141,32 +148,41 @@ fn percentile(sorted: &[Duration], q: f64) -> Duration {
 ///
 /// # Errors
 /// Connection failures and failures to create the games.
-pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, seed: u64, rate: f64) -> anyhow::Result<Report> {
+///
+/// `rate` 0 = closed loop (each game sends its next move on the previous answer); `rate` > 0 =
+/// open loop, each call's latency counted from the time it was due. `timeline`: also print the
+/// latency per 250 ms of due time to stderr.
+pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, seed: u64, rate: f64, timeline: bool) -> anyhow::Result<Report> {
     let sequence = std::sync::Arc::new(legal_sequence(moves, seed));
     let mut channels = Vec::new();
     for _ in 0..connections.max(1) {
         channels.push(crate::client::channel(url).await?);
     }
     let tournament = format!("bench {}", uuid::Uuid::new_v4());
-    let mut ids = Vec::with_capacity(games);
-    let mut client = GameRecordingClient::new(channels[0].clone());
-    for i in 0..games {
-        let g = client
-            .create_game(pb::CreateGameRequest {
-                tournament: tournament.clone(),
-                round: 1,
-                board_number: i as u32 + 1,
-                black: Some(pb::Player { name: format!("bench black {i}"), ..Default::default() }),
-                white: Some(pb::Player { name: format!("bench white {i}"), ..Default::default() }),
-                board_size: 19,
-                komi: Some(6.5),
-                handicap: 0,
-                rule_set: "japanese-2011".into(),
-            })
-            .await?
-            .into_inner();
-        ids.push(g.id);
-    }
+    // The games are created concurrently (untimed), so the server's database pool has opened
+    // its connections before the clock starts: the figures are the steady state, not the
+    // connection set-up of the first moves.
+    let creates = (0..games).map(|i| {
+        let mut client = GameRecordingClient::new(channels[i % channels.len()].clone());
+        let tournament = tournament.clone();
+        async move {
+            client
+                .create_game(pb::CreateGameRequest {
+                    tournament,
+                    round: 1,
+                    board_number: i as u32 + 1,
+                    black: Some(pb::Player { name: format!("bench black {i}"), ..Default::default() }),
+                    white: Some(pb::Player { name: format!("bench white {i}"), ..Default::default() }),
+                    board_size: 19,
+                    komi: Some(6.5),
+                    handicap: 0,
+                    rule_set: "japanese-2011".into(),
+                })
+                .await
+                .map(|g| g.into_inner().id)
+        }
+    });
+    let ids: Vec<String> = futures::future::try_join_all(creates).await?;
     let started = Instant::now();
     let mut tasks = Vec::with_capacity(games);
     for (i, id) in ids.into_iter().enumerate() {
@@ -179,9 +195,17 @@ pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, 
             let mut lat = Vec::with_capacity(sequence.len());
             let mut errors = 0usize;
             for (n, &(c, m)) in sequence.iter().enumerate() {
-                if let Some(p) = period {
-                    tokio::time::sleep_until((started + offset + p * n as u32).into()).await;
-                }
+                // Open loop: with a rate, the call is due at its scheduled time and its latency
+                // counts from then (a call sent late because the previous answer came late
+                // carries that delay, so slow answers are not hidden by fewer samples).
+                let due = match period {
+                    Some(p) => {
+                        let due = started + offset + p * n as u32;
+                        tokio::time::sleep_until(due.into()).await;
+                        due
+                    }
+                    None => Instant::now(),
+                };
                 let req = pb::RecordMoveRequest {
                     game_id: id.clone(),
                     move_number: n as u32 + 1,
@@ -189,9 +213,8 @@ pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, 
                     client_time: None,
                     idempotency_key: format!("{id}:{}", n + 1),
                 };
-                let t = Instant::now();
                 match client.record_move(req).await {
-                    Ok(r) if r.get_ref().legal => lat.push(t.elapsed()),
+                    Ok(r) if r.get_ref().legal => lat.push((due.duration_since(started), due.elapsed())),
                     _ => {
                         errors += 1;
                         break;
@@ -209,6 +232,26 @@ pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, 
         errors += e;
     }
     let elapsed = started.elapsed();
+    if timeline {
+        let mut buckets: std::collections::BTreeMap<u128, Vec<Duration>> = Default::default();
+        for (at, l) in &all {
+            buckets.entry(at.as_millis() / 250).or_default().push(*l);
+        }
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        for (k, mut v) in buckets {
+            v.sort();
+            let max = v.last().copied().unwrap_or_default();
+            eprintln!(
+                "due {:>6} ms: {:>5} moves, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                k * 250,
+                v.len(),
+                ms(percentile(&v, 0.5)),
+                ms(percentile(&v, 0.99)),
+                ms(max)
+            );
+        }
+    }
+    let mut all: Vec<Duration> = all.into_iter().map(|(_, l)| l).collect();
     all.sort();
     Ok(Report {
         games,
@@ -226,7 +269,7 @@ pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, 
 pub fn run(args: Args) -> ExitCode {
     exit::block_on(async move {
         let result = match &args.server {
-            Some(url) => measure(url, args.games, args.moves, args.connections, args.seed, args.rate).await,
+            Some(url) => measure(url, args.games, args.moves, args.connections, args.seed, args.rate, args.timeline).await,
             None => {
                 let mut serve = ServeArgs::local(args.database_url.clone(), args.data_dir.clone());
                 serve.max_connections = args.db_connections;
@@ -238,7 +281,7 @@ pub fn run(args: Args) -> ExitCode {
                         let server = tokio::spawn(app.run_until(async move {
                             let _ = rx.await;
                         }));
-                        let r = measure(&url, args.games, args.moves, args.connections, args.seed, args.rate).await;
+                        let r = measure(&url, args.games, args.moves, args.connections, args.seed, args.rate, args.timeline).await;
                         let _ = tx.send(());
                         let _ = server.await;
                         r
