@@ -732,6 +732,13 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         let start = GameStart { rules, size, handicap: req.handicap, setup_black: vec![], setup_white: vec![], first_to_move: None };
         let g = self.create(&req, &start, serde_json::Map::new()).await?;
         tracing::info!(game = %g.id, "game created");
+        // A new game has no moves: cache its start as stored, so that its first RecordMove
+        // needs no extra round trips to the store (the cache's prefix rule holds trivially).
+        if let Ok(stored) = stored_start(&g) {
+            if let Ok(game) = stored.game() {
+                self.cache.put(g.id, std::sync::Arc::new(Snapshot { start: stored, moves: Vec::new(), game }));
+            }
+        }
         Ok(Response::new(self.game_pb(&g, req.tournament.trim().to_string(), false).await?))
     }
 
