@@ -163,13 +163,7 @@ enum Command {
     },
 }
 
-fn colour(c: Option<goban::Color>) -> i32 {
-    match c {
-        Some(goban::Color::Black) => pb::Color::Black as i32,
-        Some(goban::Color::White) => pb::Color::White as i32,
-        None => 0,
-    }
-}
+use crate::grpc::convert::opt_color_to_pb as colour;
 
 /// A case as text: id, game, kind, state, who opened it and why, evidence summary, ruling.
 pub fn case_text(k: &pb::Case) -> String {

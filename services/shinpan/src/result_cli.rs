@@ -135,13 +135,7 @@ enum Command {
     },
 }
 
-fn color_pb(c: Option<goban::Color>) -> i32 {
-    match c {
-        Some(goban::Color::Black) => pb::Color::Black as i32,
-        Some(goban::Color::White) => pb::Color::White as i32,
-        None => 0,
-    }
-}
+use crate::grpc::convert::opt_color_to_pb as color_pb;
 
 /// One-paragraph text of a result.
 pub fn result_text(r: &pb::GameResult) -> String {

@@ -30,6 +30,11 @@ pub fn color_to_pb(c: Color) -> i32 {
     }
 }
 
+/// An optional colour on the wire: `COLOR_UNSPECIFIED` (0) for `None`.
+pub fn opt_color_to_pb(c: Option<Color>) -> i32 {
+    c.map_or(pb::Color::Unspecified as i32, color_to_pb)
+}
+
 /// Parses an SGF point on a `width × height` board. Errors name `field`.
 pub fn point_from_sgf(field: &str, s: &str, width: u32, height: u32) -> Result<Point, ApiError> {
     let p = Point::from_sgf(s).map_err(|e| ApiError::field(field, e.to_string()))?;
