@@ -5,20 +5,7 @@ use goban::{Board, Color, Point, RuleSet, Status};
 use shinpan_adjudicator::{adjudicate, Options};
 
 fn board(rows: &[&str]) -> Board {
-    let mut b = Board::new(rows[0].len() as u32, rows.len() as u32).unwrap();
-    for (y, r) in rows.iter().enumerate() {
-        for (x, ch) in r.chars().enumerate() {
-            let c = match ch {
-                'X' => Some(Color::Black),
-                'O' => Some(Color::White),
-                _ => None,
-            };
-            if c.is_some() {
-                b.set(Point::new(x as u8, y as u8), c).unwrap();
-            }
-        }
-    }
-    b
+    Board::from_diagram(rows).unwrap()
 }
 
 fn status(b: &Board, rules: RuleSet, p: &str) -> Status {

@@ -551,6 +551,35 @@ impl Board {
         }
     }
 
+    /// A board from a text diagram, as tests and documentation draw positions: one string per
+    /// row, top to bottom, one character per column; `X` is a black stone, `O` a white
+    /// stone, anything else an empty point. Like setup, no capture is made.
+    ///
+    /// # Errors
+    /// [`BoardError`] if the diagram's size is not 2..=25 on each side or its rows differ
+    /// in length.
+    pub fn from_diagram(rows: &[&str]) -> Result<Board, BoardError> {
+        let width = rows.first().map_or(0, |r| r.chars().count()) as u32;
+        let height = rows.len() as u32;
+        if rows.iter().any(|r| r.chars().count() as u32 != width) {
+            return Err(BoardError { width, height });
+        }
+        let mut b = Board::new(width, height)?;
+        let mut stones = Vec::new();
+        for (y, r) in rows.iter().enumerate() {
+            for (x, ch) in r.chars().enumerate() {
+                let c = match ch {
+                    'X' => Color::Black,
+                    'O' => Color::White,
+                    _ => continue,
+                };
+                stones.push((Point::new(x as u8, y as u8), c));
+            }
+        }
+        b.rebuild(&stones);
+        Ok(b)
+    }
+
     /// Puts a stone on `p` or clears it, as SGF setup (`AB`/`AW`/`AE`) and handicap
     /// placement do: no capture is made and no legality is checked (a setup position may
     /// even hold chains without liberties; they stay until a move touches them).
@@ -716,6 +745,19 @@ mod tests {
         a.set(p("cc"), None).unwrap();
         assert_eq!(a.stones_hash(), empty);
         assert_ne!(a.hash(Color::Black), a.hash(Color::White));
+    }
+
+    #[test]
+    fn diagram_places_stones_and_builds_chains() {
+        let b = Board::from_diagram(&["XO.", ".XO", "..."]).unwrap();
+        assert_eq!((b.width(), b.height()), (3, 3));
+        assert_eq!(b.get(p("aa")), Some(Color::Black));
+        assert_eq!(b.get(p("ba")), Some(Color::White));
+        assert_eq!(b.get(p("ca")), None);
+        assert_eq!(b.liberties(p("ba")), vec![p("ca")]);
+        assert_eq!(b.stone_count(Color::Black), 2);
+        assert!(Board::from_diagram(&["XO", "X"]).is_err());
+        assert!(Board::from_diagram(&["X"]).is_err());
     }
 
     #[test]
