@@ -117,3 +117,19 @@ pub fn play(color: shinpan_proto::v1::Color, point: &str) -> shinpan_proto::v1::
 pub fn pass(color: shinpan_proto::v1::Color) -> shinpan_proto::v1::Move {
     shinpan_proto::v1::Move { color: color as i32, action: Some(shinpan_proto::v1::r#move::Action::Pass(true)) }
 }
+
+/// A `CreateGame` request for round 1 of `tournament` on table `board`: two named, ranked
+/// players, a `size` x `size` board, the rule set's default komi, no handicap.
+pub fn new_game(tournament: &str, board: u32, size: u32) -> shinpan_proto::v1::CreateGameRequest {
+    shinpan_proto::v1::CreateGameRequest {
+        tournament: tournament.into(),
+        round: 1,
+        board_number: board,
+        black: Some(shinpan_proto::v1::Player { name: "Honinbo Shusaku".into(), rank: "7d".into(), federation_id: String::new() }),
+        white: Some(shinpan_proto::v1::Player { name: "Gennan Inseki".into(), rank: "8d".into(), federation_id: String::new() }),
+        board_size: size,
+        komi: None,
+        handicap: 0,
+        rule_set: String::new(),
+    }
+}

@@ -10,7 +10,7 @@ use opentelemetry_proto::tonic::collector::trace::v1::{ExportTraceServiceRequest
 use opentelemetry_proto::tonic::common::v1::any_value::Value;
 use shinpan::configuration::ServiceKind;
 use shinpan::telemetry::{LogFormat, TelemetryConfig};
-use shinpan_e2e::{play, TestApp};
+use shinpan_e2e::{new_game, play, TestApp};
 use shinpan_proto::v1 as pb;
 use std::sync::{Arc, Mutex};
 
@@ -84,15 +84,7 @@ async fn spans_reach_a_real_otlp_receiver_with_the_service_name_and_one_trace_sp
     let recording = TestApp::spawn_with(ServiceKind::Recording, Some(validation.url.clone()), true).await;
     let mut client = recording.recording();
     let game = client
-        .create_game(pb::CreateGameRequest {
-            tournament: "Trace Cup".into(),
-            round: 1,
-            board_number: 1,
-            black: Some(pb::Player { name: "A".into(), ..Default::default() }),
-            white: Some(pb::Player { name: "B".into(), ..Default::default() }),
-            board_size: 9,
-            ..Default::default()
-        })
+        .create_game(new_game("Trace Cup", 1, 9))
         .await
         .unwrap()
         .into_inner();

@@ -1,25 +1,11 @@
 //! GameRecording end to end: real gRPC on 127.0.0.1:0, real PostgreSQL, real SGF records.
 
 use futures::StreamExt;
-use shinpan_e2e::{all_records, pass, play, read_record, TestApp};
+use shinpan_e2e::{all_records, new_game, pass, play, read_record, TestApp};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::Color::{Black, White};
 use tonic::Code;
 use tonic_types::StatusExt;
-
-fn new_game(tournament: &str, board: u32, size: u32) -> pb::CreateGameRequest {
-    pb::CreateGameRequest {
-        tournament: tournament.into(),
-        round: 1,
-        board_number: board,
-        black: Some(pb::Player { name: "Honinbo Shusaku".into(), rank: "7d".into(), federation_id: String::new() }),
-        white: Some(pb::Player { name: "Gennan Inseki".into(), rank: "8d".into(), federation_id: String::new() }),
-        board_size: size,
-        komi: None,
-        handicap: 0,
-        rule_set: String::new(),
-    }
-}
 
 fn record(game: &str, n: u32, m: pb::Move, key: &str) -> pb::RecordMoveRequest {
     pb::RecordMoveRequest { game_id: game.into(), move_number: n, r#move: Some(m), client_time: None, idempotency_key: key.into() }

@@ -1,7 +1,7 @@
 //! Health, reflection, and the services deployed as separate processes.
 
 use shinpan::configuration::ServiceKind;
-use shinpan_e2e::{play, TestApp};
+use shinpan_e2e::{new_game, play, TestApp};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::Color::{Black, White};
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -69,15 +69,7 @@ async fn recording_validates_through_a_separate_validation_service() {
     assert!(!services.contains(&"shinpan.v1.RuleValidation".to_string()));
     let mut client = recording.recording();
     let game = client
-        .create_game(pb::CreateGameRequest {
-            tournament: "Split Cup".into(),
-            round: 1,
-            board_number: 1,
-            black: Some(pb::Player { name: "A".into(), ..Default::default() }),
-            white: Some(pb::Player { name: "B".into(), ..Default::default() }),
-            board_size: 9,
-            ..Default::default()
-        })
+        .create_game(new_game("Split Cup", 1, 9))
         .await
         .unwrap()
         .into_inner();
