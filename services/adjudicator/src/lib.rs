@@ -58,9 +58,10 @@
 //! freely and stores a disproof only when it did not rest on a repetition of a state
 //! above it in the current path. The search (see "Engine") reproduces kakunin 1
 //! (取らず三目: both dead), 2 (seki, no 手入れ needed), 7-1 (bent four in the corner:
-//! White dead, Black alive), 9 (both alive: 手入れ needed) and 10 (一手ヨセ劫: no 手入れ
-//! needed) exactly; kakunin 4, 12 (万年劫) and 13 are left partly `undecided` within the
-//! default budget (never a wrong status) — see the kakunin test output.
+//! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
+//! needed) and 12 (万年劫: all seki) exactly; kakunin 4 (White's two chains) and 13
+//! (Black's aa–ba) are left `undecided` within the default budget (never a wrong status)
+//! — see the kakunin test output.
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves both sides' stones
@@ -98,17 +99,31 @@
 //!    which nothing can capture, so regions are independent: hypothetical play for a
 //!    chain only plays inside its region (a move elsewhere would be, for this region, a
 //!    pass), and the end conditions are computed on the region alone.
-//! 3. Each chain of a region is decided first by depth-first proof searches (iterative
-//!    deepening, transposition table of proofs; a proof is exact), then, if neither side's
-//!    end is proved, by the exact retrograde analysis of every state reachable in the
-//!    region (attractors of the two ends; a state a quick proof settles is treated as that
-//!    end). Moves inside either side's unconditional area are not generated: they change
+//! 3. Each chain of a region is decided in three steps, within a node budget per region
+//!    ([`Options::budget_nodes`], default 2 000 000; each chain takes an equal share of what
+//!    is left):
+//!    1. quick depth-first proofs of either end (iterative deepening, transposition table
+//!       of proofs; a proof is a forced win and exact whatever the path);
+//!    2. the exact answer, with half of what is left: an *avoidance* search for each end
+//!       (can the side that does not want it keep the play out of it for ever?). Reaching
+//!       an end is a reachability game, which is determined, so "the opponent cannot keep
+//!       the play out of *alive*" is exactly "the owner forces *alive*". The search keeps
+//!       every state of the current line as provisionally safe (returning to it is a
+//!       cycle, 第七条 解説 循環, which the avoiding side may keep up), caches unsafe states
+//!       for good (exact) and withdraws provisional safe states when a state above them
+//!       fails; a safe root comes with a closed set of states — a trap — as certificate.
+//!       Each new state is first offered to a quick proof for either side. Both ends
+//!       avoidable → **seki**; under 1989 only the attacker's end is asked;
+//!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude.
+//!
+//!    Moves inside either side's unconditional area are not generated: they change
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
-//!    the region do). Everything runs within a node budget per region
-//!    ([`Options::budget_nodes`], default 2 000 000), each chain taking an equal share of
-//!    what is left; out of budget → [`Status::Undecided`], never a guess. Regions with
+//!    the region do). Out of budget → [`Status::Undecided`], never a guess. Regions with
 //!    more than [`Options::max_region_empty`] empty points (default 40) are not searched
-//!    at all and their chains are undecided at once.
+//!    at all and their chains are undecided at once. The unconditional-area computation is
+//!    cached per position and shared by all chains of the region.
+//! 4. Agreement first (第九条): agreed statuses stand for every chain not disputed; the
+//!    engine still examines them and reports every agreement it refutes.
 //!
 //! ## Limits (known)
 //!
@@ -119,10 +134,6 @@
 //! exactly needs a proof that a territory is safe under alternating play (the owner
 //! answering every invasion) which then implies the Benson end in hypothetical play —
 //! not implemented yet.
-//!    The unconditional-area computation is cached per position and shared by all chains
-//!    of the region.
-//! 4. Agreement first (第九条): agreed statuses stand for every chain not disputed; the
-//!    engine still examines them and reports every agreement it refutes.
 
 mod benson;
 mod search;
@@ -130,7 +141,7 @@ mod search;
 pub use goban::{Board, Color, Move, Point, RuleSet, Status, StatusMap};
 
 use benson::{unconditional, Scope, NONE};
-use search::{solve, End, Mode, Prover, Region, State};
+use search::{End, Mode, Prover, Region, State, Trap};
 
 /// Options of an adjudication.
 #[derive(Clone, Debug)]
@@ -397,6 +408,10 @@ pub fn adjudicate_with_progress(
     Adjudication { status, proofs, refuted_agreements: refuted, regions: reports }
 }
 
+/// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
+/// exact avoidance searches ([`search::Trap`]) take over.
+const QUICK_PROOF_NODES: u64 = 20_000;
+
 /// Decides one chain (local indices `stones` of colour `c`) in `region`.
 fn decide(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> (Status, Vec<(Color, Move)>) {
     const MAX_LINE: usize = 60;
@@ -430,47 +445,103 @@ fn decide(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: 
             }
         }
     }
-    // Quick proofs first (exact when found), then the exact retrograde solution.
+    // 1. Quick depth-first proofs (exact when found).
     let start = region.nodes;
-    let quick = start + (region.budget - start) / 4;
+    let quick = start + ((region.budget - start) / 4).min(QUICK_PROOF_NODES);
     let goals: &[End] = match region.mode {
         Mode::Kiyaku2011 => &[End::Alive, End::Dead],
         Mode::Kiyaku1989 => &[End::Dead],
     };
-    for &goal in goals {
+    let prove = |region: &mut Region, goal: End, limit: u64| -> Option<(Status, Vec<(Color, Move)>)> {
         let mut p = Prover::new(stones.to_vec(), c, goal);
-        if let Ok(true) = p.prove(region, &root, quick) {
-            let status = match goal {
-                End::Alive => Status::Alive,
-                End::Dead => Status::Dead,
-            };
-            return (status, p.line(region, &root, MAX_LINE));
+        let r = p.prove(region, &root, limit);
+        region.nodes = region.nodes.min(limit);
+        match r {
+            Ok(true) => {
+                let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
+                Some((status, p.line(region, &root, MAX_LINE)))
+            }
+            _ => None,
         }
-        region.nodes = region.nodes.min(quick);
+    };
+    for &goal in goals {
+        if let Some(found) = prove(region, goal, quick) {
+            return found;
+        }
     }
-    let solved = match solve(region, root, stones, c) {
-        Ok(s) => s,
-        Err(_) => return (Status::Undecided, Vec::new()),
+    // 2. The exact answer with half of what is left: can the other side keep the play out
+    //    of each end for ever (a trap; seki when both can)?
+    let budget = region.budget;
+    region.budget = region.nodes + (budget - region.nodes) / 2;
+    let mut keep_alive_out = Trap::new(stones.to_vec(), c, End::Alive);
+    let mut keep_dead_out = Trap::new(stones.to_vec(), c, End::Dead);
+    // `None` = out of budget; `Some(true)` = the end is avoidable.
+    let avoidable_alive = match region.mode {
+        Mode::Kiyaku2011 => keep_alive_out.avoids(region, &root).ok(),
+        Mode::Kiyaku1989 => Some(true), // 1989 asks only whether the attacker forces death
     };
-    let status = match region.mode {
-        Mode::Kiyaku2011 => {
-            if solved.root_alive() {
-                Status::Alive
-            } else if solved.root_dead() {
-                Status::Dead
-            } else {
-                Status::Seki
+    let avoidable_dead = match avoidable_alive {
+        Some(true) => keep_dead_out.avoids(region, &root).ok(),
+        _ => None,
+    };
+    region.nodes = region.nodes.min(region.budget);
+    region.budget = budget;
+    let forced = match (avoidable_alive, avoidable_dead) {
+        (Some(false), _) => Some(End::Alive),
+        (Some(true), Some(false)) => Some(End::Dead),
+        (Some(true), Some(true)) => None,
+        (alive, _) => {
+            // 3. Out of budget: the rest goes to deeper proofs of the ends not excluded.
+            let left: Vec<End> = goals.iter().copied().filter(|&g| g != End::Alive || alive.is_none()).collect();
+            for (k, &goal) in left.iter().enumerate() {
+                let limit = region.nodes + (region.budget - region.nodes) / (left.len() - k) as u64;
+                if let Some(found) = prove(region, goal, limit) {
+                    return found;
+                }
             }
-        }
-        Mode::Kiyaku1989 => {
-            if solved.root_dead() {
-                Status::Dead
-            } else {
-                Status::Alive
-            }
+            return (Status::Undecided, Vec::new());
         }
     };
-    (status, solved.line(MAX_LINE))
+    match (region.mode, forced) {
+        (_, Some(goal)) => {
+            // Forced: show it with a proof line if one is found in what is left.
+            let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
+            let mut p = Prover::new(stones.to_vec(), c, goal);
+            let budget = region.budget;
+            let line = match p.prove(region, &root, budget) {
+                Ok(true) => p.line(region, &root, MAX_LINE),
+                _ => Vec::new(),
+            };
+            region.nodes = region.nodes.min(budget);
+            (status, line)
+        }
+        (Mode::Kiyaku2011, None) => (Status::Seki, seki_line(region, &root, &keep_dead_out, &keep_alive_out, c, MAX_LINE)),
+        (Mode::Kiyaku1989, None) => (Status::Alive, Vec::new()),
+    }
+}
+
+/// A line of seki: each side holds with its trap's choices (the owner keeping out of
+/// *dead*, the opponent out of *alive*) until the play repeats or an end is reached.
+fn seki_line(region: &mut Region, root: &State, owner_trap: &Trap, opp_trap: &Trap, owner: Color, max: usize) -> Vec<(Color, Move)> {
+    let mut out = Vec::new();
+    let mut cur = root.clone();
+    let mut seen = vec![cur.clone()];
+    while out.len() < max {
+        let trap = if cur.to_move == owner { owner_trap } else { opp_trap };
+        let Some(mv) = trap.choice(&cur) else { break };
+        let m = match mv {
+            Some(i) => Move::Play(region.scope.points[i as usize]),
+            None => Move::Pass,
+        };
+        out.push((cur.to_move, m));
+        let Some(next) = region.play(&cur, mv) else { break };
+        if seen.contains(&next) {
+            break;
+        }
+        seen.push(next.clone());
+        cur = next;
+    }
+    out
 }
 
 /// 要請II-\[v\] (1989): alive chains touching a 駄目 (an empty point whose empty region is

@@ -1,10 +1,10 @@
-//! Hypothetical play (想定着手) inside one region: the state, the end conditions and the
-//! exact solution of the resulting game by retrograde analysis (attractors) over the
-//! states reachable from the start. See the crate documentation for the formalisation.
+//! Hypothetical play (想定着手) inside one region: the state, the end conditions, forced
+//! proofs ([`Prover`]) and the exact avoidance search ([`Trap`]) that settles seki and
+//! cycles. See the crate documentation for the formalisation.
 
 use crate::benson::{cell, unconditional, Bits, Scope, EMPTY, NONE, OUT};
 use goban::{Color, Move};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 /// Which reading of the rules drives hypothetical play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -247,180 +247,10 @@ impl Region {
     }
 }
 
-/// The game graph of hypothetical play for one chain, solved.
-pub(crate) struct Solved {
-    states: Vec<State>,
-    succ: Vec<Vec<(u32, Move)>>,
-    /// Rank in the owner's attractor (forcing *alive*), `u32::MAX` if outside.
-    alive_rank: Vec<u32>,
-    /// Rank in the opponent's attractor (forcing *dead*), `u32::MAX` if outside.
-    dead_rank: Vec<u32>,
-    owner: Color,
-}
-
-impl Solved {
-    pub fn root_alive(&self) -> bool {
-        self.alive_rank[0] != u32::MAX
-    }
-    pub fn root_dead(&self) -> bool {
-        self.dead_rank[0] != u32::MAX
-    }
-
-    /// A line from the start demonstrating the result: in a forced result the forcing
-    /// side takes the quickest way and the other side resists longest; otherwise each
-    /// side keeps out of the other's attractor until the play repeats.
-    pub fn line(&self, max: usize) -> Vec<(Color, Move)> {
-        let mut out = Vec::new();
-        let mut cur = 0usize;
-        let mut seen = vec![0usize];
-        let forced = if self.root_alive() {
-            Some((&self.alive_rank, self.owner))
-        } else if self.root_dead() {
-            Some((&self.dead_rank, self.owner.opponent()))
-        } else {
-            None
-        };
-        while out.len() < max && !self.succ[cur].is_empty() {
-            let mover = self.states[cur].to_move;
-            let pick = match forced {
-                Some((rank, forcing)) => {
-                    let it = self.succ[cur].iter().filter(|(t, _)| rank[*t as usize] != u32::MAX);
-                    if mover == forcing {
-                        it.min_by_key(|(t, _)| rank[*t as usize])
-                    } else {
-                        self.succ[cur].iter().max_by_key(|(t, _)| rank[*t as usize])
-                    }
-                }
-                None => {
-                    let avoid = if mover == self.owner { &self.dead_rank } else { &self.alive_rank };
-                    // Prefer a real move that keeps out of the opponent's attractor; pass last.
-                    self.succ[cur]
-                        .iter()
-                        .filter(|(t, _)| avoid[*t as usize] == u32::MAX)
-                        .min_by_key(|(_, m)| matches!(m, Move::Pass))
-                }
-            };
-            let Some(&(t, m)) = pick else { break };
-            out.push((mover, m));
-            cur = t as usize;
-            if seen.contains(&cur) {
-                break;
-            }
-            seen.push(cur);
-        }
-        out
-    }
-}
-
-/// Node limit of the quick proof tried at each state of the retrograde analysis.
+/// Node limit of the quick proof tried at each new state of an avoidance search.
 const QUICK_NODES: u64 = 150;
 /// Depth limit (plies) of that quick proof.
 const QUICK_DEPTH: u32 = 6;
-
-/// Builds the graph of states reachable from `root` (stopping at end conditions for the
-/// chain `stones` of `owner`) and computes both attractors.
-pub(crate) fn solve(region: &mut Region, root: State, stones: &[usize], owner: Color) -> Result<Solved, OutOfBudget> {
-    let mut index: HashMap<State, u32> = HashMap::new();
-    let mut states: Vec<State> = Vec::new();
-    let mut term: Vec<Option<End>> = Vec::new();
-    let mut succ: Vec<Vec<(u32, Move)>> = Vec::new();
-    index.insert(root.clone(), 0);
-    states.push(root);
-    let mut k = 0;
-    let n = region.scope.len() as u32;
-    let mut provers = [Prover::new(stones.to_vec(), owner, End::Alive), Prover::new(stones.to_vec(), owner, End::Dead)];
-    while k < states.len() {
-        region.nodes += 1;
-        if region.nodes > region.budget {
-            return Err(OutOfBudget);
-        }
-        let st = states[k].clone();
-        let mut e = region.end(&st.cells, stones, owner);
-        if e.is_none() && k > 0 {
-            // A state whose end one side can force quickly is as good as that end: a
-            // proof is a forced win whatever led there (attractor membership does not
-            // depend on the path), so the attractors below are unchanged.
-            for (pi, goal) in [(0, End::Alive), (1, End::Dead)] {
-                let before = region.nodes;
-                let lim = before + QUICK_NODES;
-                let r = provers[pi].prove_to(region, &st, lim.min(region.budget), QUICK_DEPTH);
-                if region.nodes > region.budget {
-                    return Err(OutOfBudget);
-                }
-                if let Ok(true) = r {
-                    e = Some(goal);
-                    break;
-                }
-            }
-        }
-        term.push(e);
-        let mut out = Vec::new();
-        if e.is_none() {
-            let playable = region.playable(&st.cells);
-            for mv in (0..n).filter(|&i| playable[i as usize]).map(Some).chain(std::iter::once(None)) {
-                let Some(next) = region.play(&st, mv) else { continue };
-                let id = match index.get(&next) {
-                    Some(&id) => id,
-                    None => {
-                        let id = states.len() as u32;
-                        index.insert(next.clone(), id);
-                        states.push(next);
-                        id
-                    }
-                };
-                let m = match mv {
-                    Some(i) => Move::Play(region.scope.points[i as usize]),
-                    None => Move::Pass,
-                };
-                out.push((id, m));
-            }
-        }
-        succ.push(out);
-        k += 1;
-    }
-    drop(index);
-    let ns = states.len();
-    let mut pred: Vec<Vec<u32>> = vec![Vec::new(); ns];
-    for (s, out) in succ.iter().enumerate() {
-        for &(t, _) in out {
-            pred[t as usize].push(s as u32);
-        }
-    }
-    let attractor = |goal: End, forcing: Color| -> Vec<u32> {
-        let mut rank = vec![u32::MAX; ns];
-        let mut count: Vec<u32> = succ.iter().map(|o| o.len() as u32).collect();
-        let mut q = VecDeque::new();
-        for s in 0..ns {
-            if term[s] == Some(goal) {
-                rank[s] = 0;
-                q.push_back(s as u32);
-            }
-        }
-        while let Some(t) = q.pop_front() {
-            let r = rank[t as usize];
-            for &p in &pred[t as usize] {
-                let pu = p as usize;
-                if rank[pu] != u32::MAX || term[pu].is_some() {
-                    continue;
-                }
-                if states[pu].to_move == forcing {
-                    rank[pu] = r + 1;
-                    q.push_back(p);
-                } else {
-                    count[pu] -= 1;
-                    if count[pu] == 0 {
-                        rank[pu] = r + 1;
-                        q.push_back(p);
-                    }
-                }
-            }
-        }
-        rank
-    };
-    let alive_rank = attractor(End::Alive, owner);
-    let dead_rank = attractor(End::Dead, owner.opponent());
-    Ok(Solved { states, succ, alive_rank, dead_rank, owner })
-}
 
 /// Depth-first search for a forced end (proof only): iterative deepening with a
 /// transposition table. A proof is a finite strategy reaching the goal without repeating
@@ -469,52 +299,7 @@ impl Prover {
 
 
     fn moves(&self, region: &mut Region, st: &State, forcing: bool) -> Vec<Option<u32>> {
-        let playable = region.playable(&st.cells);
-        let sc = &region.scope;
-        let me = cell(st.to_move);
-        // Points next to the examined stones (or on them, once captured).
-        let mut near = vec![false; sc.len()];
-        for &s in &self.stones {
-            near[s] = true;
-            for &g in &sc.nbrs[s] {
-                if g != NONE && g < OUT {
-                    near[g as usize] = true;
-                }
-            }
-        }
-        let mut scored: Vec<(i32, Option<u32>)> = Vec::new();
-        for i in 0..sc.len() {
-            if !playable[i] {
-                continue;
-            }
-            let mut score = 0;
-            if near[i] {
-                score += 40;
-            }
-            let mut libs = 0;
-            for &g in &sc.nbrs[i] {
-                if g == NONE || g >= OUT {
-                    continue;
-                }
-                match st.cells[g as usize] {
-                    EMPTY => libs += 1,
-                    v if v == me => libs += 1,
-                    _ => score += 5,
-                }
-            }
-            if libs == 0 {
-                score -= 20;
-            }
-            scored.push((score, Some(i as u32)));
-        }
-        scored.sort_by(|a, b| b.0.cmp(&a.0));
-        let mut out: Vec<Option<u32>> = scored.into_iter().map(|x| x.1).collect();
-        if forcing {
-            out.push(None);
-        } else {
-            out.insert(0, None);
-        }
-        out
+        ordered_moves(region, st, &self.stones, forcing)
     }
 
     /// `Some(dist)` if proved within `depth` plies.
@@ -604,5 +389,240 @@ impl Prover {
             }
         }
         out
+    }
+}
+
+/// The moves of the side to move in `st`, most promising first: points next to (or on)
+/// the examined `stones`, then contact with the opponent; a pass last for the forcing side
+/// and first for the other (holding is often its best).
+fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: bool) -> Vec<Option<u32>> {
+    let playable = region.playable(&st.cells);
+    let sc = &region.scope;
+    let me = cell(st.to_move);
+    // Points next to the examined stones (or on them, once captured).
+    let mut near = vec![false; sc.len()];
+    for &s in stones {
+        near[s] = true;
+        for &g in &sc.nbrs[s] {
+            if g != NONE && g < OUT {
+                near[g as usize] = true;
+            }
+        }
+    }
+    let mut scored: Vec<(i32, Option<u32>)> = Vec::new();
+    for i in 0..sc.len() {
+        if !playable[i] {
+            continue;
+        }
+        let mut score = 0;
+        if near[i] {
+            score += 40;
+        }
+        let mut libs = 0;
+        for &g in &sc.nbrs[i] {
+            if g == NONE || g >= OUT {
+                continue;
+            }
+            match st.cells[g as usize] {
+                EMPTY => libs += 1,
+                v if v == me => libs += 1,
+                _ => score += 5,
+            }
+        }
+        if libs == 0 {
+            score -= 20;
+        }
+        scored.push((score, Some(i as u32)));
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut out: Vec<Option<u32>> = scored.into_iter().map(|x| x.1).collect();
+    if forcing {
+        out.push(None);
+    } else {
+        out.insert(0, None);
+    }
+    out
+}
+
+/// The avoidance (safety) side of hypothetical play: whether the side *avoiding* `goal`
+/// can keep the play out of it for ever — every line either reaches the other end, or
+/// never ends (a cycle, 第七条 解説 循環). Reachability games are determined, so this is
+/// exactly "the forcing side cannot force `goal`" (the complement of its attractor).
+///
+/// Depth-first search without a depth bound. A state on the current path counts as safe
+/// (a line that returns to it is a cycle, which the avoider may keep up); a state proved
+/// *unsafe* never rested on such an assumption that matters (assuming more states safe can
+/// only make the forcing side's task harder), so unsafe results are exact and cached for
+/// good. Safe results are cached too, and every one cached since a state was entered is
+/// withdrawn if that state turns out unsafe. When the root is safe, the cached safe states
+/// are closed under the avoider's chosen replies and every move of the forcing side, and
+/// contain no goal state: a trap, which is the certificate.
+pub(crate) struct Trap {
+    stones: Vec<usize>,
+    owner: Color,
+    goal: End,
+    avoider: Color,
+    /// Safe states; for the avoider's turn, its chosen move (`Some(None)` = pass).
+    safe: HashMap<State, Option<Option<u32>>>,
+    /// Safe states in the order they were cached (for withdrawal).
+    log: Vec<State>,
+    unsafe_: HashMap<State, ()>,
+    on_path: HashMap<State, ()>,
+    /// Quick proofs of the avoider's own end (a state where it is forced is safe for good)
+    /// and of the goal (a state where it is forced is unsafe).
+    own: Prover,
+    theirs: Prover,
+}
+
+struct Frame {
+    state: State,
+    moves: Vec<Option<u32>>,
+    next: usize,
+    avoider_turn: bool,
+    log_len: usize,
+    result: Option<bool>,
+    chosen: Option<Option<u32>>,
+}
+
+impl Trap {
+    pub fn new(stones: Vec<usize>, owner: Color, goal: End) -> Trap {
+        let avoider = if goal == End::Alive { owner.opponent() } else { owner };
+        let other = if goal == End::Alive { End::Dead } else { End::Alive };
+        Trap {
+            own: Prover::new(stones.clone(), owner, other),
+            theirs: Prover::new(stones.clone(), owner, goal),
+            stones,
+            owner,
+            goal,
+            avoider,
+            safe: HashMap::new(),
+            log: Vec::new(),
+            unsafe_: HashMap::new(),
+            on_path: HashMap::new(),
+        }
+    }
+
+    /// The value of `st` without expanding it, if known.
+    fn known(&self, region: &mut Region, st: &State) -> Option<bool> {
+        if let Some(e) = region.end(&st.cells, &self.stones, self.owner) {
+            return Some(e != self.goal);
+        }
+        if self.safe.contains_key(st) || self.on_path.contains_key(st) {
+            return Some(true);
+        }
+        if self.unsafe_.contains_key(st) {
+            return Some(false);
+        }
+        None
+    }
+
+    /// Settles `st` by a quick forced proof for either side, if there is one (exact).
+    fn quick(&mut self, region: &mut Region, st: &State) -> Result<Option<bool>, OutOfBudget> {
+        for (own, prover) in [(true, &mut self.own), (false, &mut self.theirs)] {
+            let lim = (region.nodes + QUICK_NODES).min(region.budget);
+            let r = prover.prove_to(region, st, lim, QUICK_DEPTH);
+            if region.nodes >= region.budget {
+                return Err(OutOfBudget);
+            }
+            region.nodes = region.nodes.min(lim);
+            if let Ok(true) = r {
+                if own {
+                    self.safe.insert(st.clone(), None);
+                } else {
+                    self.unsafe_.insert(st.clone(), ());
+                }
+                return Ok(Some(own));
+            }
+        }
+        Ok(None)
+    }
+
+    fn enter(&mut self, region: &mut Region, st: State) -> Result<Frame, OutOfBudget> {
+        region.nodes += 1;
+        if region.nodes > region.budget {
+            return Err(OutOfBudget);
+        }
+        let avoider_turn = st.to_move == self.avoider;
+        let moves = ordered_moves(region, &st, &self.stones, !avoider_turn);
+        self.on_path.insert(st.clone(), ());
+        Ok(Frame { state: st, moves, next: 0, avoider_turn, log_len: self.log.len(), result: None, chosen: None })
+    }
+
+    /// Whether the avoider can keep the play from `root` out of `goal` for ever.
+    pub fn avoids(&mut self, region: &mut Region, root: &State) -> Result<bool, OutOfBudget> {
+        if let Some(r) = self.known(region, root) {
+            return Ok(r);
+        }
+        let first = self.enter(region, root.clone())?;
+        let mut stack = vec![first];
+        let mut ret: Option<bool> = None;
+        loop {
+            let f = stack.last_mut().expect("non-empty");
+            if let Some(r) = ret.take() {
+                let mv = f.moves[f.next];
+                if f.avoider_turn && r {
+                    f.result = Some(true);
+                    f.chosen = Some(mv);
+                } else if !f.avoider_turn && !r {
+                    f.result = Some(false);
+                }
+                f.next += 1;
+            }
+            let mut child: Option<State> = None;
+            while f.result.is_none() && f.next < f.moves.len() {
+                let mv = f.moves[f.next];
+                let Some(c) = region.play(&f.state, mv) else {
+                    f.next += 1;
+                    continue;
+                };
+                let k = match self.known(region, &c) {
+                    Some(r) => Some(r),
+                    None => self.quick(region, &c)?,
+                };
+                match k {
+                    Some(r) => {
+                        if f.avoider_turn && r {
+                            f.result = Some(true);
+                            f.chosen = Some(mv);
+                        } else if !f.avoider_turn && !r {
+                            f.result = Some(false);
+                        }
+                        f.next += 1;
+                    }
+                    None => {
+                        child = Some(c);
+                        break;
+                    }
+                }
+            }
+            if let Some(c) = child {
+                let nf = self.enter(region, c)?;
+                stack.push(nf);
+                continue;
+            }
+            // The frame is finished: an avoider with no safe move is caught; a forcing side
+            // none of whose moves escapes the trap fails.
+            let f = stack.pop().expect("non-empty");
+            let result = f.result.unwrap_or(!f.avoider_turn);
+            self.on_path.remove(&f.state);
+            if result {
+                self.safe.insert(f.state.clone(), if f.avoider_turn { f.chosen } else { None });
+                self.log.push(f.state);
+            } else {
+                for s in self.log.drain(f.log_len..) {
+                    self.safe.remove(&s);
+                }
+                self.unsafe_.insert(f.state, ());
+            }
+            if stack.is_empty() {
+                return Ok(result);
+            }
+            ret = Some(result);
+        }
+    }
+
+    /// The avoider's chosen move in a safe state where it is to move.
+    pub fn choice(&self, st: &State) -> Option<Option<u32>> {
+        self.safe.get(st).copied().flatten()
     }
 }

@@ -280,10 +280,11 @@ fn thousand_year_ko_black_is_seki_2011() {
 }
 
 #[test]
-#[ignore = "White's chains undecided within the default budget (as kakunin 12)"]
 fn thousand_year_ko_white_is_seki_2011() {
+    // White's lone stone aa (in atari at ba) and White's chain bb-cb-ca: Black may take aa
+    // at ba, White retakes — the ko that neither side resolves. Both White chains are seki.
     let b = thousand_year_ko();
-    for p in ["aa", "ba"] {
+    for p in ["aa", "bb", "ca"] {
         assert_eq!(status(&b, RuleSet::Japanese2011, p), Status::Seki, "{p}");
     }
 }
@@ -310,7 +311,7 @@ fn ko_board(row2: &str, row3: &str, row4: &str, row5: &str) -> Board {
 }
 
 #[test]
-#[ignore = "undecided within the default budget (the cycle of two kos is not settled)"]
+#[ignore = "undecided even with 10M nodes per chain: the avoidance search does not close the two-ko cycle in this region yet"]
 fn double_ko_seki_2011() {
     // B has the eye fc and the ko liberty ea; W has the eye ff and the ko liberty ia. If
     // Black takes at ia (W in atari), White takes at ea (B in atari); neither may retake at
@@ -318,13 +319,16 @@ fn double_ko_seki_2011() {
     // cycles (第七条 解説: 循環 → セキ石). 両コウセキ: both chains seki.
     let b = ko_board("X.XOX.XXO", "XXXOXXXXO", "XXXOOOOOO", "XXXOO.OOO");
     let r = RuleSet::Japanese2011;
+    if let Some(n) = std::env::var("SHINPAN_BUDGET").ok().and_then(|s| s.parse().ok()) {
+        let adj = adjudicate(&b, r, &Options { budget_nodes: n, ..Options::default() });
+        for pr in &adj.proofs { eprintln!("{:?} {:?} {} {}", pr.stones[0], pr.status, pr.nodes, pr.line_text().join(" ")); }
+    }
     assert_eq!(status(&b, r, "fa"), Status::Seki, "B");
     assert_eq!(status(&b, r, "ca"), Status::Seki, "W");
     assert_eq!(status(&b, r, "aa"), Status::Alive, "wall");
 }
 
 #[test]
-#[ignore = "passes, but needs about 7 minutes in release with a 50M-node budget"]
 fn triple_ko_seki_for_the_side_in_atari_2011_dead_under_1989() {
     // Three kos and no eyes: two give B a liberty (ea; fd, where White can capture the lone
     // Black stone fe), one gives W its only liberty (ia). 2011 (the examined side moves
@@ -335,8 +339,7 @@ fn triple_ko_seki_for_the_side_in_atari_2011_dead_under_1989() {
     // Black captures W at once — W dead. White takes ea, Black ia, White fd; Black, in
     // atari, may retake neither ko before passing, and White captures B — B dead.
     let b = ko_board("X.XOXXXXO", "XXXOX.XXO", "XXXOOXOOO", "XXXOOOOOO");
-    let big = Options { budget_nodes: 50_000_000, ..Options::default() };
-    let st = |r, p: &str| adjudicate(&b, r, &big).status.get(Point::from_sgf(p).unwrap());
+    let st = |r, p: &str| status(&b, r, p);
     assert_eq!(st(RuleSet::Japanese2011, "fa"), Status::Alive, "B 2011");
     assert_eq!(st(RuleSet::Japanese2011, "ca"), Status::Seki, "W 2011");
     assert_eq!(st(RuleSet::Japanese1989, "fa"), Status::Dead, "B 1989");
