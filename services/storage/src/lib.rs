@@ -88,7 +88,7 @@ pub use embedded::{EmbeddedError, EmbeddedOptions, EmbeddedPostgres};
 pub use error::{StoreError, StoreResult, SQLSTATE_IMMUTABLE};
 pub use model::*;
 pub use results::{Confirmed, NewObjection, NewResult};
-pub use store::{GameEnd, GameWrite, ImportedMove, NewMove, Store, WriteOutcome};
+pub use store::{GameEnd, GameWrite, ImportedMove, NewMove, Store, WriteOutcome, PING_IDLE_AFTER};
 pub use watch::{EventStream, CHANNEL};
 
 /// The migrations of the top-level `migrations/` directory, embedded at compile time.

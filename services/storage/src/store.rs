@@ -308,10 +308,25 @@ impl Store {
 
     /// Like [`Store::connect`] with at most `max_connections` pooled connections. A call that
     /// cannot get a connection within 5 s (server down) fails with [`StoreError::Unavailable`].
+    ///
+    /// A pooled connection that has been idle for more than [`PING_IDLE_AFTER`] is pinged
+    /// before use (a dead one is replaced); one in steady use is not, which saves a round trip
+    /// per call under load. So after the server restarts, a connection last used less than
+    /// that long ago can fail one call with [`StoreError::Unavailable`] (retryable; nothing is
+    /// stored by a call that fails so), and is then replaced.
     pub async fn connect_with(url: &str, max_connections: u32) -> StoreResult<Self> {
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(max_connections)
             .acquire_timeout(std::time::Duration::from_secs(5))
+            .test_before_acquire(false)
+            .before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for > PING_IDLE_AFTER {
+                        sqlx::Connection::ping(conn).await?;
+                    }
+                    Ok(true)
+                })
+            })
             .connect(url)
             .await?;
         crate::migrate(&pool).await?;
@@ -1105,6 +1120,10 @@ pub(crate) fn object_or_empty(v: Value) -> StoreResult<serde_json::Map<String, V
         other => Err(StoreError::InvalidArgument(format!("event payload must be a JSON object, got {other}"))),
     }
 }
+
+/// A pooled connection idle for longer than this is pinged before it is used again (see
+/// [`Store::connect_with`]).
+pub const PING_IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Games whose head is cached per store before the cache is cleared.
 const HEAD_CACHE_LIMIT: usize = 100_000;

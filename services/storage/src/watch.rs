@@ -40,6 +40,9 @@ pub const POLL_INTERVAL: Duration = Duration::from_secs(2);
 /// Events read from the table per query while catching up.
 const BATCH: i64 = 500;
 
+/// How long announcements are gathered before they are sent as one NOTIFY.
+pub const NOTIFY_COALESCE: Duration = Duration::from_millis(5);
+
 /// Entries per NOTIFY payload (each at most 57 bytes; PostgreSQL allows 8000).
 const ENTRIES_PER_NOTIFY: usize = 120;
 
@@ -212,8 +215,28 @@ impl Store {
 
 /// Sends queued announcements as NOTIFYs, coalescing per game; ends when the store is dropped or
 /// its pool closed. Failures are logged and dropped (watchers poll).
+///
+/// Cost per move matters here (the NOTIFY runs beside every recorded move): announcements are
+/// gathered for [`NOTIFY_COALESCE`] after the first one and sent as one statement, and they go
+/// over a connection of their own (outside the pool) with `synchronous_commit = off`. A NOTIFY
+/// transaction gets a transaction id and so a commit record; a wake-up has nothing worth an
+/// fsync (the events it announces are already durably committed), and waiting for one would
+/// hold a pooled connection for a disk flush. The moves' own transactions keep
+/// `synchronous_commit` on.
 async fn notifier(pool: sqlx::PgPool, mut rx: mpsc::UnboundedReceiver<(Uuid, i64)>) {
-    while let Some((g, s)) = rx.recv().await {
+    use sqlx::{ConnectOptions, Executor};
+    let mut conn: Option<sqlx::PgConnection> = None;
+    let closed = pool.close_event();
+    tokio::pin!(closed);
+    loop {
+        let (g, s) = tokio::select! {
+            _ = &mut closed => break,
+            m = rx.recv() => match m {
+                Some(m) => m,
+                None => break,
+            },
+        };
+        tokio::time::sleep(NOTIFY_COALESCE).await;
         let mut latest: HashMap<Uuid, i64> = HashMap::new();
         latest.insert(g, s);
         while latest.len() < 10_000 {
@@ -225,15 +248,28 @@ async fn notifier(pool: sqlx::PgPool, mut rx: mpsc::UnboundedReceiver<(Uuid, i64
                 Err(_) => break,
             }
         }
+        if conn.is_none() {
+            match pool.connect_options().connect().await {
+                Ok(mut c) => match c.execute("SET synchronous_commit = off").await {
+                    Ok(_) => conn = Some(c),
+                    Err(e) => tracing::debug!(error = %e, "notifier connection setup failed; watchers will poll"),
+                },
+                Err(e) => tracing::debug!(error = %e, "notifier cannot connect; watchers will poll"),
+            }
+        }
+        let Some(c) = conn.as_mut() else { continue };
         let entries: Vec<String> = latest.into_iter().map(|(g, s)| format!("{g}:{s}")).collect();
         for chunk in entries.chunks(ENTRIES_PER_NOTIFY) {
             let payload = chunk.join(",");
-            match sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(&payload).execute(&pool).await {
-                Ok(_) => {}
-                Err(sqlx::Error::PoolClosed) => return,
-                Err(e) => tracing::debug!(error = %e, "NOTIFY failed; watchers will poll"),
+            if let Err(e) = sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(&payload).execute(&mut *c).await {
+                tracing::debug!(error = %e, "NOTIFY failed; watchers will poll");
+                conn = None; // reconnect on the next announcement
+                break;
             }
         }
+    }
+    if let Some(c) = conn {
+        let _ = sqlx::Connection::close(c).await;
     }
 }
 

@@ -519,6 +519,65 @@ async fn result_becomes_final_after_all_confirmations_and_never_changes(pool: Pg
     assert_eq!(report.first_break().unwrap().kind, BreakKind::ResultMismatch { result_id: r.id });
 }
 
+/// Migration 5 narrowed the final-game guard to `WHEN (OLD.state = 'final')` and dropped the
+/// foreign keys moves → games and idempotency → games (implied through events). The guard must
+/// still refuse every change of a final game's row except its head, and no move, idempotency
+/// record or event can name a game that does not exist.
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn final_game_rows_are_guarded_and_every_row_names_a_real_game(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let playing = new_game(&store).await;
+    // a game that is not final may be edited (the guard does not fire)
+    sqlx::query("UPDATE games SET komi = 7.5 WHERE id = $1").bind(playing.id).execute(&pool).await.unwrap();
+    assert_eq!(store.get_game(playing.id).await.unwrap().komi, 7.5);
+
+    let (g, r) = ended_game_with_result(&store).await;
+    for role in ALL_THREE {
+        store.confirm_result(r.id, role, "someone", &ALL_THREE).await.unwrap();
+    }
+    assert_eq!(store.get_game(g.id).await.unwrap().state, GameState::Final);
+    for sql in [
+        "UPDATE games SET state = 'playing' WHERE id = $1",
+        "UPDATE games SET komi = 0.5 WHERE id = $1",
+        "UPDATE games SET setup = '{\"AB\":[\"dd\"]}' WHERE id = $1",
+        "DELETE FROM games WHERE id = $1",
+    ] {
+        let e = sqlx::query(sql).bind(g.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+        match e {
+            StoreError::Immutable(msg) => assert!(msg.contains("第十条"), "{sql}: {msg}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    // the head of a final game still advances (a later event, e.g. a federation note)
+    let before = store.get_game(g.id).await.unwrap();
+    let ev = store.append_event(g.id, "note", json!({"text": "appeal window closed"})).await.unwrap();
+    let after = store.get_game(g.id).await.unwrap();
+    assert_eq!((after.state, after.komi, after.last_event_seq), (GameState::Final, before.komi, ev.seq));
+    assert!(store.verify_chain(g.id).await.unwrap().is_intact());
+
+    // rows naming a game that does not exist are refused (foreign keys, through events)
+    let ghost = Uuid::new_v4();
+    let zeros = vec![0u8; 32];
+    for sql in [
+        "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash) VALUES ($1, 1, 'move', '{}', now(), $2, $2)",
+        "INSERT INTO moves (game_id, move_number, colour, point, event_seq) SELECT $1, 1, 'B', 'dd', 1 WHERE $2::bytea IS NOT NULL",
+        "INSERT INTO idempotency (game_id, key, request, response, event_seq) SELECT $1, 'k', '{}', '{}', 1 WHERE $2::bytea IS NOT NULL",
+    ] {
+        let e = sqlx::query(sql).bind(ghost).bind(&zeros).execute(&pool).await.unwrap_err();
+        match &e {
+            sqlx::Error::Database(d) => assert_eq!(d.code().as_deref(), Some("23503"), "{sql}: {e}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    // ... and a move of a real game must name one of that game's events
+    let e = sqlx::query("INSERT INTO moves (game_id, move_number, colour, point, event_seq) VALUES ($1, 9, 'B', 'dd', 99)")
+        .bind(playing.id)
+        .execute(&pool)
+        .await
+        .unwrap_err();
+    assert!(matches!(&e, sqlx::Error::Database(d) if d.code().as_deref() == Some("23503")), "{e}");
+}
+
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
 async fn a_confirmation_removed_behind_the_triggers_is_caught(pool: PgPool) {
     let store = Store::new(pool.clone());
