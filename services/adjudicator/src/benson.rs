@@ -75,6 +75,9 @@ pub(crate) struct Scope {
     pub nbrs: Vec<[u32; 4]>,
     /// Outside neighbours: (cell value, chain id shared by the stones of one chain).
     pub ext: Vec<(u8, u32)>,
+    /// Local points whose chains are credited one *virtual* healthy region (an eye they are
+    /// proved to have elsewhere; see `safety`). Empty = none.
+    pub virtual_eye: Vec<bool>,
 }
 
 pub(crate) const OUT: u32 = 1 << 30;
@@ -119,7 +122,17 @@ impl Scope {
                 a
             })
             .collect();
-        Scope { width: w, points, local, nbrs, ext }
+        Scope { width: w, points, local, nbrs, ext, virtual_eye: Vec::new() }
+    }
+
+    /// The same scope with every outside neighbour made a wall of colour `wall` that never
+    /// changes: no liberty for anyone inside (used for the local games of `safety`, where
+    /// the defender's boundary chains get no credit for liberties outside the region).
+    pub fn walled(mut self, wall: Color) -> Scope {
+        for e in self.ext.iter_mut() {
+            e.0 = cell(wall);
+        }
+        self
     }
 
     /// The whole board.
@@ -181,6 +194,14 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
         }
     }
     let nchains = fixed.len() as u32;
+    let mut bonus = vec![0usize; nchains as usize];
+    if !sc.virtual_eye.is_empty() {
+        for s in 0..n {
+            if chain[s] != NONE && sc.virtual_eye[s] {
+                bonus[chain[s] as usize] = 1;
+            }
+        }
+    }
     // Chain id of a `c` stone neighbour (local or outside).
     let chain_at = |g: u32| -> Option<u32> {
         if g >= OUT {
@@ -272,7 +293,7 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
                 .filter(|(ri, r)| reg_ok[*ri] && r.healthy.contains(&(k as u32)))
                 .take(2)
                 .count();
-            if count < 2 {
+            if count + bonus[k] < 2 {
                 alive[k] = false;
                 changed = true;
             }

@@ -53,6 +53,19 @@ pub(crate) struct Region {
     pub nodes: u64,
     /// `U_black`, `U_white` by cells.
     ucache: HashMap<Vec<u8>, [Bits; 2]>,
+    /// When set, the ends are those of a territory's local game (see `safety`), not of a
+    /// chain.
+    pub territory: Option<Territory>,
+}
+
+/// The ends of a territory's local game: the defender wins (*alive*) when every point of
+/// `area` is in its unconditional area; the attacker wins (*dead*) when it captures a
+/// stone of one of the defender's `boundary` chains.
+#[derive(Clone, Debug)]
+pub(crate) struct Territory {
+    pub defender: Color,
+    pub boundary: Vec<usize>,
+    pub area: Vec<usize>,
 }
 
 /// A chain of cells: its members and whether it has a liberty (an outside pass-alive
@@ -100,7 +113,7 @@ fn chain_of(sc: &Scope, cells: &[u8], start: usize, members: &mut Vec<u32>, mark
 
 impl Region {
     pub fn new(scope: Scope, mode: Mode, budget: u64) -> Region {
-        Region { scope, mode, budget, nodes: 0, ucache: HashMap::new() }
+        Region { scope, mode, budget, nodes: 0, ucache: HashMap::new(), territory: None }
     }
 
     fn areas(&mut self, cells: &[u8]) -> &[Bits; 2] {
@@ -124,6 +137,17 @@ impl Region {
 
     /// End condition for the stones at local indices `stones` of `owner`.
     pub fn end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
+        if let Some(t) = self.territory.take() {
+            let d = cell(t.defender);
+            let e = if t.boundary.iter().any(|&s| cells[s] != d) {
+                Some(End::Dead)
+            } else {
+                let own = &self.areas(cells)[t.defender.index()];
+                t.area.iter().all(|&s| own.get(s)).then_some(End::Alive)
+            };
+            self.territory = Some(t);
+            return e;
+        }
         let a = self.areas(cells);
         let (own, opp) = (&a[owner.index()], &a[owner.opponent().index()]);
         if stones.iter().any(|&s| opp.get(s)) {
@@ -434,7 +458,7 @@ fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: boo
         }
         scored.push((score, Some(i as u32)));
     }
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|x| std::cmp::Reverse(x.0));
     let mut out: Vec<Option<u32>> = scored.into_iter().map(|x| x.1).collect();
     if forcing {
         out.push(None);

@@ -345,3 +345,40 @@ fn triple_ko_seki_for_the_side_in_atari_2011_dead_under_1989() {
     assert_eq!(st(RuleSet::Japanese1989, "fa"), Status::Dead, "B 1989");
     assert_eq!(st(RuleSet::Japanese1989, "ca"), Status::Dead, "W 1989");
 }
+
+/// Options that leave every search region undecided at once, so that only what the
+/// whole-board analysis (Benson, safe territories) proves is decided.
+fn no_region_search() -> Options {
+    Options { max_region_empty: 0, ..Options::default() }
+}
+
+#[test]
+fn a_safe_corner_territory_keeps_its_wall_alive_and_kills_the_invader() {
+    // Black's chain has the single eye ea and the corner territory aa-ca/ab-cb (five empty
+    // points and White's invader bb): not pass-alive (aa, ba, ab are not next to Black), but
+    // White cannot live in six points and cannot capture the wall, whoever moves first.
+    // White's wall is pass-alive (eyes fd, ce).
+    let b = board(&["...X.XO", ".O.XXXO", "XXXXOOO", "OOOOO.O", "OO.OOOO"]);
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &no_region_search());
+        let st = |p: &str| adj.status.get(Point::from_sgf(p).unwrap());
+        assert_eq!(st("da"), Status::Alive, "{r} wall");
+        assert_eq!(st("bb"), Status::Dead, "{r} invader");
+    }
+    // The wall is not pass-alive (a pass-alive chain needs no proof and gets none): the
+    // territory proof decided it, since the options skip every region search.
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &no_region_search());
+    let da = Point::from_sgf("da").unwrap();
+    assert!(adj.proofs.iter().any(|p| p.stones.contains(&da) && p.status == Status::Alive));
+}
+
+#[test]
+fn one_eye_with_a_virtual_second_is_not_enough() {
+    // The two-point eye aa-ba wins its local game only with a virtual eye from elsewhere,
+    // and Black has no other eye: the territory proof must not call it alive.
+    let b = board(&["..XXO.O", "XXXXOOO", "OOOOO.O"]);
+    for r in BOTH {
+        let st = adjudicate(&b, r, &no_region_search()).status.get(Point::from_sgf("ab").unwrap());
+        assert_ne!(st, Status::Alive, "{r}");
+    }
+}

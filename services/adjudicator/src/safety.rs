@@ -1,0 +1,202 @@
+//! Territories that are safe under alternating play, and the chains they keep alive.
+//!
+//! Benson's pass-alive chains need their eyes filled down to healthy regions; a real final
+//! position has territories of many points instead, so almost nothing in it is pass-alive.
+//! This module proves, exactly, that a territory will become its owner's for good in
+//! hypothetical play (第七条), with a *local game* per territory and a Benson-style
+//! combination of the local results (after Müller, "Playing it safe", 1997, and Niu &
+//! Müller, "An improved safety solver for computer Go", 2004).
+//!
+//! **Territory.** For a colour `c` (the defender; `o` the attacker), a *c-region* `R` is a
+//! maximal 4-connected set of points holding no `c` stone; its *boundary chains* are the `c`
+//! chains next to it. Only regions of at most [`MAX_EMPTY`] empty points are examined.
+//!
+//! **Local game of `R` with `v` virtual eyes** (`v` = 0 or 1). The board is `R` plus the
+//! stones of its boundary chains; every other point is a permanent wall of `o` (so boundary
+//! chains have no liberties outside `R`). The attacker moves first; both may pass; ko
+//! (第五条, or the 1989 ko-pass rule) as in hypothetical play. The attacker wins when it
+//! captures a stone of a boundary chain. The defender wins when every point of `R` lies in
+//! its unconditional area computed on this local board, where each chain that contains a
+//! boundary stone is credited `v` extra healthy regions. A repetition is not a win for the
+//! defender. The defender's win is proved by forced proofs and the avoidance search of
+//! `search`.
+//!
+//! **Combination.** Start with every `c` chain in `X` and every region whose local game the
+//! defender wins in `V`; a region won with `v = 0` gives each of its boundary chains two
+//! credits, with `v = 1` one. Repeatedly drop from `X` the chains with fewer than two
+//! credits from regions of `V`, and from `V` the regions with a boundary chain not in `X`.
+//!
+//! **Why it is sound.** Let `c` play this strategy in hypothetical play: answer every `o`
+//! move inside a region of `V` with that region's winning local strategy, and answer an `o`
+//! pass or any other `o` move with the next move of the local strategy of some region of
+//! `V` whose goal is not reached yet (a pass in that local game for `o`); pass when all are
+//! reached. (a) A boundary chain is never captured: in its local game it has no outside
+//! liberties and the defender never lets it be captured, so it always keeps a liberty
+//! inside each region of `V` it borders. The local game is harder for the defender than
+//! the real one (fewer liberties, no outside help), and `o` stones inside `R` have all their
+//! liberties inside `R`, so every real line is a line of the local game. (b) Every local
+//! game is won in a bounded number of its own moves (the attractor rank decreases with
+//! every local move, passes included), and every `c` move is a local move, so after finitely
+//! many moves every region of `V` has reached its goal, without any state repeating. (c)
+//! Then every chain of `X` has two healthy regions bordered only by chains of `X` (a chain
+//! credited one virtual eye in `R` has its other credit, a real healthy region, in another
+//! region of `V`), so by Benson's theorem they are pass-alive and every region of `V` lies
+//! in `c`'s unconditional area. The strategy works whoever moves first and whatever `o`
+//! does, so the chains of `X` are **alive** and every `o` stone inside a region of `V` is
+//! **dead**, under the 2011 draft (the owner moves first) and under the 1989 rules (the
+//! attacker moves first) alike.
+//!
+//! **What it does not do.** Chains next to a safe territory that are not themselves proved
+//! keep being decided by the region search of `lib.rs`, which stays walled by Benson's
+//! pass-alive chains only: a territory that is merely safe lets the attacker play forcing
+//! moves inside it (free ko threats), so it cannot stand for a wall there.
+
+use crate::benson::{cell, Scope, EMPTY, NONE};
+use crate::search::{End, Mode, Prover, Region, State, Territory, Trap};
+use goban::{Board, Color, Point};
+
+/// Territories with more empty points than this are not examined.
+pub(crate) const MAX_EMPTY: usize = 12;
+/// Nodes of one local game at most (or the adjudication's budget per region if smaller).
+pub(crate) const LOCAL_BUDGET: u64 = 20_000;
+
+/// What [`safe_territories`] proves for one colour.
+pub(crate) struct Safety {
+    /// By board index (`y * width + x`): a stone of a chain proved alive.
+    pub alive: Vec<bool>,
+    /// By board index: a point of a territory proved safe (the opponent's stones there
+    /// are dead).
+    pub area: Vec<bool>,
+    /// Nodes searched in all local games.
+    pub nodes: u64,
+}
+
+struct Candidate {
+    points: Vec<Point>,
+    /// Boundary chains, by head ([`Board::chain_id`]).
+    heads: Vec<Point>,
+    /// Credits proved: 0 (not won), 1 (won with a virtual eye), 2 (won alone).
+    credit: u8,
+}
+
+/// Proves territories of `colour` safe and the chains around them alive (module docs),
+/// spending at most `budget` (capped at [`LOCAL_BUDGET`]) nodes per local game.
+pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget: u64) -> Safety {
+    let budget = budget.min(LOCAL_BUDGET);
+    let w = board.width() as usize;
+    let n = w * board.height() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let mut nodes = 0;
+    // c-regions.
+    let mut seen = vec![false; n];
+    let mut cands: Vec<Candidate> = Vec::new();
+    for p in board.points() {
+        if seen[gi(p)] || board.get(p) == Some(colour) {
+            continue;
+        }
+        let mut pts = vec![p];
+        seen[gi(p)] = true;
+        let mut heads: Vec<Point> = Vec::new();
+        let mut k = 0;
+        while k < pts.len() {
+            let q = pts[k];
+            k += 1;
+            for r in board.adjacent(q) {
+                if board.get(r) == Some(colour) {
+                    let h = board.chain_id(r).unwrap_or(r);
+                    if !heads.contains(&h) {
+                        heads.push(h);
+                    }
+                } else if !seen[gi(r)] {
+                    seen[gi(r)] = true;
+                    pts.push(r);
+                }
+            }
+        }
+        let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
+        if empty <= MAX_EMPTY && pts.len() <= 2 * MAX_EMPTY && !heads.is_empty() {
+            cands.push(Candidate { points: pts, heads, credit: 0 });
+        }
+    }
+    for cand in cands.iter_mut() {
+        let (won, used) = local_game(board, colour, mode, cand, true, budget);
+        nodes += used;
+        if won {
+            cand.credit = 1;
+        }
+    }
+    // Credits per chain head, then the fixpoint; regions won with a virtual eye whose
+    // chains lack credits are tried alone (two credits) once.
+    let mut tried_alone = vec![false; cands.len()];
+    loop {
+        let credit_of = |cands: &[Candidate], h: Point| -> u32 {
+            cands.iter().filter(|c| c.heads.contains(&h)).map(|c| c.credit as u32).sum()
+        };
+        let mut changed = false;
+        for i in 0..cands.len() {
+            if cands[i].credit == 1 && !tried_alone[i] && cands[i].heads.iter().any(|&h| credit_of(&cands, h) < 2) {
+                tried_alone[i] = true;
+                let (won, used) = local_game(board, colour, mode, &cands[i], false, budget);
+                nodes += used;
+                if won {
+                    cands[i].credit = 2;
+                    changed = true;
+                }
+            }
+        }
+        for i in 0..cands.len() {
+            if cands[i].credit > 0 && cands[i].heads.iter().any(|&h| credit_of(&cands, h) < 2) {
+                cands[i].credit = 0;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut alive = vec![false; n];
+    let mut area = vec![false; n];
+    for cand in cands.iter().filter(|c| c.credit > 0) {
+        for &q in &cand.points {
+            area[gi(q)] = true;
+        }
+        for &h in &cand.heads {
+            for s in board.chain(h) {
+                alive[gi(s)] = true;
+            }
+        }
+    }
+    Safety { alive, area, nodes }
+}
+
+/// Plays the local game of `cand` (module docs) with one virtual eye (`virtual_eye`) or
+/// none; returns whether the defender wins it, and the nodes used.
+fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtual_eye: bool, lb: u64) -> (bool, u64) {
+    let mut pts = cand.points.clone();
+    let inner = pts.len();
+    for &h in &cand.heads {
+        pts.extend(board.chain(h));
+    }
+    let total = pts.len();
+    let mut scope = Scope::new(board, pts).walled(colour.opponent());
+    if virtual_eye {
+        scope.virtual_eye = (0..total).map(|i| i >= inner).collect();
+    }
+    let cells = scope.cells(board);
+    let boundary: Vec<usize> = (inner..total).collect();
+    let mut region = Region::new(scope, mode, lb);
+    region.territory = Some(Territory { defender: colour, boundary: boundary.clone(), area: (0..inner).collect() });
+    debug_assert!(boundary.iter().all(|&b| cells[b] == cell(colour)));
+    debug_assert!(cells[..inner].iter().all(|&v| v == EMPTY || v == cell(colour.opponent())));
+    // No 第五条 ban at the start: a ban on the attacker would only restrict it, and a ban on
+    // the defender is lifted by the pass with which its strategy opens.
+    let root = State { cells, to_move: colour.opponent(), ko: NONE, bans: [Vec::new(), Vec::new()] };
+    let mut prover = Prover::new(boundary.clone(), colour, End::Alive);
+    if let Ok(true) = prover.prove(&mut region, &root, lb / 4) {
+        return (true, region.nodes.min(lb));
+    }
+    region.nodes = region.nodes.min(lb / 4);
+    let mut trap = Trap::new(boundary, colour, End::Alive);
+    let won = matches!(trap.avoids(&mut region, &root), Ok(false));
+    (won, region.nodes.min(lb))
+}
