@@ -272,9 +272,9 @@ impl Region {
 }
 
 /// Node limit of the quick proof tried at each new state of an avoidance search.
-const QUICK_NODES: u64 = 150;
+const QUICK_NODES: u64 = 500;
 /// Depth limit (plies) of that quick proof.
-const QUICK_DEPTH: u32 = 6;
+const QUICK_DEPTH: u32 = 8;
 
 /// Depth-first search for a forced end (proof only): iterative deepening with a
 /// transposition table. A proof is a finite strategy reaching the goal without repeating
