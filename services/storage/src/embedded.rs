@@ -9,8 +9,13 @@
 //!   the `postgres` system user and the data directory is owned by it.
 //! * Persistent mode ([`EmbeddedOptions::persistent`]): `initdb` once into the data directory
 //!   (e.g. `.shinpan/pg`), reused on every later start so nothing is lost; a server already
-//!   running on that directory is reused as is. Password authentication (SCRAM) on 127.0.0.1
-//!   only, no Unix socket; the generated password is kept in `<data dir>/shinpan-password`.
+//!   running on that directory is reused as is. Password authentication (SCRAM) on 127.0.0.1,
+//!   and on a Unix socket inside the data directory (mode 0700, so only the server's user and
+//!   root reach it); the generated password is kept in `<data dir>/shinpan-password`.
+//! * [`EmbeddedPostgres::url`] names the Unix socket when there is one (`?host=<data dir>`):
+//!   a round trip over it costs both processes less CPU than one over loopback TCP, which
+//!   matters when PostgreSQL and shinpan share two cores (every recorded move is one round
+//!   trip). The TCP port is always open too (`pg_isready`, other clients).
 //! * Ephemeral mode ([`EmbeddedOptions::ephemeral`]): a fresh cluster in a new temporary
 //!   directory with durability off (fsync off), removed when stopped.
 //! * The server listens on a free loopback port. It runs in its own process group (a Ctrl-C to
@@ -87,6 +92,9 @@ pub struct EmbeddedOptions {
     pub synchronous_commit: bool,
     /// Further server settings passed as `-c name=value` (e.g. `("commit_delay", "200")`).
     pub settings: Vec<(String, String)>,
+    /// Also listen on a Unix socket in the data directory, and connect through it (see the
+    /// [module docs](self)); skipped when its path would be too long for a socket address.
+    pub unix_socket: bool,
 }
 
 impl EmbeddedOptions {
@@ -100,6 +108,7 @@ impl EmbeddedOptions {
             start_timeout: Duration::from_secs(60),
             synchronous_commit: true,
             settings: Vec::new(),
+            unix_socket: true,
         }
     }
 
@@ -113,6 +122,7 @@ impl EmbeddedOptions {
             start_timeout: Duration::from_secs(60),
             synchronous_commit: false,
             settings: Vec::new(),
+            unix_socket: true,
         }
     }
 }
@@ -126,6 +136,8 @@ pub struct EmbeddedPostgres {
     port: u16,
     password: String,
     ephemeral: bool,
+    /// Whether the server listens on `<data_dir>/.s.PGSQL.<port>`.
+    socket: bool,
     /// The postmaster we started (None when an already-running server was reused).
     child: Option<Child>,
     watchdog: Option<Child>,
@@ -222,6 +234,7 @@ impl EmbeddedPostgres {
             port: 0,
             password: String::new(),
             ephemeral: opts.ephemeral,
+            socket: false,
             child: None,
             watchdog: None,
             stopped: false,
@@ -240,6 +253,7 @@ impl EmbeddedPostgres {
             if let Some(port) = this.running_port() {
                 // A server is already running on this directory (another shinpan): reuse it.
                 this.port = port;
+                this.socket = this.socket_path(port).exists();
                 if this.wait_ready(opts.start_timeout.min(Duration::from_secs(10)), None).is_ok() {
                     tracing::info!(port, dir = %data_dir.display(), "reusing running embedded PostgreSQL");
                     return Ok(this);
@@ -342,11 +356,19 @@ impl EmbeddedPostgres {
             .map_err(io_err(format!("open {}", log_path.display())))?;
         let log2 = log.try_clone().map_err(io_err("dup log"))?;
         let mut cmd = self.command("postgres", run_as);
+        // A Unix socket in the data directory, if its path fits a socket address (108 bytes
+        // with the NUL) and needs no quoting in the setting's list syntax.
+        let dir = self.data_dir.to_string_lossy().into_owned();
+        let socket = opts.unix_socket
+            && self.socket_path(port).as_os_str().len() < 100
+            && !dir.contains(['"', ',', ' ', '\'', '\\', '\n']);
         cmd.arg("-D")
             .arg(&self.data_dir)
             .arg("-p")
             .arg(port.to_string())
-            .args(["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="])
+            .args(["-c", "listen_addresses=127.0.0.1", "-c"])
+            .arg(if socket { format!("unix_socket_directories={dir}") } else { "unix_socket_directories=".into() })
+            .args(["-c", "unix_socket_permissions=0700"])
             .arg("-c")
             .arg(format!("max_connections={}", opts.max_connections));
         if self.ephemeral {
@@ -361,6 +383,7 @@ impl EmbeddedPostgres {
         cmd.stdin(Stdio::null()).stdout(log).stderr(log2).process_group(0);
         let child = cmd.spawn().map_err(io_err("start postgres"))?;
         self.port = port;
+        self.socket = socket;
         self.child = Some(child);
         match self.wait_ready(opts.start_timeout, Some(&log_path)) {
             Ok(()) => Ok(()),
@@ -439,9 +462,31 @@ impl EmbeddedPostgres {
         &self.data_dir
     }
 
-    /// A `postgres://` URL for `database` as the superuser `postgres` (with its password).
+    /// The Unix socket the server listens on, if any (`<data dir>/.s.PGSQL.<port>`).
+    pub fn unix_socket(&self) -> Option<PathBuf> {
+        self.socket.then(|| self.socket_path(self.port))
+    }
+
+    fn socket_path(&self, port: u16) -> PathBuf {
+        self.data_dir.join(format!(".s.PGSQL.{port}"))
+    }
+
+    /// A `postgres://` URL for `database` as the superuser `postgres` (with its password):
+    /// `postgres://postgres:<password>@127.0.0.1:<port>/<database>`, followed by
+    /// `?host=<data dir, percent-encoded>` when the server has a Unix socket (clients then
+    /// connect through the socket; see the [module docs](self)).
     pub fn url(&self, database: &str) -> String {
-        format!("postgres://postgres:{}@127.0.0.1:{}/{}", self.password, self.port, database)
+        let tcp = format!("postgres://postgres:{}@127.0.0.1:{}/{}", self.password, self.port, database);
+        if !self.socket {
+            return tcp;
+        }
+        let dir: String = self
+            .data_dir
+            .to_string_lossy()
+            .bytes()
+            .map(|b| if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+            .collect();
+        format!("{tcp}?host={dir}")
     }
 
     /// Create `database` if it does not exist yet, and return its URL.

@@ -78,6 +78,7 @@ mod error;
 pub mod model;
 pub mod results;
 mod store;
+pub mod batch;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod watch;

@@ -24,6 +24,7 @@ pub struct Store {
     pub(crate) hub: Arc<tokio::sync::Mutex<Option<Arc<EventHub>>>>,
     pub(crate) wake: tokio::sync::broadcast::Sender<crate::watch::Wake>,
     pub(crate) notifier: Arc<std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(Uuid, i64)>>>,
+    batcher: Arc<std::sync::OnceLock<crate::batch::Batcher>>,
     heads: Arc<std::sync::Mutex<std::collections::HashMap<Uuid, Head>>>,
 }
 
@@ -296,6 +297,7 @@ impl Store {
             hub: Arc::new(tokio::sync::Mutex::new(None)),
             wake: tokio::sync::broadcast::channel(4096).0,
             notifier: Default::default(),
+            batcher: Default::default(),
             heads: Default::default(),
         }
     }
@@ -689,7 +691,9 @@ impl Store {
     /// game row) and inserts the event (hash-chained), the move and the idempotency record in the
     /// same statement. If another write got there first, the head is re-read and the checks
     /// redone; after a few lost races the write falls back to locking the game row
-    /// (`SELECT … FOR UPDATE`). Consequences: of N clients sending move n at once exactly one
+    /// (`SELECT … FOR UPDATE`). Writes of different games issued at the same time share that
+    /// statement and its commit (group commit, see [`crate::batch`]); each is answered only after
+    /// the commit. Consequences: of N clients sending move n at once exactly one
     /// stores it and the others get [`StoreError::Conflict`] with the current move number; a
     /// retry with the same idempotency key returns the stored outcome (`replayed = true`); a crash
     /// before commit stores nothing.
@@ -702,7 +706,8 @@ impl Store {
         let payload = object_or_empty(w.event_payload.clone())?;
         check_point(&w)?;
         let fingerprint = w.fingerprint();
-        let mut conn = self.pool.acquire().await?;
+        // A pooled connection only for reads here; the write itself goes to the batch workers.
+        let mut conn: Option<sqlx::pool::PoolConnection<Postgres>> = None;
         let mut use_cache = true;
         for _ in 0..4 {
             let cached = if use_cache { self.cached_head(w.game_id) } else { None };
@@ -710,9 +715,13 @@ impl Store {
             let head = match cached {
                 Some(h) => h,
                 None => {
-                    let (h, stored) = read_head(&mut conn, w.game_id, w.idempotency_key.as_deref()).await?;
+                    if conn.is_none() {
+                        conn = Some(self.pool.acquire().await?);
+                    }
+                    let c = conn.as_deref_mut().expect("acquired above");
+                    let (h, stored) = read_head(c, w.game_id, w.idempotency_key.as_deref()).await?;
                     if let Some(stored) = stored {
-                        return replay(&mut conn, &w, &fingerprint, stored).await;
+                        return replay(c, &w, &fingerprint, stored).await;
                     }
                     self.cache_head(w.game_id, h.clone());
                     h
@@ -726,7 +735,8 @@ impl Store {
                 continue;
             }
             let planned = plan_write(&w, &head, payload.clone());
-            match apply_write(&mut conn, &w, &planned, &fingerprint).await {
+            drop(conn.take()); // never hold a pooled connection while waiting for a batch
+            match self.apply_batched(&w, &planned, &fingerprint).await {
                 Ok(Some(out)) => {
                     self.cache_head(w.game_id, planned.next_head(&head));
                     self.announce(w.game_id, out.event.seq);
@@ -775,6 +785,31 @@ impl Store {
         self.cache_head(w.game_id, planned.next_head(&head));
         self.announce(w.game_id, out.event.seq);
         Ok(out)
+    }
+
+    /// [`apply_write`] through the batch workers ([`crate::batch`]).
+    async fn apply_batched(&self, w: &GameWrite, p: &Planned, fingerprint: &Value) -> StoreResult<Option<WriteOutcome>> {
+        let batcher = self.batcher.get_or_init(|| crate::batch::Batcher::start(self.pool.clone()));
+        let e = &p.event;
+        let row = crate::batch::BatchRow {
+            game_id: w.game_id,
+            seq: e.seq,
+            kind: e.kind.clone(),
+            payload: e.payload.clone(),
+            created_at: e.created_at,
+            prev_hash: e.prev_hash.clone(),
+            hash: e.hash.clone(),
+            move_number: p.move_number,
+            colour: w.mv.as_ref().map(|m| m.colour.as_str().to_string()),
+            point: w.mv.as_ref().and_then(|m| m.point.clone()),
+            client_time: w.mv.as_ref().and_then(|m| m.client_time),
+            key: w.idempotency_key.clone(),
+            request: fingerprint.clone(),
+            response: w.response.clone(),
+            set_state: p.set_state.map(|s| s.as_str().to_string()),
+        };
+        let Some(recorded_at) = batcher.apply(row).await? else { return Ok(None) };
+        Ok(Some(outcome(w, p, recorded_at)))
     }
 
     fn cached_head(&self, game_id: Uuid) -> Option<Head> {
@@ -1328,6 +1363,12 @@ async fn apply_write(ex: &mut sqlx::PgConnection, w: &GameWrite, p: &Planned, fi
         return Ok(None);
     }
     let recorded_at: Option<DateTime<Utc>> = row.try_get("recorded_at")?;
+    Ok(Some(outcome(w, p, recorded_at)))
+}
+
+/// What a planned write stored, given the move's `recorded_at` (if it had a move).
+fn outcome(w: &GameWrite, p: &Planned, recorded_at: Option<DateTime<Utc>>) -> WriteOutcome {
+    let e = &p.event;
     let mv = match (&w.mv, p.move_number) {
         (Some(m), Some(n)) => Some(StoredMove {
             game_id: w.game_id,
@@ -1341,5 +1382,5 @@ async fn apply_write(ex: &mut sqlx::PgConnection, w: &GameWrite, p: &Planned, fi
         }),
         _ => None,
     };
-    Ok(Some(WriteOutcome { mv, event: e.clone(), response: w.response.clone(), replayed: false }))
+    WriteOutcome { mv, event: e.clone(), response: w.response.clone(), replayed: false }
 }

@@ -33,17 +33,31 @@ async fn persistent_cluster_keeps_data_across_restarts() {
     assert!(dir.join("PG_VERSION").is_file());
     let url = pg.ensure_database("shinpan").await.unwrap();
     assert!(url.starts_with("postgres://postgres:"), "{url}");
-    assert!(url.ends_with(&format!("@127.0.0.1:{}/shinpan", pg.port())));
+    assert!(url.contains(&format!("@127.0.0.1:{}/shinpan", pg.port())), "{url}");
+    // clients reach it through the Unix socket in the data directory (cheaper than loopback TCP)
+    let socket = pg.unix_socket().expect("a Unix socket");
+    assert_eq!(socket, pg.data_dir().join(format!(".s.PGSQL.{}", pg.port())));
+    assert!(socket.exists());
+    assert!(url.ends_with(&format!("/shinpan?host={}", pg.data_dir().display())), "{url}");
     {
         let store = Store::connect(&url).await.unwrap();
+        let over_socket: bool = sqlx::query_scalar("SELECT inet_client_addr() IS NULL").fetch_one(store.pool()).await.unwrap();
+        assert!(over_socket, "the URL connects through the Unix socket");
         store.create_tournament("Kept Cup", &TournamentSettings::default()).await.unwrap();
         store.pool().close().await;
     }
+    // the TCP port answers too (with the password)
+    let tcp = url.split('?').next().unwrap().to_string();
+    let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&tcp).await.unwrap();
+    let over_tcp: bool = sqlx::query_scalar("SELECT inet_client_addr() IS NOT NULL").fetch_one(&mut c).await.unwrap();
+    assert!(over_tcp);
+    sqlx::Connection::close(c).await.unwrap();
     // a second start on the same directory while it runs reuses the running server
     let d3 = dir.clone();
     let again = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(EmbeddedOptions::persistent(d3))).await.unwrap().unwrap();
     assert!(!again.owns_server());
     assert_eq!(again.port(), pg.port());
+    assert_eq!(again.unix_socket(), pg.unix_socket());
     drop(again); // does not stop the server it does not own
     assert!(dir.join("postmaster.pid").exists());
     tokio::task::spawn_blocking(move || pg.stop()).await.unwrap().unwrap();

@@ -219,6 +219,74 @@ async fn concurrent_append(pool: PgPool, locking: bool) {
     assert!(store.verify_chain(g.id).await.unwrap().is_intact());
 }
 
+/// Writes of many games at once share statements and commits (group commit, `batch`): every
+/// one is stored exactly once with its own answer, also when one write of a shared statement
+/// fails (an idempotency key reused for a different request makes the whole statement fail;
+/// its writes are then retried one by one).
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn concurrent_writes_of_many_games_each_get_their_own_answer(pool: PgPool) {
+    let store = Store::new(pool);
+    let mut games = Vec::new();
+    for _ in 0..40 {
+        games.push(new_game(&store).await.id);
+    }
+    let point = |i: usize, n: i32| format!("{}{}", (b'a' + (i % 19) as u8) as char, (b'a' + n as u8) as char);
+    for n in 1..=3 {
+        let mut tasks = Vec::new();
+        for (i, &g) in games.iter().enumerate() {
+            let good = {
+                let s = store.clone();
+                let p = point(i, n);
+                async move { s.write(mv(g, n, &p).with_key(format!("m{n}"))).await }
+            };
+            // key "m2" was stored for move 2: reusing it for move 3 is refused (sent before
+            // the good write for some games, after it for others)
+            let bad = (n == 3 && i % 2 == 0).then(|| {
+                let s = store.clone();
+                async move {
+                    let e = s.write(mv(g, 3, "ss").with_key("m2")).await.unwrap_err();
+                    assert!(matches!(e, StoreError::AlreadyExists(_)), "{e:?}");
+                    Err(e)
+                }
+            });
+            match bad {
+                Some(bad) if i % 4 == 0 => {
+                    tasks.push(tokio::spawn(bad));
+                    tasks.push(tokio::spawn(good));
+                }
+                Some(bad) => {
+                    tasks.push(tokio::spawn(good));
+                    tasks.push(tokio::spawn(bad));
+                }
+                None => tasks.push(tokio::spawn(good)),
+            }
+        }
+        let mut ok = 0;
+        for t in tasks {
+            if let Ok(out) = t.await.unwrap() {
+                assert!(!out.replayed);
+                assert_eq!(out.mv.as_ref().unwrap().move_number, n);
+                ok += 1;
+            }
+        }
+        assert_eq!(ok, games.len(), "move {n}: every game's write stored");
+    }
+    for (i, &g) in games.iter().enumerate() {
+        let moves = store.moves(g).await.unwrap();
+        let stored: Vec<(i32, Option<String>, Option<String>)> =
+            moves.into_iter().map(|m| (m.move_number, m.point, m.idempotency_key)).collect();
+        let expected: Vec<(i32, Option<String>, Option<String>)> =
+            (1..=3).map(|n| (n, Some(point(i, n)), Some(format!("m{n}")))).collect();
+        assert_eq!(stored, expected, "game {i}");
+        assert_eq!(store.get_game(g).await.unwrap().move_count, 3);
+        assert!(store.verify_chain(g).await.unwrap().is_intact());
+        // a retry of move 2 replays the stored answer
+        let again = store.write(mv(g, 2, &point(i, 2)).with_key("m2")).await.unwrap();
+        assert!(again.replayed);
+        assert_eq!(again.event.seq, 3);
+    }
+}
+
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
 async fn writes_interleave_with_other_events_and_other_servers(pool: PgPool) {
     let a = Store::new(pool.clone());
