@@ -2,7 +2,7 @@
 //! overrides): reports how many final positions reproduce `RE`, how many agree with the
 //! players' `TB`/`TW` marks, how GNU Go's `final_score` (column `gnugo_final_score`)
 //! compares, and how many stay undecided within the budget (env
-//! `SHINPAN_ADJUDICATE_BUDGET`, default 1000 nodes per region).
+//! `SHINPAN_ADJUDICATE_BUDGET`, default 20000 nodes per region).
 //!
 //! Exactness is asserted: on the games whose marks reproduce `RE`, a *decided* result
 //! must equal `RE`, and no decided chain may be dead where the marks keep it alive or the
@@ -25,7 +25,7 @@ fn games_dir() -> PathBuf {
 fn real_games_final_positions() {
     let dir = games_dir();
     let index = std::fs::read_to_string(dir.join("index.tsv")).expect("index.tsv");
-    let budget: u64 = std::env::var("SHINPAN_ADJUDICATE_BUDGET").ok().and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let budget: u64 = std::env::var("SHINPAN_ADJUDICATE_BUDGET").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
     let mut lines = index.lines();
     let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("column {name}"));
