@@ -433,6 +433,20 @@ fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: boo
             }
         }
     }
+    // Liberties (up to two) of the opponent's chains, by member: a move on the last one
+    // captures, on one of two gives atari.
+    let opp = cell(st.to_move.opponent());
+    let mut opp_libs = vec![u32::MAX; sc.len()];
+    let mut mark = vec![false; sc.len()];
+    let mut members = Vec::new();
+    for s in 0..sc.len() {
+        if st.cells[s] == opp && !mark[s] {
+            let (_, n) = chain_of(sc, &st.cells, s, &mut members, &mut mark);
+            for &m in &members {
+                opp_libs[m as usize] = n;
+            }
+        }
+    }
     let mut scored: Vec<(i32, Option<u32>)> = Vec::new();
     for i in 0..sc.len() {
         if !playable[i] {
@@ -450,7 +464,13 @@ fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: boo
             match st.cells[g as usize] {
                 EMPTY => libs += 1,
                 v if v == me => libs += 1,
-                _ => score += 5,
+                _ => {
+                    score += match opp_libs[g as usize] {
+                        1 => 100,
+                        2 => 15,
+                        _ => 5,
+                    }
+                }
             }
         }
         if libs == 0 {
