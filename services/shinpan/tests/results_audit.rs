@@ -7,8 +7,10 @@ use std::process::Command;
 async fn database_url(store: &Store) -> String {
     let db: String = sqlx::query_scalar("SELECT current_database()").fetch_one(store.pool()).await.unwrap();
     let server = shinpan_storage::testing::ensure_database_url();
-    let (base, _) = server.rsplit_once('/').expect("a URL with a database");
-    format!("{base}/{db}")
+    // `postgres://…/<database>[?host=<socket dir>]`: replace the database, keep the query.
+    let (path, query) = server.split_once('?').map_or((server.as_str(), None), |(p, q)| (p, Some(q)));
+    let (base, _) = path.rsplit_once('/').expect("a URL with a database");
+    format!("{base}/{db}{}", query.map(|q| format!("?{q}")).unwrap_or_default())
 }
 
 fn audit(url: &str) -> (i32, String) {
