@@ -505,6 +505,8 @@ impl Store {
         .await?;
         insert_event(&mut tx, &event).await?;
         tx.commit().await?;
+        // the new game's head, so that its first write needs no read
+        self.cache_head(id, Head { state: GameState::Playing, move_count: 0, last_seq: event.seq, last_hash: event.hash.clone() });
         self.announce(id, event.seq);
         self.get_game(id).await
     }
