@@ -4,6 +4,10 @@
 //! compares, and how many stay undecided within the budget (env
 //! `SHINPAN_ADJUDICATE_BUDGET`, default 20000 nodes per region).
 //!
+//! Agreement first (第九条) is exercised too: each marked game is adjudicated again with the
+//! marks as the players' agreement; no agreement may be refuted on the games whose marks
+//! reproduce `RE`, and the number of agreed counts equal to `RE` is printed.
+//!
 //! Exactness is asserted: on the games whose marks reproduce `RE`, a *decided* result
 //! must equal `RE`, and no decided chain may be dead where the marks keep it alive or the
 //! other way round. Undecided is allowed (it is not a guess); the counts are printed.
@@ -32,6 +36,7 @@ fn real_games_final_positions() {
     let (c_file, c_re, c_agree, c_gnugo) = (col("file"), col("RE"), col("marks_agree_with_RE"), col("gnugo_final_score"));
     let (mut games, mut fouls, mut re_ok, mut undecided, mut gnugo_ok, mut marked, mut marks_ok) = (0, 0, 0, 0, 0, 0, 0);
     let (mut stones, mut stones_decided) = (0usize, 0usize);
+    let (mut agreement_re, mut agreement_refuted) = (0usize, 0usize);
     let mut decided_wrong: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     for line in lines {
@@ -88,6 +93,23 @@ fn real_games_final_positions() {
                 marks_ok += 1;
             }
         }
+        // Agreement first (第九条): the marks as the players' agreement, nothing disputed.
+        // The engine must refute no agreement on the games whose marks reproduce RE, and the
+        // agreed count must then be RE (up to the one-point protective-move cases of
+        // `cli_score`).
+        if let Some(marks) = &loaded.record.territory {
+            let m = status_from_marks(board, marks);
+            let dead: Vec<goban::Point> = board.points().filter(|&p| board.get(p).is_some() && m.get(p) == Status::Dead).collect();
+            let agreed = adjudicate_loaded(&loaded, Some(&dead), &[], None, budget);
+            let refuted = agreed.adjudication.refuted_agreements.len();
+            agreement_refuted += refuted;
+            if GameResult::from_sgf(&agreed.report.result) == re {
+                agreement_re += 1;
+            }
+            if strict && refuted > 0 {
+                failures.push(format!("{}: {refuted} agreed statuses refuted", f[c_file]));
+            }
+        }
         if strict && ours != Some(GameResult::Undecided) && ours != re {
             failures.push(format!("{}: decided {} but marks and RE say {}", f[c_file], out.report.result, f[c_re]));
         }
@@ -95,7 +117,8 @@ fn real_games_final_positions() {
     eprintln!(
         "games {games} (fouls {fouls}): shinpan reproduces RE in {re_ok}, undecided {undecided}, decided but different {}; \
          GNU Go final_score reproduces RE in {gnugo_ok}; marked games {marked}, shinpan agrees with the marks in {marks_ok} \
-         (budget {budget} nodes per region); stones decided {stones_decided} of {stones}",
+         (budget {budget} nodes per region); stones decided {stones_decided} of {stones}; \
+         with the marks as agreement (第九条): result = RE in {agreement_re} of {marked}, agreed statuses refuted {agreement_refuted}",
         decided_wrong.len()
     );
     for d in &decided_wrong {
