@@ -1,7 +1,8 @@
 //! `shinpan bench`: `RecordMove` throughput and latency with N concurrent games.
 //!
 //! Against a running server (`--server URL`) or, by default, an in-process one on the
-//! embedded PostgreSQL (or `DATABASE_URL`). Each of `--games` games is created, then one
+//! embedded PostgreSQL (or `DATABASE_URL`), which runs on a Tokio runtime (threads) of its own,
+//! apart from the client's, as a separate server process would. Each of `--games` games is created, then one
 //! task per game records `--moves` legal moves one after the other (each waits for the
 //! previous answer, as a real game does); every call is timed. Prints moves/s, p50, p90,
 //! p99 and max latency. Without `--rate` the games record as fast as they are answered
@@ -273,21 +274,48 @@ pub fn run(args: Args) -> ExitCode {
             None => {
                 let mut serve = ServeArgs::local(args.database_url.clone(), args.data_dir.clone());
                 serve.max_connections = args.db_connections;
-                match Application::build(&serve).await {
-                    Ok(app) => {
-                        let url = app.url();
+                // The server runs on a runtime (threads) of its own, as a server process would:
+                // on the bench client's runtime, the server's tasks would wait behind the
+                // client's and the latency measured would include that queueing.
+                let (url_tx, url_rx) = tokio::sync::oneshot::channel::<anyhow::Result<String>>();
+                let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+                let server = std::thread::spawn(move || {
+                    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("shinpan-server").build() {
+                        Ok(rt) => rt,
+                        Err(e) => {
+                            let _ = url_tx.send(Err(e.into()));
+                            return;
+                        }
+                    };
+                    rt.block_on(async move {
+                        match Application::build(&serve).await {
+                            Ok(app) => {
+                                let _ = url_tx.send(Ok(app.url()));
+                                if let Err(e) = app.run_until(async move {
+                                    let _ = stop_rx.await;
+                                })
+                                .await
+                                {
+                                    eprintln!("in-process server: {e}");
+                                }
+                            }
+                            Err(e) => {
+                                let _ = url_tx.send(Err(e.into()));
+                            }
+                        }
+                    });
+                });
+                let r = match url_rx.await {
+                    Ok(Ok(url)) => {
                         eprintln!("in-process server on {url} ({})", if args.database_url.is_some() { "DATABASE_URL" } else { "embedded PostgreSQL" });
-                        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-                        let server = tokio::spawn(app.run_until(async move {
-                            let _ = rx.await;
-                        }));
-                        let r = measure(&url, args.games, args.moves, args.connections, args.seed, args.rate, args.timeline).await;
-                        let _ = tx.send(());
-                        let _ = server.await;
-                        r
+                        measure(&url, args.games, args.moves, args.connections, args.seed, args.rate, args.timeline).await
                     }
-                    Err(e) => Err(e.into()),
-                }
+                    Ok(Err(e)) => Err(e),
+                    Err(_) => Err(anyhow::anyhow!("the in-process server did not start")),
+                };
+                let _ = stop_tx.send(());
+                let _ = tokio::task::spawn_blocking(move || server.join()).await;
+                r
             }
         };
         match result {
