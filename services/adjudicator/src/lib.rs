@@ -196,8 +196,10 @@ pub struct Proof {
     pub status: Status,
     /// The line (moves and passes) that shows it: the forcing side's moves against the
     /// longest resistance; for seki, the moves each side uses to hold until the play
-    /// cycles. Empty when the status holds at the start (e.g. stones inside the
-    /// opponent's pass-alive eye).
+    /// cycles. For a chain decided by a safe territory (crate docs, step 2), the winning
+    /// line of that territory's local game, the attacker moving first. Empty when the
+    /// status holds at the start (e.g. stones inside the opponent's pass-alive eye) or was
+    /// proved only by the avoidance search.
     pub line: Vec<(Color, Move)>,
     /// Nodes searched for this chain.
     pub nodes: u64,
@@ -330,12 +332,23 @@ pub fn adjudicate_with_progress(
         } else {
             continue;
         };
-        let nodes = safe[if status == Status::Alive { c.index() } else { c.opponent().index() }].nodes;
+        // The line: the local game of the territory the chain stands in (dead) or of one it
+        // borders (alive).
+        let owner = if status == Status::Alive { c } else { c.opponent() };
+        let sf = &safe[owner.index()];
+        let line = sf
+            .proofs
+            .iter()
+            .find(|(pts, _)| {
+                pts.iter().any(|&q| stones.contains(&q) || (status == Status::Alive && board.adjacent(q).any(|r| stones.contains(&r))))
+            })
+            .map(|(_, l)| l.clone())
+            .unwrap_or_default();
         found.set_chain(board, p, status);
         for &s in &stones {
             settled[gi(s)] = true;
         }
-        proofs.push(Proof { stones, color: c, status, line: Vec::new(), nodes });
+        proofs.push(Proof { stones, color: c, status, line, nodes: sf.nodes });
     }
 
     // Regions.

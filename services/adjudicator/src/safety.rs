@@ -53,12 +53,15 @@
 
 use crate::benson::{cell, Scope, EMPTY, NONE};
 use crate::search::{End, Mode, Prover, Region, State, Territory, Trap};
-use goban::{Board, Color, Point};
+use goban::{Board, Color, Move, Point};
 
 /// Territories with more empty points than this are not examined.
 pub(crate) const MAX_EMPTY: usize = 12;
 /// Nodes of one local game at most (or the adjudication's budget per region if smaller).
 pub(crate) const LOCAL_BUDGET: u64 = 20_000;
+
+/// A line of hypothetical play: (player, move).
+pub(crate) type Line = Vec<(Color, Move)>;
 
 /// What [`safe_territories`] proves for one colour.
 pub(crate) struct Safety {
@@ -69,6 +72,9 @@ pub(crate) struct Safety {
     pub area: Vec<bool>,
     /// Nodes searched in all local games.
     pub nodes: u64,
+    /// The proved territories: their points and a line of their local game that shows the
+    /// defender winning (the attacker moving first), when the proof produced one.
+    pub proofs: Vec<(Vec<Point>, Line)>,
 }
 
 struct Candidate {
@@ -77,6 +83,8 @@ struct Candidate {
     heads: Vec<Point>,
     /// Credits proved: 0 (not won), 1 (won with a virtual eye), 2 (won alone).
     credit: u8,
+    /// The line of the last local game won.
+    line: Line,
 }
 
 /// Proves territories of `colour` safe and the chains around them alive (module docs),
@@ -115,14 +123,15 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
         }
         let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
         if empty <= MAX_EMPTY && pts.len() <= 2 * MAX_EMPTY && !heads.is_empty() {
-            cands.push(Candidate { points: pts, heads, credit: 0 });
+            cands.push(Candidate { points: pts, heads, credit: 0, line: Vec::new() });
         }
     }
     for cand in cands.iter_mut() {
-        let (won, used) = local_game(board, colour, mode, cand, true, budget);
+        let (won, used, line) = local_game(board, colour, mode, cand, true, budget);
         nodes += used;
         if won {
             cand.credit = 1;
+            cand.line = line;
         }
     }
     // Credits per chain head, then the fixpoint; regions won with a virtual eye whose
@@ -136,10 +145,11 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
         for i in 0..cands.len() {
             if cands[i].credit == 1 && !tried_alone[i] && cands[i].heads.iter().any(|&h| credit_of(&cands, h) < 2) {
                 tried_alone[i] = true;
-                let (won, used) = local_game(board, colour, mode, &cands[i], false, budget);
+                let (won, used, line) = local_game(board, colour, mode, &cands[i], false, budget);
                 nodes += used;
                 if won {
                     cands[i].credit = 2;
+                    cands[i].line = line;
                     changed = true;
                 }
             }
@@ -156,7 +166,9 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
     }
     let mut alive = vec![false; n];
     let mut area = vec![false; n];
+    let mut proofs = Vec::new();
     for cand in cands.iter().filter(|c| c.credit > 0) {
+        proofs.push((cand.points.clone(), cand.line.clone()));
         for &q in &cand.points {
             area[gi(q)] = true;
         }
@@ -166,12 +178,13 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
             }
         }
     }
-    Safety { alive, area, nodes }
+    Safety { alive, area, nodes, proofs }
 }
 
 /// Plays the local game of `cand` (module docs) with one virtual eye (`virtual_eye`) or
-/// none; returns whether the defender wins it, and the nodes used.
-fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtual_eye: bool, lb: u64) -> (bool, u64) {
+/// none; returns whether the defender wins it, the nodes used and a line showing the win
+/// (empty when only the avoidance search proved it).
+fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtual_eye: bool, lb: u64) -> (bool, u64, Line) {
     let mut pts = cand.points.clone();
     let inner = pts.len();
     for &h in &cand.heads {
@@ -193,10 +206,11 @@ fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtua
     let root = State { cells, to_move: colour.opponent(), ko: NONE, bans: [Vec::new(), Vec::new()] };
     let mut prover = Prover::new(boundary.clone(), colour, End::Alive);
     if let Ok(true) = prover.prove(&mut region, &root, lb / 4) {
-        return (true, region.nodes.min(lb));
+        let used = region.nodes.min(lb);
+        return (true, used, prover.line(&mut region, &root, 40));
     }
     region.nodes = region.nodes.min(lb / 4);
     let mut trap = Trap::new(boundary, colour, End::Alive);
     let won = matches!(trap.avoids(&mut region, &root), Ok(false));
-    (won, region.nodes.min(lb))
+    (won, region.nodes.min(lb), Vec::new())
 }

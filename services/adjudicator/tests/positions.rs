@@ -364,7 +364,10 @@ fn a_safe_corner_territory_keeps_its_wall_alive_and_kills_the_invader() {
     // territory proof decided it, since the options skip every region search.
     let adj = adjudicate(&b, RuleSet::Japanese2011, &no_region_search());
     let da = Point::from_sgf("da").unwrap();
-    assert!(adj.proofs.iter().any(|p| p.stones.contains(&da) && p.status == Status::Alive));
+    let wall = adj.proofs.iter().find(|p| p.stones.contains(&da)).expect("a proof for the wall");
+    assert_eq!(wall.status, Status::Alive);
+    // Its line is the territory's local game: the attacker (White) moves first.
+    assert_eq!(wall.line.first().map(|m| m.0), Some(Color::White), "{:?}", wall.line_text());
 }
 
 #[test]
