@@ -73,8 +73,9 @@ pub(crate) struct Batcher {
 }
 
 impl Batcher {
-    /// Starts [`WORKERS`] workers on `pool` (they end when the batcher is dropped or the pool
-    /// closes). Must be called within a Tokio runtime.
+    /// Starts [`WORKERS`] workers on `pool`, each with a connection of its own besides the pool's
+    /// (they end, closing it, when the batcher is dropped or the pool closes). Must be called
+    /// within a Tokio runtime.
     pub(crate) fn start(pool: sqlx::PgPool) -> Batcher {
         let (tx, rx) = mpsc::unbounded_channel();
         let rx = Arc::new(Mutex::new(rx));
@@ -96,21 +97,36 @@ impl Batcher {
     }
 }
 
+/// A worker's own connection (outside the pool): generic plans from the first execution (the
+/// statement has only array parameters, so a custom plan is never better, and planning it per
+/// execution on every pooled connection cost the first moves of a run tens of milliseconds).
+async fn connect(pool: &sqlx::PgPool) -> StoreResult<sqlx::PgConnection> {
+    use sqlx::{ConnectOptions, Executor};
+    let mut c = pool.connect_options().connect().await?;
+    c.execute("SET plan_cache_mode = force_generic_plan").await?;
+    Ok(c)
+}
+
 async fn worker(pool: sqlx::PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Item>>>) {
     let closed = pool.close_event();
     tokio::pin!(closed);
+    // Connect at once, so the first writes do not wait for it; reconnect after a failure.
+    let mut conn = tokio::select! {
+        _ = &mut closed => return,
+        c = connect(&pool) => c.ok(),
+    };
     loop {
         let mut batch = Vec::new();
         {
             let mut rx = tokio::select! {
-                _ = &mut closed => return,
+                _ = &mut closed => break,
                 rx = rx.lock() => rx,
             };
             let first = tokio::select! {
-                _ = &mut closed => return,
+                _ = &mut closed => break,
                 m = rx.recv() => match m {
                     Some(m) => m,
-                    None => return,
+                    None => break,
                 },
             };
             batch.push(first);
@@ -121,27 +137,43 @@ async fn worker(pool: sqlx::PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Item>>
                 }
             }
         }
-        run(&pool, batch).await;
+        if conn.is_none() {
+            match connect(&pool).await {
+                Ok(c) => conn = Some(c),
+                Err(e) => {
+                    let msg = e.to_string();
+                    for it in batch {
+                        let _ = it.reply.send(Err(StoreError::Unavailable(msg.clone())));
+                    }
+                    continue;
+                }
+            }
+        }
+        let c = conn.as_mut().expect("connected above");
+        if !run(c, batch).await {
+            conn = None; // broken: a new connection for the next batch
+        }
+    }
+    if let Some(c) = conn {
+        let _ = sqlx::Connection::close(c).await;
     }
 }
 
-/// Stores a batch and answers every item.
-async fn run(pool: &sqlx::PgPool, batch: Vec<Item>) {
-    let mut conn = match pool.acquire().await {
-        Ok(c) => c,
-        Err(e) => {
-            let msg = StoreError::from(e).to_string();
-            for it in batch {
-                let _ = it.reply.send(Err(StoreError::Unavailable(msg.clone())));
-            }
-            return;
+/// Stores a batch and answers every item; false if the connection failed.
+async fn run(conn: &mut sqlx::PgConnection, batch: Vec<Item>) -> bool {
+    let mut healthy = true;
+    let mut check = |r: &StoreResult<Vec<Applied>>| {
+        if matches!(r, Err(StoreError::Unavailable(_))) {
+            healthy = false;
         }
     };
     // One write per game per statement; the others go alone afterwards.
     let mut seen = HashSet::with_capacity(batch.len());
     let (first, later): (Vec<Item>, Vec<Item>) = batch.into_iter().partition(|it| seen.insert(it.row.game_id));
     let rows: Vec<&BatchRow> = first.iter().map(|it| &it.row).collect();
-    match apply_rows(&mut conn, &rows).await {
+    let r = apply_rows(conn, &rows).await;
+    check(&r);
+    match r {
         Ok(applied) => {
             for (it, a) in first.into_iter().zip(applied) {
                 let _ = it.reply.send(Ok(a));
@@ -150,8 +182,9 @@ async fn run(pool: &sqlx::PgPool, batch: Vec<Item>) {
         Err(_) if first.len() > 1 => {
             // Nothing of the batch was stored: each write alone, for its own answer.
             for it in first {
-                let r = apply_rows(&mut conn, &[&it.row]).await.map(|mut v| v.remove(0));
-                let _ = it.reply.send(r);
+                let r = apply_rows(conn, &[&it.row]).await;
+                check(&r);
+                let _ = it.reply.send(r.map(|mut v| v.remove(0)));
             }
         }
         Err(e) => {
@@ -161,9 +194,11 @@ async fn run(pool: &sqlx::PgPool, batch: Vec<Item>) {
         }
     }
     for it in later {
-        let r = apply_rows(&mut conn, &[&it.row]).await.map(|mut v| v.remove(0));
-        let _ = it.reply.send(r);
+        let r = apply_rows(conn, &[&it.row]).await;
+        check(&r);
+        let _ = it.reply.send(r.map(|mut v| v.remove(0)));
     }
+    healthy
 }
 
 /// The batch statement: for each row, advance its game's head if unchanged, and insert its

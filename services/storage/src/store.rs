@@ -332,7 +332,10 @@ impl Store {
             .connect(url)
             .await?;
         crate::migrate(&pool).await?;
-        Ok(Store::new(pool))
+        let store = Store::new(pool);
+        // the batch writers connect now, not on the first move
+        store.batcher();
+        Ok(store)
     }
 
     /// The underlying pool.
@@ -791,7 +794,7 @@ impl Store {
 
     /// [`apply_write`] through the batch workers ([`crate::batch`]).
     async fn apply_batched(&self, w: &GameWrite, p: &Planned, fingerprint: &Value) -> StoreResult<Option<WriteOutcome>> {
-        let batcher = self.batcher.get_or_init(|| crate::batch::Batcher::start(self.pool.clone()));
+        let batcher = self.batcher();
         let e = &p.event;
         let row = crate::batch::BatchRow {
             game_id: w.game_id,
@@ -812,6 +815,11 @@ impl Store {
         };
         let Some(recorded_at) = batcher.apply(row).await? else { return Ok(None) };
         Ok(Some(outcome(w, p, recorded_at)))
+    }
+
+    /// The batch writers of this store, started on first use (within a Tokio runtime).
+    fn batcher(&self) -> &crate::batch::Batcher {
+        self.batcher.get_or_init(|| crate::batch::Batcher::start(self.pool.clone()))
     }
 
     fn cached_head(&self, game_id: Uuid) -> Option<Head> {
