@@ -16,7 +16,11 @@
 //! caller re-plans it, exactly as after a lost race. If the batch statement fails as a whole
 //! (e.g. one write's idempotency key already exists), nothing of it is stored and every write
 //! of the batch is retried alone, so each gets its own answer. Two writes of the same game never
-//! share a statement: the later ones are applied alone after the batch.
+//! share a statement: the later ones are applied alone after the batch. A game whose row another
+//! transaction holds locked (a result, a case, a write under the row lock) is skipped
+//! (`SKIP LOCKED`) and its write answered "not applied", so that one busy game never holds up
+//! the batch of all the others; the caller re-plans it and, after repeated misses, waits for the
+//! lock on its own ([`crate::Store::write_locking`]).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -217,9 +221,8 @@ async fn apply_rows(conn: &mut sqlx::PgConnection, rows: &[&BatchRow]) -> StoreR
             UPDATE games g SET last_seq = v.seq, last_hash = v.hash,
                    move_count = coalesce(v.move_number, g.move_count),
                    state = coalesce(v.set_state, g.state)
-            FROM v
-            WHERE g.id = ANY($1::uuid[]) -- the games by primary key, whatever the join plan
-              AND g.id = v.game_id AND g.last_seq = v.seq - 1 AND g.last_hash = v.prev_hash
+            FROM v, (SELECT id FROM games WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE SKIP LOCKED) free
+            WHERE g.id = free.id AND g.id = v.game_id AND g.last_seq = v.seq - 1 AND g.last_hash = v.prev_hash
             RETURNING g.id
          ), ok AS MATERIALIZED (
             SELECT v.* FROM v JOIN upd ON upd.id = v.game_id

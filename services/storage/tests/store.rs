@@ -287,6 +287,40 @@ async fn concurrent_writes_of_many_games_each_get_their_own_answer(pool: PgPool)
     }
 }
 
+/// A game whose row another transaction holds locked does not hold up the moves of other games
+/// (they share the batch statement, which skips locked games); its own move is stored once the
+/// lock is released.
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn a_locked_game_does_not_hold_up_other_games(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let busy = new_game(&store).await;
+    let other = new_game(&store).await;
+    store.write(mv(busy.id, 1, "pd")).await.unwrap();
+    store.write(mv(other.id, 1, "pd")).await.unwrap();
+    // another transaction (e.g. a result being confirmed) holds the busy game's row
+    let mut tx = pool.begin().await.unwrap();
+    sqlx::query("SELECT 1 FROM games WHERE id = $1 FOR UPDATE").bind(busy.id).execute(&mut *tx).await.unwrap();
+    let waiting = {
+        let store = store.clone();
+        tokio::spawn(async move { store.write(mv(busy.id, 2, "dp").with_key("busy-2")).await })
+    };
+    // the other game's moves are stored meanwhile (a guard against a hang, not a speed check)
+    let guard = std::time::Duration::from_secs(60);
+    for n in 2..=4 {
+        let p = format!("{}d", (b'a' + n as u8) as char);
+        let out = tokio::time::timeout(guard, store.write(mv(other.id, n, &p))).await.expect("not held up by the locked game").unwrap();
+        assert_eq!(out.mv.unwrap().move_number, n);
+    }
+    assert!(!waiting.is_finished(), "the busy game's move waits for its row");
+    tx.commit().await.unwrap();
+    let out = tokio::time::timeout(guard, waiting).await.expect("stored after the lock is released").unwrap().unwrap();
+    assert_eq!((out.mv.unwrap().move_number, out.replayed), (2, false));
+    assert_eq!(store.moves(busy.id).await.unwrap().len(), 2);
+    assert_eq!(store.moves(other.id).await.unwrap().len(), 4);
+    assert!(store.verify_chain(busy.id).await.unwrap().is_intact());
+    assert!(store.verify_chain(other.id).await.unwrap().is_intact());
+}
+
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
 async fn writes_interleave_with_other_events_and_other_servers(pool: PgPool) {
     let a = Store::new(pool.clone());
