@@ -169,6 +169,9 @@ pub struct Options {
     /// [`Status::Undecided`] at once (an exhaustive search there cannot finish within any
     /// practical budget; see the crate documentation).
     pub max_region_empty: usize,
+    /// Whether territories are proved safe under alternating play before the region search
+    /// (crate docs, step 2). On by default; off only to cross-check the two methods.
+    pub safe_territories: bool,
 }
 
 impl Default for Options {
@@ -180,6 +183,7 @@ impl Default for Options {
             ko_pending: None,
             to_move: Color::Black,
             max_region_empty: 40,
+            safe_territories: true,
         }
     }
 }
@@ -310,10 +314,13 @@ pub fn adjudicate_with_progress(
 
     // Territories safe under alternating play (module `safety`): the chains around them
     // are alive, the opponent's stones inside them dead.
-    let safe = [
-        safety::safe_territories(board, Color::Black, mode, opts.budget_nodes),
-        safety::safe_territories(board, Color::White, mode, opts.budget_nodes),
-    ];
+    let safe = [Color::Black, Color::White].map(|c| {
+        if opts.safe_territories {
+            safety::safe_territories(board, c, mode, opts.budget_nodes)
+        } else {
+            safety::Safety::none(board)
+        }
+    });
     let mut seen = vec![false; w * board.height() as usize];
     for p in board.points() {
         let Some(c) = board.get(p) else { continue };
@@ -604,11 +611,14 @@ fn seki_line(region: &mut Region, root: &State, owner_trap: &Trap, opp_trap: &Tr
 
 /// 要請II-\[v\] (1989): alive chains touching a 駄目 (an empty point whose empty region is
 /// not bordered only by one colour's alive stones and the other's dead stones) are セキ石.
+/// An alive chain touching an empty region that is an eye or a 駄目 depending on undecided
+/// stones becomes undecided too (alive and セキ石 count differently, 要請II-\[vi\]).
 fn mark_1989_seki(board: &Board, st: &mut StatusMap) {
     let w = board.width() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
     let mut seen = vec![false; w * board.height() as usize];
     let mut seki_chains: Vec<Point> = Vec::new();
+    let mut unsure_chains: Vec<Point> = Vec::new();
     for p in board.points() {
         if board.get(p).is_some() || seen[gi(p)] {
             continue;
@@ -645,13 +655,23 @@ fn mark_1989_seki(board: &Board, st: &mut StatusMap) {
                 }
             }
         }
-        if !unknown && !eye_of[0] && !eye_of[1] {
+        if !eye_of[0] && !eye_of[1] {
+            // 駄目 whatever the undecided stones turn out to be.
             seki_chains.extend(touching);
+        } else if unknown {
+            // An eye or a 駄目 depending on undecided stones: the alive chains touching it are
+            // alive or セキ石 — not decided either.
+            unsure_chains.extend(touching);
         }
     }
     for p in seki_chains {
         if st.get(p) == Status::Alive {
             st.set_chain(board, p, Status::Seki);
+        }
+    }
+    for p in unsure_chains {
+        if st.get(p) == Status::Alive {
+            st.set_chain(board, p, Status::Undecided);
         }
     }
 }

@@ -77,6 +77,14 @@ pub(crate) struct Safety {
     pub proofs: Vec<(Vec<Point>, Line)>,
 }
 
+impl Safety {
+    /// Nothing proved (the step switched off).
+    pub fn none(board: &Board) -> Safety {
+        let n = board.width() as usize * board.height() as usize;
+        Safety { alive: vec![false; n], area: vec![false; n], nodes: 0, proofs: Vec::new() }
+    }
+}
+
 struct Candidate {
     points: Vec<Point>,
     /// Boundary chains, by head ([`Board::chain_id`]).

@@ -380,3 +380,67 @@ fn one_eye_with_a_virtual_second_is_not_enough() {
         assert_ne!(st, Status::Alive, "{r}");
     }
 }
+
+/// A small deterministic generator (xorshift) for the randomized cross-check below.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn safe_territories_agree_with_the_exact_region_search_on_random_corners() {
+    // A 6x4 corner of random stones above and left of a pass-alive White wall (eyes gb, ge,
+    // be): small enough for the exact region search to settle most chains. Wherever both
+    // the territory proof (regions skipped) and the region search alone (territory proof
+    // off) decide a stone, they must agree — each is exact, so a disagreement is a bug.
+    let mut rng = Rng(0x5eed_cafe_f00d_1234);
+    let (mut compared, mut territory_decided) = (0, 0);
+    for _ in 0..60 {
+        let mut rows: Vec<String> = Vec::new();
+        for y in 0..4 {
+            let mut r = String::new();
+            for _ in 0..6 {
+                r.push(match rng.next() % 7 {
+                    0..=2 => 'X',
+                    3 => 'O',
+                    _ => '.',
+                });
+            }
+            r.push(if y == 1 { '.' } else { 'O' });
+            rows.push(r);
+        }
+        rows.push("OOOOOOO".into());
+        rows.push("O.OOO.O".into());
+        let text: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let Ok(mut b) = Board::from_diagram(&text) else { continue };
+        // Remove chains without liberties (an illegal setup).
+        for p in b.points().collect::<Vec<_>>() {
+            if b.get(p).is_some() && b.liberties(p).is_empty() {
+                for s in b.chain(p) {
+                    b.set(s, None).unwrap();
+                }
+            }
+        }
+        for r in BOTH {
+            let territory = adjudicate(&b, r, &no_region_search());
+            let search = adjudicate(&b, r, &Options { safe_territories: false, budget_nodes: 100_000, ..Options::default() });
+            for p in b.points().filter(|&p| b.get(p).is_some()) {
+                let (t, s) = (territory.status.get(p), search.status.get(p));
+                if t != Status::Undecided {
+                    territory_decided += 1;
+                }
+                if t != Status::Undecided && s != Status::Undecided {
+                    compared += 1;
+                    assert_eq!(t, s, "{r} {p} in\n{}", rows.join("\n"));
+                }
+            }
+        }
+    }
+    eprintln!("{compared} stones decided by both, {territory_decided} by the territory proof");
+    assert!(compared > 100, "the cross-check must compare something ({compared})");
+}
