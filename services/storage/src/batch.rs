@@ -217,12 +217,15 @@ async fn apply_rows(conn: &mut sqlx::PgConnection, rows: &[&BatchRow]) -> StoreR
                                  $11::timestamptz[], $12::text[], $13::jsonb[], $14::jsonb[], $15::text[])
                 AS v(game_id, seq, kind, payload, created_at, prev_hash, hash, move_number, colour,
                      point, client_time, key, request, response, set_state)
+         ), free AS MATERIALIZED (
+            -- the batch's games that no other transaction holds locked (locked once, here)
+            SELECT id FROM games WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE SKIP LOCKED
          ), upd AS (
             UPDATE games g SET last_seq = v.seq, last_hash = v.hash,
                    move_count = coalesce(v.move_number, g.move_count),
                    state = coalesce(v.set_state, g.state)
-            FROM v, (SELECT id FROM games WHERE id = ANY($1::uuid[]) FOR NO KEY UPDATE SKIP LOCKED) free
-            WHERE g.id = free.id AND g.id = v.game_id AND g.last_seq = v.seq - 1 AND g.last_hash = v.prev_hash
+            FROM v JOIN free ON free.id = v.game_id
+            WHERE g.id = v.game_id AND g.last_seq = v.seq - 1 AND g.last_hash = v.prev_hash
             RETURNING g.id
          ), ok AS MATERIALIZED (
             SELECT v.* FROM v JOIN upd ON upd.id = v.game_id
