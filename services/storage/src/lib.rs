@@ -25,7 +25,7 @@
 //!
 //! | area | methods |
 //! |---|---|
-//! | setup | [`Store::connect`], [`Store::new`] + [`migrate`], [`MIGRATOR`], [`Store::ping`], [`embedded::EmbeddedPostgres`] |
+//! | setup | [`Store::connect`], [`Store::connect_with`] (pool size), [`Store::new`] + [`migrate`], [`MIGRATOR`], [`Store::ping`], [`embedded::EmbeddedPostgres`] (Unix socket + TCP) |
 //! | tournaments | [`Store::create_tournament`], [`Store::ensure_tournament`], [`Store::get_tournament`], [`Store::find_tournament`], [`Store::list_tournaments`], [`Store::update_tournament_settings`] (無勝負 policy) |
 //! | players | [`Store::upsert_player`], [`Store::get_player`] |
 //! | games | [`Store::create_game`], [`Store::import_game`] (a whole record, atomically), [`Store::get_game`], [`Store::list_games`], [`Store::moves`], [`Store::set_game_state`] |
@@ -50,6 +50,11 @@
 //!   So all writes of a game are serialized and its log is one chain; a crash before commit
 //!   stores nothing; a retry with the same idempotency key returns the stored outcome
 //!   (`replayed = true`), never a second row.
+//! * **Group commit** ([`batch`]): the compare-and-swap writes of different games issued at the
+//!   same moment are applied by one statement in one transaction (one commit, one WAL flush),
+//!   each with its own compare-and-swap and its own answer, given after the commit. Besides its
+//!   pool, a [`Store`] opened with [`Store::connect`] keeps two connections of its own: the batch
+//!   writer's and the NOTIFY sender's.
 //! * **Fouls** (第十二条): `GameWrite { mv: None, event_kind: "foul", .. }` stores the foul event
 //!   only; the board is unchanged. Open the arbiter case with [`Store::open_case`] (kind
 //!   `foul`, `dedupe_key` e.g. `"foul:<move number>"`).
