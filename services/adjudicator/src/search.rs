@@ -528,6 +528,20 @@ struct Frame {
     chosen: Option<Option<u32>>,
 }
 
+impl Frame {
+    /// Records that the child reached by the current move is safe (`true`) or not: a safe
+    /// child is the avoider's choice; an unsafe one is the forcing side's way out.
+    fn child_is(&mut self, safe: bool) {
+        if self.avoider_turn && safe {
+            self.result = Some(true);
+            self.chosen = Some(self.moves[self.next]);
+        } else if !self.avoider_turn && !safe {
+            self.result = Some(false);
+        }
+        self.next += 1;
+    }
+}
+
 impl Trap {
     pub fn new(stones: Vec<usize>, owner: Color, goal: End) -> Trap {
         let avoider = if goal == End::Alive { owner.opponent() } else { owner };
@@ -603,14 +617,7 @@ impl Trap {
         loop {
             let f = stack.last_mut().expect("non-empty");
             if let Some(r) = ret.take() {
-                let mv = f.moves[f.next];
-                if f.avoider_turn && r {
-                    f.result = Some(true);
-                    f.chosen = Some(mv);
-                } else if !f.avoider_turn && !r {
-                    f.result = Some(false);
-                }
-                f.next += 1;
+                f.child_is(r);
             }
             let mut child: Option<State> = None;
             while f.result.is_none() && f.next < f.moves.len() {
@@ -624,15 +631,7 @@ impl Trap {
                     None => self.quick(region, &c)?,
                 };
                 match k {
-                    Some(r) => {
-                        if f.avoider_turn && r {
-                            f.result = Some(true);
-                            f.chosen = Some(mv);
-                        } else if !f.avoider_turn && !r {
-                            f.result = Some(false);
-                        }
-                        f.next += 1;
-                    }
+                    Some(r) => f.child_is(r),
                     None => {
                         child = Some(c);
                         break;
