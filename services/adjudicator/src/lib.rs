@@ -148,7 +148,7 @@ mod search;
 pub use goban::{Board, Color, Move, Point, RuleSet, Status, StatusMap};
 
 use benson::{unconditional, Scope, NONE};
-use search::{End, Mode, Prover, Region, State, Trap};
+use search::{forced, End, Mode, Prover, Region, State, Trap};
 
 /// Options of an adjudication.
 #[derive(Clone, Debug)]
@@ -518,16 +518,8 @@ fn decide(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: 
         Mode::Kiyaku1989 => &[End::Dead],
     };
     let prove = |region: &mut Region, goal: End, limit: u64| -> Option<(Status, Vec<(Color, Move)>)> {
-        let mut p = Prover::new(stones.to_vec(), c, goal);
-        let r = p.prove(region, &root, limit);
-        region.nodes = region.nodes.min(limit);
-        match r {
-            Ok(true) => {
-                let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
-                Some((status, p.line(region, &root, MAX_LINE)))
-            }
-            _ => None,
-        }
+        let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
+        forced(region, &root, stones, c, goal, limit, MAX_LINE).map(|line| (status, line))
     };
     for &goal in goals {
         if let Some(found) = prove(region, goal, quick) {

@@ -52,7 +52,7 @@
 //! moves inside it (free ko threats), so it cannot stand for a wall there.
 
 use crate::benson::{cell, Scope, EMPTY, NONE};
-use crate::search::{End, Mode, Prover, Region, State, Territory, Trap};
+use crate::search::{forced, End, Mode, Region, State, Territory, Trap};
 use goban::{Board, Color, Move, Point};
 
 /// Territories with more empty points than this are not examined.
@@ -212,12 +212,9 @@ fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtua
     // No 第五条 ban at the start: a ban on the attacker would only restrict it, and a ban on
     // the defender is lifted by the pass with which its strategy opens.
     let root = State { cells, to_move: colour.opponent(), ko: NONE, bans: [Vec::new(), Vec::new()] };
-    let mut prover = Prover::new(boundary.clone(), colour, End::Alive);
-    if let Ok(true) = prover.prove(&mut region, &root, lb / 4) {
-        let used = region.nodes.min(lb);
-        return (true, used, prover.line(&mut region, &root, 40));
+    if let Some(line) = forced(&mut region, &root, &boundary, colour, End::Alive, lb / 4, 40) {
+        return (true, region.nodes, line);
     }
-    region.nodes = region.nodes.min(lb / 4);
     let mut trap = Trap::new(boundary, colour, End::Alive);
     let won = matches!(trap.avoids(&mut region, &root), Ok(false));
     (won, region.nodes.min(lb), Vec::new())

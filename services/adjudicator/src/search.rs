@@ -276,6 +276,27 @@ const QUICK_NODES: u64 = 500;
 /// Depth limit (plies) of that quick proof.
 const QUICK_DEPTH: u32 = 8;
 
+/// A forced proof of `goal` for the chain `stones` of `owner` from `root`, searched until
+/// the region has used `limit` nodes in all (never more): the proof line (at most
+/// `max_line` moves) if one is found, `None` otherwise (which proves nothing).
+pub(crate) fn forced(
+    region: &mut Region,
+    root: &State,
+    stones: &[usize],
+    owner: Color,
+    goal: End,
+    limit: u64,
+    max_line: usize,
+) -> Option<Vec<(Color, Move)>> {
+    let mut p = Prover::new(stones.to_vec(), owner, goal);
+    let r = p.prove(region, root, limit);
+    region.nodes = region.nodes.min(limit);
+    match r {
+        Ok(true) => Some(p.line(region, root, max_line)),
+        _ => None,
+    }
+}
+
 /// Depth-first search for a forced end (proof only): iterative deepening with a
 /// transposition table. A proof is a finite strategy reaching the goal without repeating
 /// a state, so it is exact whatever path led to it; a failure here proves nothing (it may
