@@ -4,7 +4,11 @@
 
 use crate::benson::{cell, unconditional, Bits, Scope, EMPTY, NONE, OUT};
 use goban::{Color, Move};
-use std::collections::HashMap;
+use std::collections::HashMap as StdMap;
+
+/// Hash maps of search states: foldhash's fixed-seed hasher (fast, deterministic; the
+/// states are ours, not adversarial input, so SipHash's DoS resistance buys nothing here).
+type HashMap<K, V> = StdMap<K, V, foldhash::fast::FixedState>;
 
 /// Which reading of the rules drives hypothetical play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -56,7 +60,12 @@ pub(crate) struct Region {
     /// When set, the ends are those of a territory's local game (see `safety`), not of a
     /// chain.
     pub territory: Option<Territory>,
+    /// Reused buffers of [`Region::play`] (chain members, captured stones).
+    scratch: std::cell::RefCell<(Vec<u32>, Vec<u32>)>,
 }
+
+/// Regions of at most this many local points mark chains in a stack buffer.
+const STACK_MARKS: usize = 512;
 
 /// The ends of a territory's local game: the defender wins (*alive*) when every point of
 /// `area` is in its unconditional area; the attacker wins (*dead*) when it captures a
@@ -113,7 +122,7 @@ fn chain_of(sc: &Scope, cells: &[u8], start: usize, members: &mut Vec<u32>, mark
 
 impl Region {
     pub fn new(scope: Scope, mode: Mode, budget: u64) -> Region {
-        Region { scope, mode, budget, nodes: 0, ucache: HashMap::new(), territory: None }
+        Region { scope, mode, budget, nodes: 0, ucache: HashMap::default(), territory: None, scratch: Default::default() }
     }
 
     fn areas(&mut self, cells: &[u8]) -> &[Bits; 2] {
@@ -211,16 +220,23 @@ impl Region {
                 let mycell = cell(me);
                 let oppcell = cell(me.opponent());
                 next.cells[iu] = mycell;
-                let mut mark = vec![false; n];
-                let mut members = Vec::new();
-                let mut captured: Vec<u32> = Vec::new();
+                let (mut stack, mut heap) = ([false; STACK_MARKS], Vec::new());
+                let mark: &mut [bool] = if n <= STACK_MARKS {
+                    &mut stack[..n]
+                } else {
+                    heap.resize(n, false);
+                    &mut heap
+                };
+                let mut scratch = self.scratch.borrow_mut();
+                let (members, captured) = &mut *scratch;
+                captured.clear();
                 for &g in &self.scope.nbrs[iu] {
                     if g == NONE || g >= OUT || next.cells[g as usize] != oppcell || mark[g as usize] {
                         continue;
                     }
-                    let (has, _) = chain_of(&self.scope, &next.cells, g as usize, &mut members, &mut mark);
+                    let (has, _) = chain_of(&self.scope, &next.cells, g as usize, members, mark);
                     if !has {
-                        for &m in &members {
+                        for &m in members.iter() {
                             next.cells[m as usize] = EMPTY;
                             captured.push(m);
                         }
@@ -242,8 +258,8 @@ impl Region {
                         }
                     }
                 }
-                let mut mark2 = vec![false; n];
-                let (has, nlibs) = chain_of(&self.scope, &next.cells, iu, &mut members, &mut mark2);
+                mark.fill(false);
+                let (has, nlibs) = chain_of(&self.scope, &next.cells, iu, members, mark);
                 if !has {
                     return None; // suicide (第四条)
                 }
@@ -316,7 +332,7 @@ pub(crate) struct Prover {
 impl Prover {
     pub fn new(stones: Vec<usize>, owner: Color, goal: End) -> Prover {
         let forcing = if goal == End::Alive { owner } else { owner.opponent() };
-        Prover { stones, owner, goal, forcing, proved: HashMap::new(), failed: HashMap::new(), path: Vec::new() }
+        Prover { stones, owner, goal, forcing, proved: HashMap::default(), failed: HashMap::default(), path: Vec::new() }
     }
 
     /// Whether the forcing side can force the goal from `root` (searching at most until
@@ -574,10 +590,10 @@ impl Trap {
             owner,
             goal,
             avoider,
-            safe: HashMap::new(),
+            safe: HashMap::default(),
             log: Vec::new(),
-            unsafe_: HashMap::new(),
-            on_path: HashMap::new(),
+            unsafe_: HashMap::default(),
+            on_path: HashMap::default(),
         }
     }
 
