@@ -95,9 +95,10 @@
 //!    in their own unconditional area are alive; chains with a stone in the opponent's
 //!    are dead (no move can change either).
 //! 2. Territories safe under alternating play (module `safety`: a local game per
-//!    territory of at most 12 empty points, combined as in Benson's algorithm): the chains
-//!    around them are **alive** and the opponent's stones inside them **dead**, exactly,
-//!    under both rule sets.
+//!    territory of at most 12 empty points, and couples of miai eye spots — one move
+//!    encloses a small eye — in larger ones, combined as in Benson's algorithm): the chains
+//!    around them are **alive** and the opponent's stones inside the safe territories
+//!    **dead**, exactly, under both rule sets.
 //! 3. The other points split into *regions*: connected components of the points outside
 //!    both unconditional areas. Every point next to a region holds a pass-alive stone,
 //!    which nothing can capture, so regions are independent: hypothetical play for a

@@ -46,6 +46,24 @@
 //! **dead**, under the 2011 draft (the owner moves first) and under the 1989 rules (the
 //! attacker moves first) alike.
 //!
+//! **Miai eye spots (larger territories).** A region of `V` may also be a *couple of eye
+//! spots* inside a `c`-region `R` that is not proved safe as a whole (typically a territory
+//! of more than [`MAX_EMPTY`] points). A *spot* is an empty point `q` of `R` next to a `c`
+//! stone such that `R` without `q` has a component `E` of at most three points, all empty:
+//! once `c` plays `q` (joining the chains next to it), `E` is enclosed by `c` stones only.
+//! The spot *credits* the chains for which every point of `E` is then a liberty (Benson's
+//! healthy region); its *border* is every chain next to `E` or `q`. A *couple* is two spots
+//! with disjoint points (`q` and `E` of each) crediting a common chain; couples of one region
+//! are disjoint. Strategy (miai, 見合い): when `o` plays on a point of one spot, `c` plays
+//! the other spot's `q`; when `o` plays anywhere else, `c` may complete either spot. One `o`
+//! move touches at most one spot (no point of one spot is next to the other's `E`: the
+//! neighbours of `E` are `c` stones or its own `q`), and `c`'s move is legal (it joins a
+//! `c` chain and touches an empty point of `E`). Before the answer the credited chains keep
+//! the other spot's liberties in `R`; after it they have a healthy region in `R` that `o`
+//! can fill only by capturing them. So a couple behaves like a region won with `v = 1`: one
+//! credit for each chain both spots credit, dropped when a chain of its border leaves `X`.
+//! It proves no area: the `o` stones elsewhere in `R` are not called dead.
+//!
 //! **What it does not do.** Chains next to a safe territory that are not themselves proved
 //! keep being decided by the region search of `lib.rs`, which stays walled by Benson's
 //! pass-alive chains only: a territory that is merely safe lets the attacker play forcing
@@ -87,8 +105,14 @@ impl Safety {
 
 struct Candidate {
     points: Vec<Point>,
-    /// Boundary chains, by head ([`Board::chain_id`]).
+    /// Boundary chains, by head ([`Board::chain_id`]): all must be in `X` for the
+    /// candidate to count.
     heads: Vec<Point>,
+    /// The chains (heads) the candidate credits: all of `heads` for a territory, the chains
+    /// around both eyes for a couple of miai eye spots.
+    credited: Vec<Point>,
+    /// A couple of miai eye spots (module docs), not a territory: no area, no dead stones.
+    couple: bool,
     /// Credits proved: 0 (not won), 1 (won with a virtual eye), 2 (won alone).
     credit: u8,
     /// The line of the last local game won.
@@ -106,6 +130,8 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
     // c-regions.
     let mut seen = vec![false; n];
     let mut cands: Vec<Candidate> = Vec::new();
+    // Every c-region next to a c chain (the territories examined and the larger ones).
+    let mut all_regions: Vec<Vec<Point>> = Vec::new();
     for p in board.points() {
         if seen[gi(p)] || board.get(p) == Some(colour) {
             continue;
@@ -131,7 +157,10 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
         }
         let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
         if empty <= MAX_EMPTY && pts.len() <= 2 * MAX_EMPTY && !heads.is_empty() {
-            cands.push(Candidate { points: pts, heads, credit: 0, line: Vec::new() });
+            all_regions.push(pts.clone());
+            cands.push(Candidate { points: pts, credited: heads.clone(), heads, credit: 0, line: Vec::new(), couple: false });
+        } else if !heads.is_empty() {
+            all_regions.push(pts);
         }
     }
     for cand in cands.iter_mut() {
@@ -142,16 +171,23 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
             cand.line = line;
         }
     }
+    // Couples of miai eye spots in every region not proved safe as a whole.
+    for pts in &all_regions {
+        if cands.iter().any(|c| c.credit > 0 && c.points[0] == pts[0]) {
+            continue;
+        }
+        cands.extend(couples(board, colour, pts));
+    }
     // Credits per chain head, then the fixpoint; regions won with a virtual eye whose
     // chains lack credits are tried alone (two credits) once.
     let mut tried_alone = vec![false; cands.len()];
     loop {
         let credit_of = |cands: &[Candidate], h: Point| -> u32 {
-            cands.iter().filter(|c| c.heads.contains(&h)).map(|c| c.credit as u32).sum()
+            cands.iter().filter(|c| c.credited.contains(&h)).map(|c| c.credit as u32).sum()
         };
         let mut changed = false;
         for i in 0..cands.len() {
-            if cands[i].credit == 1 && !tried_alone[i] && cands[i].heads.iter().any(|&h| credit_of(&cands, h) < 2) {
+            if cands[i].credit == 1 && !cands[i].couple && !tried_alone[i] && cands[i].heads.iter().any(|&h| credit_of(&cands, h) < 2) {
                 tried_alone[i] = true;
                 let (won, used, line) = local_game(board, colour, mode, &cands[i], false, budget);
                 nodes += used;
@@ -177,7 +213,7 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
     let mut proofs = Vec::new();
     for cand in cands.iter().filter(|c| c.credit > 0) {
         proofs.push((cand.points.clone(), cand.line.clone()));
-        for &q in &cand.points {
+        for &q in cand.points.iter().filter(|_| !cand.couple) {
             area[gi(q)] = true;
         }
         for &h in &cand.heads {
@@ -218,4 +254,110 @@ fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtua
     let mut trap = Trap::new(boundary, colour, End::Alive);
     let won = matches!(trap.avoids(&mut region, &root), Ok(false));
     (won, region.nodes.min(lb), Vec::new())
+}
+
+/// Largest eye (empty points) a miai eye spot may enclose.
+const SPOT_EYE: usize = 3;
+
+/// A miai eye spot of a region (module docs): one `c` move at `q` encloses `eye`.
+struct Spot {
+    q: Point,
+    eye: Vec<Point>,
+    /// Every chain (head) next to `eye` or `q`.
+    borders: Vec<Point>,
+    /// The chains (heads) for which, once `q` is played, every point of `eye` is a liberty.
+    credited: Vec<Point>,
+}
+
+/// The couples of disjoint miai eye spots of the `colour` region `pts` (module docs), as
+/// candidates worth one credit to the chains both spots credit.
+fn couples(board: &Board, colour: Color, pts: &[Point]) -> Vec<Candidate> {
+    let w = board.width() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let mut inr = vec![false; w * board.height() as usize];
+    for &p in pts {
+        inr[gi(p)] = true;
+    }
+    let head = |p: Point| board.chain_id(p).unwrap_or(p);
+    let mut spots: Vec<Spot> = Vec::new();
+    for &q in pts {
+        if board.get(q).is_some() || !board.adjacent(q).any(|r| board.get(r) == Some(colour)) {
+            continue;
+        }
+        let merged: Vec<Point> = board.adjacent(q).filter(|&r| board.get(r) == Some(colour)).map(head).collect();
+        let mut taken: Vec<Point> = Vec::new();
+        for start in board.adjacent(q).filter(|&r| inr[gi(r)]) {
+            if taken.contains(&start) {
+                continue;
+            }
+            // The component of the region without q that holds `start`, if small and empty.
+            let mut eye = vec![start];
+            let mut k = 0;
+            let mut small = true;
+            while k < eye.len() && small {
+                let e = eye[k];
+                k += 1;
+                small = board.get(e).is_none();
+                for r in board.adjacent(e) {
+                    if inr[gi(r)] && r != q && !eye.contains(&r) {
+                        eye.push(r);
+                    }
+                }
+                small &= eye.len() <= SPOT_EYE;
+            }
+            taken.extend(eye.iter().copied());
+            if !small {
+                continue;
+            }
+            let mut borders: Vec<Point> = merged.clone();
+            for &e in &eye {
+                for r in board.adjacent(e).filter(|&r| board.get(r) == Some(colour)) {
+                    let h = head(r);
+                    if !borders.contains(&h) {
+                        borders.push(h);
+                    }
+                }
+            }
+            // A point of the eye is a liberty of chain h once q is played if it touches a
+            // stone of h, or touches q and h is one of the chains q joins.
+            let liberty_of = |e: Point, h: Point| {
+                board.adjacent(e).any(|r| r == q && merged.contains(&h))
+                    || board.adjacent(e).any(|r| board.get(r) == Some(colour) && head(r) == h)
+                    || (merged.contains(&h) && board.adjacent(e).any(|r| board.get(r) == Some(colour) && merged.contains(&head(r))))
+            };
+            let credited: Vec<Point> = borders.iter().copied().filter(|&h| eye.iter().all(|&e| liberty_of(e, h))).collect();
+            if !credited.is_empty() {
+                spots.push(Spot { q, eye, borders, credited });
+            }
+        }
+    }
+    // Pair disjoint spots greedily, each couple crediting the chains both spots credit.
+    let pts_of = |s: &Spot| -> Vec<Point> { std::iter::once(s.q).chain(s.eye.iter().copied()).collect() };
+    let mut used: Vec<Point> = Vec::new();
+    let mut out = Vec::new();
+    for i in 0..spots.len() {
+        let pi = pts_of(&spots[i]);
+        if pi.iter().any(|p| used.contains(p)) {
+            continue;
+        }
+        let partner = (i + 1..spots.len()).find(|&j| {
+            let pj = pts_of(&spots[j]);
+            !pj.iter().any(|p| used.contains(p) || pi.contains(p)) && spots[j].credited.iter().any(|h| spots[i].credited.contains(h))
+        });
+        let Some(j) = partner else { continue };
+        let pj = pts_of(&spots[j]);
+        used.extend(pi.iter().copied());
+        used.extend(pj.iter().copied());
+        let mut heads = spots[i].borders.clone();
+        for &h in &spots[j].borders {
+            if !heads.contains(&h) {
+                heads.push(h);
+            }
+        }
+        let credited: Vec<Point> = spots[i].credited.iter().copied().filter(|h| spots[j].credited.contains(h)).collect();
+        let points: Vec<Point> = pi.into_iter().chain(pj).collect();
+        let line = vec![(colour.opponent(), Move::Play(spots[i].q)), (colour, Move::Play(spots[j].q))];
+        out.push(Candidate { points, heads, credited, credit: 1, line, couple: true });
+    }
+    out
 }

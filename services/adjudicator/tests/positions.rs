@@ -444,3 +444,40 @@ fn safe_territories_agree_with_the_exact_region_search_on_random_corners() {
     eprintln!("{compared} stones decided by both, {territory_decided} by the territory proof");
     assert!(compared > 100, "the cross-check must compare something ({compared})");
 }
+
+/// Black's chain: the eye ha and a territory of 14 empty points (too large for a local
+/// game) with three one-move eye spots (Black at ea encloses fa, ab encloses ac, ec
+/// encloses fc).
+const MIAI_EYES: [&str; 6] = ["......X.X", ".X..XXXXX", ".X....XOO", "XXXXXXXO.", "OOOOOOOOO", "O.OOOOO.O"];
+
+#[test]
+fn two_miai_eye_spots_give_the_second_eye() {
+    let b = board(&MIAI_EYES);
+    for r in BOTH {
+        // Only the whole-board analysis: the couple of spots (ea encloses fa; ab encloses
+        // ac) plus the eye ha make the wall alive, whoever moves first.
+        let adj = adjudicate(&b, r, &no_region_search());
+        assert_eq!(adj.status.get(Point::from_sgf("ga").unwrap()), Status::Alive, "{r}");
+        let ga = Point::from_sgf("ga").unwrap();
+        let pr = adj.proofs.iter().find(|p| p.stones.contains(&ga)).expect("a proof for the wall");
+        assert_eq!(pr.status, Status::Alive);
+        // The exact region search (territory proofs off) must not contradict it.
+        let exact = adjudicate(&b, r, &Options { safe_territories: false, ..Options::default() });
+        let s = exact.status.get(ga);
+        assert!(s == Status::Alive || s == Status::Undecided, "{r}: exact search says {s:?}");
+    }
+}
+
+#[test]
+fn a_single_eye_spot_is_not_a_second_eye() {
+    // Without the stones eb, fb the wall is straight but for bb-bc: its spots (ab encloses
+    // ac; ba encloses aa-ac) overlap, so they are one spot, not a couple. One eye and one
+    // spot are not a proof: nothing is claimed without a search (never a guess).
+    let mut rows = MIAI_EYES;
+    rows[1] = ".X....XXX";
+    let b = board(&rows);
+    for r in BOTH {
+        let st = adjudicate(&b, r, &no_region_search()).status.get(Point::from_sgf("ga").unwrap());
+        assert_eq!(st, Status::Undecided, "{r}");
+    }
+}
