@@ -481,3 +481,55 @@ fn a_single_eye_spot_is_not_a_second_eye() {
         assert_eq!(st, Status::Undecided, "{r}");
     }
 }
+
+#[test]
+fn miai_eye_spots_agree_with_the_exact_region_search_on_random_territories() {
+    // Black's wall of MIAI_EYES around a 6x3 territory filled at random (Black stones make
+    // dents, White stones invade), the eye ha sometimes filled: territories too large for a
+    // local game, where the couples of eye spots decide. Wherever the whole-board analysis
+    // and the exact region search both decide a stone, they must agree.
+    let mut rng = Rng(0x00c0_ffee_5eed_0042);
+    let (mut compared, mut decided) = (0, 0);
+    for _ in 0..25 {
+        let mut rows: Vec<String> = Vec::new();
+        for (y, line) in ["......X.X", "......XXX", "......XOO", "XXXXXXXO.", "OOOOOOOOO", "O.OOOOO.O"].iter().enumerate() {
+            let row: String = line
+                .chars()
+                .enumerate()
+                .map(|(x, ch)| match (x, y) {
+                    (0..=5, 0..=2) => match rng.next() % 10 {
+                        0 | 1 => 'X',
+                        2 => 'O',
+                        _ => '.',
+                    },
+                    (7, 0) if rng.next() % 3 == 0 => 'X',
+                    _ => ch,
+                })
+                .collect();
+            rows.push(row);
+        }
+        let text: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let Ok(mut b) = Board::from_diagram(&text) else { continue };
+        for p in b.points().collect::<Vec<_>>() {
+            if b.get(p).is_some() && b.liberties(p).is_empty() {
+                for s in b.chain(p) {
+                    b.set(s, None).unwrap();
+                }
+            }
+        }
+        for r in BOTH {
+            let whole = adjudicate(&b, r, &no_region_search());
+            let search = adjudicate(&b, r, &Options { safe_territories: false, budget_nodes: 200_000, ..Options::default() });
+            for p in b.points().filter(|&p| b.get(p).is_some()) {
+                let (t, s) = (whole.status.get(p), search.status.get(p));
+                decided += usize::from(t != Status::Undecided);
+                if t != Status::Undecided && s != Status::Undecided {
+                    compared += 1;
+                    assert_eq!(t, s, "{r} {p} in\n{}", rows.join("\n"));
+                }
+            }
+        }
+    }
+    eprintln!("{compared} stones decided by both, {decided} by the whole-board analysis");
+    assert!(compared > 100, "the cross-check must compare something ({compared})");
+}
