@@ -134,13 +134,18 @@
 //! ## Limits (known)
 //!
 //! The end conditions are Benson's, and the territory proof of step 2 covers territories of
-//! at most 12 empty points (larger local games do not finish within their budget): a group
-//! whose eyes are larger territories is neither pass-alive nor proved safe, so in a real
-//! final position most groups and their territories form one large region that the exact
-//! search cannot settle; they come out `undecided` (an arbiter or the players' agreement,
-//! 第九条, must rule). On the 153 real games of `shared/games`, 6,223 of 29,084 stones are
-//! decided with 20 000 nodes per region (6,614 with 2 000 000), none wrongly; Benson and
-//! the region search alone decided 3,754 (with 1 000 nodes; 5,125 now).
+//! at most 12 empty points (larger local games do not finish within their budget) and, in
+//! larger ones, only eyes that one move encloses (miai couples): a group whose eyes are
+//! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
+//! position most groups and their territories form one large region that the exact search
+//! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
+//! must rule). On the 153 real games of `shared/games`, 6,325 of 29,084 stones are decided
+//! with 20 000 nodes per region (6,223 before the miai couples), none wrongly; Benson and
+//! the region search alone decided 3,754 (with 1 000 nodes; 5,125 now). Tried and left out:
+//! local games of 16-24 points (about 5% more stones at 2.5-6 times the time), and a
+//! relaxed local game for territories of up to 80 points whose goal is only the boundary
+//! chains' life (9 of 49 such games won at 20 000 nodes: 97 more stones, but the bench p50
+//! rose to 25.7 ms, measured beside another job, against 16.4 ms).
 
 mod benson;
 mod safety;
