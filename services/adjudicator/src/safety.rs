@@ -24,7 +24,8 @@
 //! **Combination.** Start with every `c` chain in `X` and every region whose local game the
 //! defender wins in `V`; a region won with `v = 0` gives each of its boundary chains two
 //! credits, with `v = 1` one. Repeatedly drop from `X` the chains with fewer than two
-//! credits from regions of `V`, and from `V` the regions with a boundary chain not in `X`.
+//! credits from regions of `V`, and from `V` the regions with a boundary chain not in `X`. (With
+//! miai connections, below, `X` holds blocks of chains instead of chains.)
 //!
 //! **Why it is sound.** Let `c` play this strategy in hypothetical play: answer every `o`
 //! move inside a region of `V` with that region's winning local strategy, and answer an `o`
@@ -63,6 +64,18 @@
 //! can fill only by capturing them. So a couple behaves like a region won with `v = 1`: one
 //! credit for each chain both spots credit, dropped when a chain of its border leaves `X`.
 //! It proves no area: the `o` stones elsewhere in `R` are not called dead.
+//!
+//! **Miai connections (blocks).** Two `c` chains that share two empty points `p1`, `p2`
+//! (each next to both) which no territory or couple of `V` uses, and no other connection,
+//! are one *block*: when `o` plays one of them, `c` plays the other and the chains are one;
+//! when nothing else is left to do, `c` connects by itself. The move is legal (it joins two
+//! chains that keep liberties in their regions of `V`), and `p1`, `p2` touch no point of
+//! `V`'s territories or eyes (those are enclosed by `c` stones). So credits are counted per
+//! block — a candidate counts once for a block, however many of its chains it credits,
+//! since once connected they share that one healthy region — and `X` is the set of blocks
+//! with two credits. At the end every block is one chain with two healthy regions, and
+//! Benson's theorem applies as before. (Cross-checked against the exact region search on
+//! random positions: see the tests.)
 //!
 //! **What it does not do.** Chains next to a safe territory that are not themselves proved
 //! keep being decided by the region search of `lib.rs`, which stays walled by Benson's
@@ -178,12 +191,16 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
         }
         cands.extend(couples(board, colour, pts));
     }
-    // Credits per chain head, then the fixpoint; regions won with a virtual eye whose
-    // chains lack credits are tried alone (two credits) once.
+    // Miai connections: chains sharing two empty points that no other strategy uses are one
+    // block (module docs).
+    let block = miai_blocks(board, colour, &cands);
+    // Credits per block (a candidate counts once per block), then the fixpoint; regions won
+    // with a virtual eye whose chains lack credits are tried alone (two credits) once.
     let mut tried_alone = vec![false; cands.len()];
     loop {
         let credit_of = |cands: &[Candidate], h: Point| -> u32 {
-            cands.iter().filter(|c| c.credited.contains(&h)).map(|c| c.credit as u32).sum()
+            let b = block(h);
+            cands.iter().filter(|c| c.credited.iter().any(|&k| block(k) == b)).map(|c| c.credit as u32).sum()
         };
         let mut changed = false;
         for i in 0..cands.len() {
@@ -211,6 +228,19 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
     let mut alive = vec![false; n];
     let mut area = vec![false; n];
     let mut proofs = Vec::new();
+    // Chains of a block with two credits left (not only those next to a candidate).
+    let credited_blocks: Vec<Point> = {
+        let mut v: Vec<Point> = cands.iter().filter(|c| c.credit > 0).flat_map(|c| c.credited.iter().map(|&h| block(h))).collect();
+        v.sort();
+        v.dedup();
+        v.retain(|&b| cands.iter().filter(|c| c.credit > 0 && c.credited.iter().any(|&k| block(k) == b)).map(|c| c.credit as u32).sum::<u32>() >= 2);
+        v
+    };
+    for p in board.points() {
+        if board.get(p) == Some(colour) && credited_blocks.contains(&block(board.chain_id(p).unwrap_or(p))) {
+            alive[gi(p)] = true;
+        }
+    }
     for cand in cands.iter().filter(|c| c.credit > 0) {
         proofs.push((cand.points.clone(), cand.line.clone()));
         for &q in cand.points.iter().filter(|_| !cand.couple) {
@@ -360,4 +390,51 @@ fn couples(board: &Board, colour: Color, pts: &[Point]) -> Vec<Candidate> {
         out.push(Candidate { points, heads, credited, credit: 1, line, couple: true });
     }
     out
+}
+
+/// Blocks of `colour` chains joined by miai connections (module docs): two chains that share
+/// two empty points used by no candidate (and by no other connection) are one block. Returns
+/// the block of a chain head (a representative head).
+fn miai_blocks(board: &Board, colour: Color, cands: &[Candidate]) -> impl Fn(Point) -> Point {
+    let mut used: Vec<Point> = cands.iter().filter(|c| c.credit > 0 || c.couple).flat_map(|c| c.points.iter().copied()).collect();
+    let head = |p: Point| board.chain_id(p).unwrap_or(p);
+    // Shared liberties of chain pairs (heads sorted).
+    let mut shared: Vec<((Point, Point), Vec<Point>)> = Vec::new();
+    for p in board.points() {
+        if board.get(p).is_some() || used.contains(&p) {
+            continue;
+        }
+        let mut hs: Vec<Point> = board.adjacent(p).filter(|&r| board.get(r) == Some(colour)).map(head).collect();
+        hs.sort();
+        hs.dedup();
+        for i in 0..hs.len() {
+            for j in i + 1..hs.len() {
+                let key = (hs[i], hs[j]);
+                match shared.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push(p),
+                    None => shared.push((key, vec![p])),
+                }
+            }
+        }
+    }
+    let mut parent: Vec<(Point, Point)> = Vec::new();
+    fn find(parent: &[(Point, Point)], mut h: Point) -> Point {
+        while let Some(&(_, up)) = parent.iter().find(|(k, _)| *k == h) {
+            h = up;
+        }
+        h
+    }
+    for ((a, b), libs) in shared {
+        let free: Vec<Point> = libs.into_iter().filter(|p| !used.contains(p)).take(2).collect();
+        if free.len() < 2 {
+            continue;
+        }
+        let (ra, rb) = (find(&parent, a), find(&parent, b));
+        if ra == rb {
+            continue;
+        }
+        used.extend(free);
+        parent.push((ra, rb));
+    }
+    move |h: Point| find(&parent, h)
 }

@@ -533,3 +533,28 @@ fn miai_eye_spots_agree_with_the_exact_region_search_on_random_territories() {
     eprintln!("{compared} stones decided by both, {decided} by the whole-board analysis");
     assert!(compared > 100, "the cross-check must compare something ({compared})");
 }
+
+/// Two Black chains, each with one eye (aa; ia), joined by a bamboo joint (ea, eb: both
+/// next to both chains) open to a large empty area below (no White stone touches it, so it
+/// is no 駄目 under 1989 either).
+const BAMBOO: [&str; 5] = [".XXX.XXX.", "XXXX.XXXX", ".........", ".........", "........."];
+
+#[test]
+fn a_miai_connection_lets_two_one_eyed_chains_share_their_eyes() {
+    let b = board(&BAMBOO);
+    for r in BOTH {
+        // If White plays one of ea/eb, Black connects at the other: one chain, two eyes.
+        let adj = adjudicate(&b, r, &no_region_search());
+        for p in ["ba", "ha"] {
+            assert_eq!(adj.status.get(Point::from_sgf(p).unwrap()), Status::Alive, "{r} {p}");
+        }
+    }
+    // With White on eb the chains share one point only: not proved (never a guess).
+    let mut rows = BAMBOO;
+    rows[1] = "XXXXOXXXX";
+    let b = board(&rows);
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &no_region_search());
+        assert_eq!(adj.status.get(Point::from_sgf("ba").unwrap()), Status::Undecided, "{r}");
+    }
+}
