@@ -96,9 +96,9 @@
 //!    are dead (no move can change either).
 //! 2. Territories safe under alternating play (module `safety`: a local game per
 //!    territory of at most 12 empty points, and couples of miai eye spots — one move
-//!    encloses a small eye — in larger ones, combined as in Benson's algorithm): the chains
-//!    around them are **alive** and the opponent's stones inside the safe territories
-//!    **dead**, exactly, under both rule sets.
+//!    encloses a small eye — in larger ones, combined as in Benson's algorithm over blocks
+//!    of chains joined by miai connections): the chains around them are **alive** and the
+//!    opponent's stones inside the safe territories **dead**, exactly, under both rule sets.
 //! 3. The other points split into *regions*: connected components of the points outside
 //!    both unconditional areas. Every point next to a region holds a pass-alive stone,
 //!    which nothing can capture, so regions are independent: hypothetical play for a
@@ -139,8 +139,9 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 6,325 of 29,084 stones are decided
-//! with 20 000 nodes per region (6,223 before the miai couples), none wrongly; Benson and
+//! must rule). On the 153 real games of `shared/games`, 6,895 of 29,084 stones are decided
+//! with 20 000 nodes per region (6,223 before the miai couples and connections), none
+//! wrongly; Benson and
 //! the region search alone decided 3,754 (with 1 000 nodes; 5,125 now). Tried and left out:
 //! local games of 16-24 points (about 5% more stones at 2.5-6 times the time), and a
 //! relaxed local game for territories of up to 80 points whose goal is only the boundary
