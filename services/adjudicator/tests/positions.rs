@@ -392,6 +392,37 @@ impl Rng {
     }
 }
 
+/// Cross-checks one random position (`rows`): chains without liberties are removed (an
+/// illegal setup), then wherever the whole-board analysis (regions skipped) and the exact
+/// region search alone (territory proof off, `budget` nodes) both decide a stone, they
+/// must agree — each is exact, so a disagreement is a bug. Returns (stones compared,
+/// stones decided by the whole-board analysis).
+fn cross_check(rows: &[String], budget: u64) -> (usize, usize) {
+    let text: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let Ok(mut b) = Board::from_diagram(&text) else { return (0, 0) };
+    for p in b.points().collect::<Vec<_>>() {
+        if b.get(p).is_some() && b.liberties(p).is_empty() {
+            for s in b.chain(p) {
+                b.set(s, None).unwrap();
+            }
+        }
+    }
+    let (mut compared, mut decided) = (0, 0);
+    for r in BOTH {
+        let whole = adjudicate(&b, r, &no_region_search());
+        let search = adjudicate(&b, r, &Options { safe_territories: false, budget_nodes: budget, ..Options::default() });
+        for p in b.points().filter(|&p| b.get(p).is_some()) {
+            let (t, s) = (whole.status.get(p), search.status.get(p));
+            decided += usize::from(t != Status::Undecided);
+            if t != Status::Undecided && s != Status::Undecided {
+                compared += 1;
+                assert_eq!(t, s, "{r} {p} in\n{}", rows.join("\n"));
+            }
+        }
+    }
+    (compared, decided)
+}
+
 #[test]
 fn safe_territories_agree_with_the_exact_region_search_on_random_corners() {
     // A 6x4 corner of random stones above and left of a pass-alive White wall (eyes gb, ge,
@@ -416,30 +447,9 @@ fn safe_territories_agree_with_the_exact_region_search_on_random_corners() {
         }
         rows.push("OOOOOOO".into());
         rows.push("O.OOO.O".into());
-        let text: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let Ok(mut b) = Board::from_diagram(&text) else { continue };
-        // Remove chains without liberties (an illegal setup).
-        for p in b.points().collect::<Vec<_>>() {
-            if b.get(p).is_some() && b.liberties(p).is_empty() {
-                for s in b.chain(p) {
-                    b.set(s, None).unwrap();
-                }
-            }
-        }
-        for r in BOTH {
-            let territory = adjudicate(&b, r, &no_region_search());
-            let search = adjudicate(&b, r, &Options { safe_territories: false, budget_nodes: 100_000, ..Options::default() });
-            for p in b.points().filter(|&p| b.get(p).is_some()) {
-                let (t, s) = (territory.status.get(p), search.status.get(p));
-                if t != Status::Undecided {
-                    territory_decided += 1;
-                }
-                if t != Status::Undecided && s != Status::Undecided {
-                    compared += 1;
-                    assert_eq!(t, s, "{r} {p} in\n{}", rows.join("\n"));
-                }
-            }
-        }
+        let (c, d) = cross_check(&rows, 100_000);
+        compared += c;
+        territory_decided += d;
     }
     eprintln!("{compared} stones decided by both, {territory_decided} by the territory proof");
     assert!(compared > 100, "the cross-check must compare something ({compared})");
@@ -508,27 +518,9 @@ fn miai_eye_spots_agree_with_the_exact_region_search_on_random_territories() {
                 .collect();
             rows.push(row);
         }
-        let text: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let Ok(mut b) = Board::from_diagram(&text) else { continue };
-        for p in b.points().collect::<Vec<_>>() {
-            if b.get(p).is_some() && b.liberties(p).is_empty() {
-                for s in b.chain(p) {
-                    b.set(s, None).unwrap();
-                }
-            }
-        }
-        for r in BOTH {
-            let whole = adjudicate(&b, r, &no_region_search());
-            let search = adjudicate(&b, r, &Options { safe_territories: false, budget_nodes: 200_000, ..Options::default() });
-            for p in b.points().filter(|&p| b.get(p).is_some()) {
-                let (t, s) = (whole.status.get(p), search.status.get(p));
-                decided += usize::from(t != Status::Undecided);
-                if t != Status::Undecided && s != Status::Undecided {
-                    compared += 1;
-                    assert_eq!(t, s, "{r} {p} in\n{}", rows.join("\n"));
-                }
-            }
-        }
+        let (c, d) = cross_check(&rows, 200_000);
+        compared += c;
+        decided += d;
     }
     eprintln!("{compared} stones decided by both, {decided} by the whole-board analysis");
     assert!(compared > 100, "the cross-check must compare something ({compared})");
