@@ -66,8 +66,8 @@
 //! It proves no area: the `o` stones elsewhere in `R` are not called dead.
 //!
 //! **Miai connections (blocks).** Two `c` chains that share two empty points `p1`, `p2`
-//! (each next to both) which no territory or couple of `V` uses, and no other connection,
-//! are one *block*: when `o` plays one of them, `c` plays the other and the chains are one;
+//! (each next to both) which no territory of `V` and no other connection uses are one
+//! *block* (connections are chosen first; couples then use none of their points): when `o` plays one of them, `c` plays the other and the chains are one;
 //! when nothing else is left to do, `c` connects by itself. The move is legal (it joins two
 //! chains that keep liberties in their regions of `V`), and `p1`, `p2` touch no point of
 //! `V`'s territories or eyes (those are enclosed by `c` stones). So credits are counted per
@@ -184,16 +184,15 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
             cand.line = line;
         }
     }
-    // Couples of miai eye spots in every region not proved safe as a whole.
+    // Miai connections first (their points are reserved), then couples of miai eye spots in
+    // every region not proved safe as a whole, on points no connection uses.
+    let (block, joints) = miai_blocks(board, colour, &cands);
     for pts in &all_regions {
         if cands.iter().any(|c| c.credit > 0 && c.points[0] == pts[0]) {
             continue;
         }
-        cands.extend(couples(board, colour, pts));
+        cands.extend(couples(board, colour, pts, &joints));
     }
-    // Miai connections: chains sharing two empty points that no other strategy uses are one
-    // block (module docs).
-    let block = miai_blocks(board, colour, &cands);
     // Credits per block (a candidate counts once per block), then the fixpoint; regions won
     // with a virtual eye whose chains lack credits are tried alone (two credits) once.
     let mut tried_alone = vec![false; cands.len()];
@@ -299,9 +298,9 @@ struct Spot {
     credited: Vec<Point>,
 }
 
-/// The couples of disjoint miai eye spots of the `colour` region `pts` (module docs), as
-/// candidates worth one credit to the chains both spots credit.
-fn couples(board: &Board, colour: Color, pts: &[Point]) -> Vec<Candidate> {
+/// The couples of disjoint miai eye spots of the `colour` region `pts` (module docs) that
+/// use no point of `reserved`, as candidates worth one credit to the chains both spots credit.
+fn couples(board: &Board, colour: Color, pts: &[Point], reserved: &[Point]) -> Vec<Candidate> {
     let w = board.width() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
     let mut inr = vec![false; w * board.height() as usize];
@@ -356,7 +355,7 @@ fn couples(board: &Board, colour: Color, pts: &[Point]) -> Vec<Candidate> {
                     || (merged.contains(&h) && board.adjacent(e).any(|r| board.get(r) == Some(colour) && merged.contains(&head(r))))
             };
             let credited: Vec<Point> = borders.iter().copied().filter(|&h| eye.iter().all(|&e| liberty_of(e, h))).collect();
-            if !credited.is_empty() {
+            if !credited.is_empty() && !reserved.contains(&q) && !eye.iter().any(|e| reserved.contains(e)) {
                 spots.push(Spot { q, eye, borders, credited });
             }
         }
@@ -395,8 +394,9 @@ fn couples(board: &Board, colour: Color, pts: &[Point]) -> Vec<Candidate> {
 /// Blocks of `colour` chains joined by miai connections (module docs): two chains that share
 /// two empty points used by no candidate (and by no other connection) are one block. Returns
 /// the block of a chain head (a representative head).
-fn miai_blocks(board: &Board, colour: Color, cands: &[Candidate]) -> impl Fn(Point) -> Point {
-    let mut used: Vec<Point> = cands.iter().filter(|c| c.credit > 0 || c.couple).flat_map(|c| c.points.iter().copied()).collect();
+fn miai_blocks(board: &Board, colour: Color, cands: &[Candidate]) -> (impl Fn(Point) -> Point, Vec<Point>) {
+    let taken: Vec<Point> = cands.iter().filter(|c| c.credit > 0 || c.couple).flat_map(|c| c.points.iter().copied()).collect();
+    let mut used = taken.clone();
     let head = |p: Point| board.chain_id(p).unwrap_or(p);
     // Shared liberties of chain pairs (heads sorted).
     let mut shared: Vec<((Point, Point), Vec<Point>)> = Vec::new();
@@ -436,5 +436,6 @@ fn miai_blocks(board: &Board, colour: Color, cands: &[Candidate]) -> impl Fn(Poi
         used.extend(free);
         parent.push((ra, rb));
     }
-    move |h: Point| find(&parent, h)
+    let joints: Vec<Point> = used.into_iter().filter(|p| !taken.contains(p)).collect();
+    (move |h: Point| find(&parent, h), joints)
 }
