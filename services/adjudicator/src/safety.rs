@@ -67,8 +67,9 @@
 //!
 //! **Miai connections (blocks).** Two `c` chains that share two empty points `p1`, `p2`
 //! (each next to both) which no territory of `V` and no other connection uses are one
-//! *block* (connections are chosen first; couples then use none of their points): when `o` plays one of them, `c` plays the other and the chains are one;
-//! when nothing else is left to do, `c` connects by itself. The move is legal (it joins two
+//! *block* (connections are chosen first; couples then use none of their points): when `o`
+//! plays one of them, `c` plays the other and the chains are one; when nothing else is left
+//! to do, `c` connects by itself. The move is legal (it joins two
 //! chains that keep liberties in their regions of `V`), and `p1`, `p2` touch no point of
 //! `V`'s territories or eyes (those are enclosed by `c` stones). So credits are counted per
 //! block — a candidate counts once for a block, however many of its chains it credits,
