@@ -14,17 +14,23 @@
 //!   repeatedly drop from `X` the chains with fewer than two healthy regions in `R`, and
 //!   from `R` the regions bordered by a dropped chain. The chains left in `X` are
 //!   *pass-alive*: `o` cannot capture them even if `c` passes for ever.
-//! * The *unconditional area* `U_c` is the stones of pass-alive chains plus every c-region
-//!   `E` bordered only by pass-alive chains in which every point (empty or holding an `o`
-//!   stone) is adjacent to a pass-alive `c` chain, except at most two *interior* points,
-//!   adjacent to each other if two. In such a region `c` can fill any non-interior empty
+//! * The *unconditional area* `U_c` is the stones of pass-alive chains plus every maximal
+//!   4-connected set `E` of points outside the pass-alive chains that is enclosed by them
+//!   (every neighbour outside `E` holds a pass-alive `c` stone) and in which every point
+//!   (empty, holding an `o` stone, or a `c` stone that is not pass-alive) is adjacent to a
+//!   pass-alive `c` chain, except at most two *interior* points, adjacent to each other if
+//!   two. (A `c` stone of `E` is never next to a pass-alive chain — it would belong to it —
+//!   so it is interior: at most two of them. Without such stones `E` is a c-region bordered
+//!   only by pass-alive chains.) In such a set `c` can fill any non-interior empty
 //!   point at any time (the new stone joins a pass-alive chain, which keeps liberties in
 //!   its other healthy regions); once they are filled, `o`'s chains there have liberties
 //!   only on the interior points, a space of at most two adjacent points, which gives `o`
 //!   neither two eyes nor a seki: `c` captures them (on one point by playing it; on two,
 //!   by playing one — if `o` takes that stone back, `c` retakes the lot). So every `o`
-//!   stone there can be captured and `o` can never keep a stone there: the region is `c`'s
-//!   whatever happens (相手方の帰属 for `o` stones inside it, for good).
+//!   stone there can be captured and `o` can never keep a stone there: the set is `c`'s
+//!   whatever happens (相手方の帰属 for `o` stones inside it, for good; a `c` stone inside
+//!   it may be captured on the way, but its point ends as `c`'s — 第八条 解説
+//!   "一時的に取られるが、最終的に…活き石").
 //!
 //! Region-local computation: the search only moves inside a region whose every
 //! neighbouring point outside holds a pass-alive stone (see `lib.rs`). Outside stones of
@@ -323,28 +329,56 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
             None => false,
         }
     };
-    for (ri, r) in regs.iter().enumerate() {
-        if !reg_ok[ri] || !r.any_border {
+    // The unconditional area: every component of the points outside the pass-alive chains
+    // that is enclosed by them (no outside neighbour but `c`'s pass-alive stones) and has at
+    // most two interior points, adjacent if two (interior: not next to a pass-alive chain).
+    // The opponent's stones there can have at most a two-point space, so no two eyes and no
+    // seki (c fills every other point safely, joining its pass-alive chains, then the
+    // interior), see the module docs. A `c` stone of such a component is never next to a
+    // pass-alive chain (it would belong to it), so it is interior: at most two of them,
+    // and whatever happens to them their points end in `c`'s area.
+    let mut comp = vec![false; n];
+    let mut pts: Vec<u32> = Vec::new();
+    for s0 in 0..n {
+        if comp[s0] || pa.get(s0) {
             continue;
         }
-        // Interior points: not adjacent to a pass-alive chain of `c`. At most two, and
-        // adjacent if two: the opponent's stones there can have at most a two-point
-        // space, so no two eyes and no seki (c fills every other point safely, then the
-        // interior), see the module docs.
-        let interior: Vec<u32> = r
-            .points
-            .iter()
-            .copied()
-            .filter(|&l| !sc.nbrs[l as usize].iter().any(|&g| g != NONE && is_alive_c(g)))
-            .take(3)
-            .collect();
+        pts.clear();
+        pts.push(s0 as u32);
+        comp[s0] = true;
+        let mut open = false;
+        let mut any_border = false;
+        let mut interior: Vec<u32> = Vec::new();
+        let mut k = 0;
+        while k < pts.len() {
+            let l = pts[k];
+            k += 1;
+            let mut next_to_alive = false;
+            for &g in &sc.nbrs[l as usize] {
+                if g == NONE {
+                    continue;
+                }
+                if is_alive_c(g) {
+                    next_to_alive = true;
+                    any_border = true;
+                } else if g >= OUT {
+                    open = true;
+                } else if !comp[g as usize] && !pa.get(g as usize) {
+                    comp[g as usize] = true;
+                    pts.push(g);
+                }
+            }
+            if !next_to_alive && interior.len() < 3 {
+                interior.push(l);
+            }
+        }
         let small = match interior.len() {
             0 | 1 => true,
             2 => sc.nbrs[interior[0] as usize].contains(&interior[1]),
             _ => false,
         };
-        if small {
-            for &l in &r.points {
+        if small && !open && any_border {
+            for &l in &pts {
                 area.set(l as usize);
             }
         }

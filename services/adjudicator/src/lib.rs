@@ -316,6 +316,11 @@ pub fn adjudicate_with_progress(
             found.set_chain(board, p, Status::Dead);
             proofs.push(Proof { stones, color: c, status: Status::Dead, line: Vec::new(), nodes: 0 });
             settled[gi(p)] = true;
+        } else if stones.iter().all(|&s| in_u(c, s)) {
+            // Inside its own colour's unconditional area (an interior point of it): alive.
+            found.set_chain(board, p, Status::Alive);
+            proofs.push(Proof { stones, color: c, status: Status::Alive, line: Vec::new(), nodes: 0 });
+            settled[gi(p)] = true;
         }
     }
 

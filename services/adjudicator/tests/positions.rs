@@ -550,3 +550,22 @@ fn a_miai_connection_lets_two_one_eyed_chains_share_their_eyes() {
         assert_eq!(adj.status.get(Point::from_sgf("ba").unwrap()), Status::Undecided, "{r}");
     }
 }
+
+#[test]
+fn a_stone_in_the_interior_of_its_own_unconditional_area_is_alive_without_search() {
+    // Black's wall is pass-alive (eyes fa, fc, fe-ge; the 3x3 area, which borders the
+    // stone cc, is no eye of Benson's). The black stone cc touches no
+    // wall stone: it is the one interior point of the 3x3 area, so the whole area — cc and
+    // White's throw-in at bb included — is Black's unconditional area at once: cc alive,
+    // bb dead, both without search (nodes 0, empty line), under both rule sets.
+    let b = board(&["XXXXX.X", "XO..XXX", "X.X.X.X", "X...XXX", "XXXXX.."]);
+    for r in [RuleSet::Japanese2011, RuleSet::Japanese1989] {
+        let adj = adjudicate(&b, r, &Options::default());
+        for (p, want) in [("cc", Status::Alive), ("bb", Status::Dead)] {
+            let q = Point::from_sgf(p).unwrap();
+            assert_eq!(adj.status.get(q), want, "{r} {p}");
+            let pr = adj.proofs.iter().find(|pr| pr.stones.contains(&q)).expect("a proof for every chain not pass-alive");
+            assert_eq!((pr.nodes, pr.line.len()), (0, 0), "{r} {p}: decided by the unconditional area, not by search");
+        }
+    }
+}
