@@ -169,6 +169,11 @@ async fn an_undecided_stored_adjudication_opens_an_arbiter_case() {
     let undecided: Vec<&str> =
         r.statuses.iter().filter(|s| s.status == pb::Status::Undecided as i32).map(|s| s.point.as_str()).collect();
     assert!(undecided.contains(&"ab"), "{undecided:?}");
+    // Every undecided chain says why (here: the budget), decided ones say nothing.
+    for p in &r.proofs {
+        let undecided = p.status == pb::Status::Undecided as i32;
+        assert_eq!(p.reason.contains("budget exhausted"), undecided, "{p:?}");
+    }
     let cases = env
         .store
         .list_cases(&CaseFilter { game_id: Some(uuid::Uuid::parse_str(&id).unwrap()), kind: Some(CaseKind::Undecided), ..Default::default() })
@@ -176,6 +181,9 @@ async fn an_undecided_stored_adjudication_opens_an_arbiter_case() {
         .unwrap();
     assert_eq!(cases.len(), 1);
     assert_eq!(cases[0].opened_by, "adjudicator");
+    // The arbiter's case carries the reasons with the proofs.
+    let reasons: Vec<&str> = cases[0].evidence["proofs"].as_array().unwrap().iter().filter_map(|p| p["reason"].as_str()).collect();
+    assert!(reasons.iter().any(|r| r.contains("budget exhausted")), "{:?}", cases[0].evidence);
     // Adjudicating the same position again finds the same case (one per move number).
     let mut again = game_req(&id);
     again.budget_nodes = 1;

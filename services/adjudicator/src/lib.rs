@@ -214,6 +214,46 @@ pub struct Proof {
     pub line: Vec<(Color, Move)>,
     /// Nodes searched for this chain.
     pub nodes: u64,
+    /// Why the status is [`Status::Undecided`] (`None` for every other status).
+    pub undecided: Option<Undecided>,
+}
+
+/// Why a chain is [`Status::Undecided`]: what an arbiter needs to know before ruling, and
+/// whether a larger budget could help. Shown as text by its `Display` implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Undecided {
+    /// Its region (crate docs, Engine step 3) has `empty` empty points, more than
+    /// [`Options::max_region_empty`] (`max`): hypothetical play there was not searched,
+    /// since no budget would finish it. A larger budget does not help.
+    RegionTooLarge {
+        /// Empty points of the region.
+        empty: usize,
+        /// The largest region searched.
+        max: usize,
+    },
+    /// The search spent its share of the region's budget, `nodes` nodes, without proving
+    /// either end or seki ([`Options::budget_nodes`]); a larger budget may decide it.
+    Budget {
+        /// Nodes spent on this chain.
+        nodes: u64,
+    },
+    /// japanese-1989 only: the chain is alive, but whether it is a セキ石 (要請II-\[v\]) depends
+    /// on undecided stones next to one of its empty regions (an eye or a 駄目).
+    SekiDependsOnUndecided,
+}
+
+impl std::fmt::Display for Undecided {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Undecided::RegionTooLarge { empty, max } => {
+                write!(f, "region of {empty} empty points, more than the {max} searched (第七条 verification not attempted)")
+            }
+            Undecided::Budget { nodes } => write!(f, "no proof within {nodes} nodes (budget exhausted)"),
+            Undecided::SekiDependsOnUndecided => {
+                f.write_str("alive, but セキ石 or not (要請II-[v]) depends on undecided stones next to its empty points")
+            }
+        }
+    }
 }
 
 impl Proof {
@@ -314,12 +354,12 @@ pub fn adjudicate_with_progress(
         }
         if stones.iter().any(|&s| in_u(c.opponent(), s)) {
             found.set_chain(board, p, Status::Dead);
-            proofs.push(Proof { stones, color: c, status: Status::Dead, line: Vec::new(), nodes: 0 });
+            proofs.push(Proof { stones, color: c, status: Status::Dead, line: Vec::new(), nodes: 0, undecided: None });
             settled[gi(p)] = true;
         } else if stones.iter().all(|&s| in_u(c, s)) {
             // Inside its own colour's unconditional area (an interior point of it): alive.
             found.set_chain(board, p, Status::Alive);
-            proofs.push(Proof { stones, color: c, status: Status::Alive, line: Vec::new(), nodes: 0 });
+            proofs.push(Proof { stones, color: c, status: Status::Alive, line: Vec::new(), nodes: 0, undecided: None });
             settled[gi(p)] = true;
         }
     }
@@ -367,7 +407,7 @@ pub fn adjudicate_with_progress(
         for &s in &stones {
             settled[gi(s)] = true;
         }
-        proofs.push(Proof { stones, color: c, status, line, nodes: sf.nodes });
+        proofs.push(Proof { stones, color: c, status, line, nodes: sf.nodes, undecided: None });
     }
 
     // Regions.
@@ -433,15 +473,22 @@ pub fn adjudicate_with_progress(
             let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
             left = left.saturating_sub(1);
             region.budget = before + share;
-            let too_big = pts.iter().filter(|&&q| board.get(q).is_none()).count() > opts.max_region_empty;
+            let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
+            let too_big = empty > opts.max_region_empty;
             let (status, line) =
                 if too_big { (Status::Undecided, Vec::new()) } else { decide(&mut region, board, &locals, c, opts) };
             region.nodes = region.nodes.min(region.budget);
+            let nodes = region.nodes - before;
+            let undecided = (status == Status::Undecided).then_some(if too_big {
+                Undecided::RegionTooLarge { empty, max: opts.max_region_empty }
+            } else {
+                Undecided::Budget { nodes }
+            });
             if status == Status::Undecided {
                 decided = false;
             }
             found.set_chain(board, p, status);
-            proofs.push(Proof { stones, color: c, status, line, nodes: region.nodes - before });
+            proofs.push(Proof { stones, color: c, status, line, nodes, undecided });
         }
         let report = RegionReport { index: ri, of: nregions, points: pts, chains: reps, nodes: region.nodes, decided };
         progress(&report);
@@ -452,6 +499,9 @@ pub fn adjudicate_with_progress(
         mark_1989_seki(board, &mut found);
         for pr in proofs.iter_mut() {
             pr.status = found.get(pr.stones[0]);
+            if pr.status == Status::Undecided && pr.undecided.is_none() {
+                pr.undecided = Some(Undecided::SekiDependsOnUndecided);
+            }
         }
     }
     proofs.sort_by(|a, b| a.stones[0].cmp(&b.stones[0]));
@@ -692,6 +742,7 @@ mod tests {
             status: Status::Dead,
             line: vec![(Color::Black, Move::Play(Point::new(3, 2))), (Color::White, Move::Pass)],
             nodes: 2,
+            undecided: None,
         };
         assert_eq!(pr.line_text(), vec!["B dc".to_string(), "W pass".to_string()]);
     }

@@ -2,7 +2,7 @@
 //! region under test is small. `X` black, `O` white, `.` empty; rows top to bottom.
 
 use goban::{Board, Color, Point, RuleSet, Status};
-use shinpan_adjudicator::{adjudicate, Options};
+use shinpan_adjudicator::{adjudicate, Options, Undecided};
 
 fn board(rows: &[&str]) -> Board {
     Board::from_diagram(rows).unwrap()
@@ -568,4 +568,25 @@ fn a_stone_in_the_interior_of_its_own_unconditional_area_is_alive_without_search
             assert_eq!((pr.nodes, pr.line.len()), (0, 0), "{r} {p}: decided by the unconditional area, not by search");
         }
     }
+}
+
+#[test]
+fn an_undecided_chain_says_why() {
+    // Straight three: a region of three empty points (aa, ba, ca) and Black's stones.
+    let b = board(&STRAIGHT_THREE);
+    let q = Point::from_sgf("ab").unwrap();
+    let reason = |opts: &Options| {
+        let adj = adjudicate(&b, RuleSet::Japanese2011, opts);
+        let pr = adj.proofs.iter().find(|p| p.stones.contains(&q)).expect("a proof").clone();
+        assert_eq!(pr.status == Status::Undecided, pr.undecided.is_some(), "{pr:?}");
+        pr.undecided
+    };
+    assert_eq!(reason(&Options::default()), None, "decided: alive");
+    assert_eq!(
+        reason(&Options { max_region_empty: 2, ..Options::default() }),
+        Some(Undecided::RegionTooLarge { empty: 3, max: 2 })
+    );
+    assert!(matches!(reason(&Options { budget_nodes: 1, ..Options::default() }), Some(Undecided::Budget { nodes: 1 })));
+    let text = Undecided::RegionTooLarge { empty: 3, max: 2 }.to_string();
+    assert!(text.contains("3 empty points") && text.contains("第七条"), "{text}");
 }

@@ -14,8 +14,9 @@
 //! Output: a board diagram with statuses and territory, or with `--json` the object of
 //! `shinpan score --json` ([`crate::report::Report`]) plus `"proofs"`: one entry per
 //! chain that is not pass-alive, `{"stones": [...], "color": "black", "status": "dead",
-//! "line": ["B dc", "W pass", ...], "nodes": n}`, and `"refuted"` when agreements are
-//! refuted.
+//! "line": ["B dc", "W pass", ...], "nodes": n}` (an undecided chain also has `"reason"`:
+//! why — its region is larger than the searched maximum, or the budget ran out — see
+//! [`shinpan_adjudicator::Undecided`]), and `"refuted"` when agreements are refuted.
 //!
 //! Exit codes: 0 everything decided; [`exit::FOUL`] (3) if the record holds an illegal
 //! move (第十二条); [`exit::UNREADABLE`] (2) unreadable file or bad point list;
@@ -103,13 +104,17 @@ pub fn adjudicate_loaded(
         .proofs
         .iter()
         .map(|p| {
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "stones": sgf_points(&p.stones),
                 "color": p.color.name(),
                 "status": p.status.name(),
                 "line": p.line_text(),
                 "nodes": p.nodes,
-            })
+            });
+            if let Some(u) = &p.undecided {
+                v["reason"] = u.to_string().into();
+            }
+            v
         })
         .collect();
     report.proofs = Some(serde_json::Value::Array(proofs));
@@ -213,7 +218,11 @@ pub fn run(args: Args) -> ExitCode {
                 p.color.name(),
                 sgf_points(&p.stones).join(","),
                 p.status,
-                if p.line.is_empty() { "-".to_string() } else { p.line_text().join(" ") },
+                match (&p.undecided, p.line.is_empty()) {
+                    (Some(u), _) => u.to_string(),
+                    (None, true) => "-".to_string(),
+                    (None, false) => p.line_text().join(" "),
+                },
                 p.nodes
             );
         }

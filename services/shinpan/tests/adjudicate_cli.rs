@@ -96,6 +96,28 @@ fn foul_exits_3_and_undecided_exits_4() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["result"], "?");
     assert_eq!(strs(&v["status"]["undecided"]), ["cc", "gg"]);
+    // Each undecided chain says why: the open board is one region of 79 empty points,
+    // larger than any searched (a larger budget would not help).
+    let proofs = v["proofs"].as_array().unwrap();
+    assert_eq!(proofs.len(), 2);
+    for p in proofs {
+        assert_eq!(p["status"], "undecided");
+        assert!(p["reason"].as_str().unwrap().starts_with("region of 79 empty points"), "{p}");
+    }
+    // A corner that is searched but not settled within the budget: the reason is the budget.
+    let k = kakunin_dir().join("kakunin-1.sgf");
+    let out = shinpan(&["adjudicate", "--json", "--budget", "1", k.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let undecided: Vec<&Value> = v["proofs"].as_array().unwrap().iter().filter(|p| p["status"] == "undecided").collect();
+    assert!(!undecided.is_empty());
+    for p in undecided {
+        assert!(p["reason"].as_str().unwrap().contains("budget exhausted"), "{p}");
+    }
+    // Decided chains carry no reason.
+    let out = shinpan(&["adjudicate", "--json", k.to_str().unwrap()]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["proofs"].as_array().unwrap().iter().all(|p| p.get("reason").is_none()));
 }
 
 #[test]

@@ -219,6 +219,7 @@ fn proof_pb(p: &shinpan_adjudicator::Proof) -> pb::Proof {
         status: status_pb(p.status),
         line: p.line_text(),
         nodes: p.nodes,
+        reason: p.undecided.map(|u| u.to_string()).unwrap_or_default(),
     }
 }
 
@@ -250,6 +251,7 @@ pub fn response(subject: &Subject, adj: &Adjudication) -> pb::AdjudicateResponse
                 status: status_pb(r.found),
                 line: r.line.iter().map(|(c, m)| format!("{} {}", c.letter(), m)).collect(),
                 nodes: adj.proofs.iter().find(|p| p.stones == r.stones).map(|p| p.nodes).unwrap_or(0),
+                reason: String::new(), // a refutation is a decided status
             }),
         })
         .collect();
@@ -305,7 +307,7 @@ pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out
         let proofs: Vec<Value> = out
             .proofs
             .iter()
-            .map(|p| json!({"stones": p.stones, "status": p.status, "line": p.line, "nodes": p.nodes}))
+            .map(|p| json!({"stones": p.stones, "status": p.status, "line": p.line, "nodes": p.nodes, "reason": p.reason}))
             .collect();
         let (case, _) = store
             .open_case(&NewCase {

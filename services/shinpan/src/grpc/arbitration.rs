@@ -187,6 +187,7 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
                     } as i32,
                     line: p.get("line").and_then(Value::as_array).map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
                     nodes: p.get("nodes").and_then(Value::as_u64).unwrap_or(0),
+                    reason: p.get("reason").and_then(Value::as_str).unwrap_or_default().to_string(),
                 })
                 .collect()
         })

@@ -321,6 +321,7 @@ pub async fn count(recon: &Reconstruction, komi: f64, agreements: &[pb::Agreemen
                         "status": p.status.name(),
                         "line": p.line_text(),
                         "nodes": p.nodes,
+                        "reason": p.undecided.map(|u| u.to_string()),
                     })
                 })
                 .collect();
