@@ -126,8 +126,14 @@
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
 //!    the region do). Out of budget → [`Status::Undecided`], never a guess. Regions with
 //!    more than [`Options::max_region_empty`] empty points (default 40) are not searched
-//!    at all and their chains are undecided at once. The unconditional-area computation is
-//!    cached per position and shared by all chains of the region.
+//!    exhaustively: under the 2011 draft each of their chains gets only a *one-move proof
+//!    of life* — a move of its owner (who moves first, 第七条 解説) on one of its
+//!    liberties or next to one after which the whole chain is in the owner's unconditional
+//!    area (it connects to a pass-alive chain, or makes its second eye); a forced win in
+//!    one move is exact whatever else the region holds. Without one (and always under
+//!    1989, where the opponent moves first) the chain is undecided at once. The
+//!    unconditional areas are computed per colour when first needed, cached per position
+//!    and shared by all chains of the region.
 //! 5. Agreement first (第九条): agreed statuses stand for every chain not disputed; the
 //!    engine still examines them and reports every agreement it refutes.
 //!
@@ -139,10 +145,12 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 7,044 of 29,084 stones are decided
-//! with 20 000 nodes per region (6,223 before the miai couples and connections), none
-//! wrongly; Benson and
-//! the region search alone decided 3,754 (with 1 000 nodes; 5,125 now). Tried and left out:
+//! must rule). On the 153 real games of `shared/games`, 12,377 of 29,084 stones are
+//! decided with 20 000 nodes per region (7,044 before the one-move proofs of life in large
+//! regions, 6,223 before the miai couples and connections), none wrongly; Benson and
+//! the region search alone decided 3,754 (with 1 000 nodes; 5,125 later). Searching large
+//! regions with the full machinery instead (quick proofs, avoidance search) decided 12,461
+//! at four to five times the time (bench p50 73.9 ms against 16.7 ms). Tried and left out:
 //! local games of 16-24 points (about 5% more stones at 2.5-6 times the time), and a
 //! relaxed local game for territories of up to 80 points whose goal is only the boundary
 //! chains' life (9 of 49 such games won at 20 000 nodes: 97 more stones, but the bench p50
@@ -179,6 +187,10 @@ pub struct Options {
     /// Whether territories are proved safe under alternating play before the region search
     /// (crate docs, step 2). On by default; off only to cross-check the two methods.
     pub safe_territories: bool,
+    /// Whether the chains of regions above `max_region_empty` get a one-move proof of life
+    /// (crate docs, Engine step 4; 2011 only). On by default; off only to test the other
+    /// steps alone.
+    pub one_move_proofs: bool,
 }
 
 impl Default for Options {
@@ -191,6 +203,7 @@ impl Default for Options {
             to_move: Color::Black,
             max_region_empty: 40,
             safe_territories: true,
+            one_move_proofs: true,
         }
     }
 }
@@ -475,8 +488,13 @@ pub fn adjudicate_with_progress(
             region.budget = before + share;
             let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
             let too_big = empty > opts.max_region_empty;
-            let (status, line) =
-                if too_big { (Status::Undecided, Vec::new()) } else { decide(&mut region, board, &locals, c, opts) };
+            let (status, line) = if !too_big {
+                decide(&mut region, board, &locals, c, opts)
+            } else if let Some(line) = opts.one_move_proofs.then(|| alive_in_one(&mut region, board, &locals, c, opts)).flatten() {
+                (Status::Alive, line)
+            } else {
+                (Status::Undecided, Vec::new())
+            };
             region.nodes = region.nodes.min(region.budget);
             let nodes = region.nodes - before;
             let undecided = (status == Status::Undecided).then_some(if too_big {
@@ -533,6 +551,58 @@ pub fn adjudicate_with_progress(
         }
     }
     Adjudication { status, proofs, refuted_agreements: refuted, regions: reports }
+}
+
+/// In a region too large for the exhaustive search (more than [`Options::max_region_empty`]
+/// empty points): a proof of *alive* in one move under the 2011 draft, where the examined
+/// side moves first (第七条 解説) — a move of the owner `c` on a liberty of the chain (local
+/// indices `stones`) or next to one, after which every stone of the chain is in `U_c` (its
+/// own unconditional area: e.g. it connects to a pass-alive chain or completes a second
+/// eye). A forced win in one move is exact whatever the rest of the region holds; trying
+/// only some moves of the forcing side loses no exactness (a proof needs one winning move).
+/// Each move tried is one node of the region's budget. `None` under the 1989 rules (the
+/// opponent moves first) or when no such move is found.
+fn alive_in_one(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> Option<Vec<(Color, Move)>> {
+    if region.mode != Mode::Kiyaku2011 {
+        return None;
+    }
+    let cells = region.scope.cells(board);
+    let w = board.width() as usize;
+    let mut root = State { cells, to_move: c, ko: NONE, bans: [Vec::new(), Vec::new()] };
+    if let Some(q) = opts.ko_pending.filter(|_| opts.to_move == c) {
+        root.ko = region.scope.local[q.y as usize * w + q.x as usize];
+    }
+    // Liberties of the chain, then the empty points next to them.
+    let empty_nbrs = |l: usize, out: &mut Vec<u32>| {
+        for &g in &region.scope.nbrs[l] {
+            if g != NONE && g < benson::OUT && root.cells[g as usize] == benson::EMPTY && !out.contains(&g) {
+                out.push(g);
+            }
+        }
+    };
+    let mut cand: Vec<u32> = Vec::new();
+    for &s in stones {
+        empty_nbrs(s, &mut cand);
+    }
+    let libs = cand.len();
+    for k in 0..libs {
+        empty_nbrs(cand[k] as usize, &mut cand);
+    }
+    let playable = region.playable(&root.cells);
+    for m in cand {
+        if !playable[m as usize] {
+            continue;
+        }
+        if region.nodes >= region.budget {
+            return None;
+        }
+        region.nodes += 1;
+        let Some(child) = region.play(&root, Some(m)) else { continue };
+        if stones.iter().all(|&s| region.area(&child.cells, c).get(s)) {
+            return Some(vec![(c, Move::Play(region.scope.points[m as usize]))]);
+        }
+    }
+    None
 }
 
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the

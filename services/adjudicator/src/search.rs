@@ -55,8 +55,8 @@ pub(crate) struct Region {
     pub budget: u64,
     /// States expanded so far.
     pub nodes: u64,
-    /// `U_black`, `U_white` by cells.
-    ucache: HashMap<Vec<u8>, [Bits; 2]>,
+    /// `U_black`, `U_white` by cells (each computed when first asked for).
+    ucache: [HashMap<Vec<u8>, Bits>; 2],
     /// When set, the ends are those of a territory's local game (see `safety`), not of a
     /// chain.
     pub territory: Option<Territory>,
@@ -122,18 +122,22 @@ fn chain_of(sc: &Scope, cells: &[u8], start: usize, members: &mut Vec<u32>, mark
 
 impl Region {
     pub fn new(scope: Scope, mode: Mode, budget: u64) -> Region {
-        Region { scope, mode, budget, nodes: 0, ucache: HashMap::default(), territory: None, scratch: Default::default() }
+        Region { scope, mode, budget, nodes: 0, ucache: Default::default(), territory: None, scratch: Default::default() }
     }
 
-    fn areas(&mut self, cells: &[u8]) -> &[Bits; 2] {
-        if !self.ucache.contains_key(cells) {
-            let a = [
-                unconditional(cells, Color::Black, &self.scope).area,
-                unconditional(cells, Color::White, &self.scope).area,
-            ];
-            self.ucache.insert(cells.to_vec(), a);
+    /// `U_c` for `cells` (cached).
+    pub fn area(&mut self, cells: &[u8], c: Color) -> &Bits {
+        let cache = &mut self.ucache[c.index()];
+        if !cache.contains_key(cells) {
+            cache.insert(cells.to_vec(), unconditional(cells, c, &self.scope).area);
         }
-        &self.ucache[cells]
+        &self.ucache[c.index()][cells]
+    }
+
+    fn areas(&mut self, cells: &[u8]) -> [&Bits; 2] {
+        self.area(cells, Color::Black);
+        self.area(cells, Color::White);
+        [&self.ucache[0][cells], &self.ucache[1][cells]]
     }
 
     /// The points where a move can matter: empty and outside both unconditional areas
@@ -151,17 +155,15 @@ impl Region {
             let e = if t.boundary.iter().any(|&s| cells[s] != d) {
                 Some(End::Dead)
             } else {
-                let own = &self.areas(cells)[t.defender.index()];
+                let own = self.area(cells, t.defender);
                 t.area.iter().all(|&s| own.get(s)).then_some(End::Alive)
             };
             self.territory = Some(t);
             return e;
         }
-        let a = self.areas(cells);
-        let (own, opp) = (&a[owner.index()], &a[owner.opponent().index()]);
-        if stones.iter().any(|&s| opp.get(s)) {
+        if stones.iter().any(|&s| self.area(cells, owner.opponent()).get(s)) {
             Some(End::Dead)
-        } else if stones.iter().all(|&s| own.get(s)) {
+        } else if stones.iter().all(|&s| self.area(cells, owner).get(s)) {
             Some(End::Alive)
         } else {
             None

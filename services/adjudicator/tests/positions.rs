@@ -347,6 +347,11 @@ fn no_region_search() -> Options {
     Options { max_region_empty: 0, ..Options::default() }
 }
 
+/// The territory proofs alone: no region search, no one-move proofs of life.
+fn territory_proofs_only() -> Options {
+    Options { one_move_proofs: false, ..no_region_search() }
+}
+
 #[test]
 fn a_safe_corner_territory_keeps_its_wall_alive_and_kills_the_invader() {
     // Black's chain has the single eye ea and the corner territory aa-ca/ab-cb (five empty
@@ -487,7 +492,7 @@ fn a_single_eye_spot_is_not_a_second_eye() {
     rows[1] = ".X....XXX";
     let b = board(&rows);
     for r in BOTH {
-        let st = adjudicate(&b, r, &no_region_search()).status.get(Point::from_sgf("ga").unwrap());
+        let st = adjudicate(&b, r, &territory_proofs_only()).status.get(Point::from_sgf("ga").unwrap());
         assert_eq!(st, Status::Undecided, "{r}");
     }
 }
@@ -541,14 +546,18 @@ fn a_miai_connection_lets_two_one_eyed_chains_share_their_eyes() {
             assert_eq!(adj.status.get(Point::from_sgf(p).unwrap()), Status::Alive, "{r} {p}");
         }
     }
-    // With White on eb the chains share one point only: not proved (never a guess).
+    // With White on eb the chains share one point only: not proved by the territory proofs
+    // (never a guess). Under the 2011 draft Black, moving first, connects at ea at once.
     let mut rows = BAMBOO;
     rows[1] = "XXXXOXXXX";
     let b = board(&rows);
     for r in BOTH {
-        let adj = adjudicate(&b, r, &no_region_search());
+        let adj = adjudicate(&b, r, &territory_proofs_only());
         assert_eq!(adj.status.get(Point::from_sgf("ba").unwrap()), Status::Undecided, "{r}");
     }
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &no_region_search());
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&Point::from_sgf("ba").unwrap())).unwrap();
+    assert_eq!((pr.status, pr.line_text()), (Status::Alive, vec!["B ea".to_string()]));
 }
 
 #[test]
@@ -582,11 +591,32 @@ fn an_undecided_chain_says_why() {
         pr.undecided
     };
     assert_eq!(reason(&Options::default()), None, "decided: alive");
-    assert_eq!(
-        reason(&Options { max_region_empty: 2, ..Options::default() }),
-        Some(Undecided::RegionTooLarge { empty: 3, max: 2 })
-    );
     assert!(matches!(reason(&Options { budget_nodes: 1, ..Options::default() }), Some(Undecided::Budget { nodes: 1 })));
-    let text = Undecided::RegionTooLarge { empty: 3, max: 2 }.to_string();
-    assert!(text.contains("3 empty points") && text.contains("第七条"), "{text}");
+    // One eye (aa-ba) in a region treated as too large for the exhaustive search: no
+    // one-move proof either, so undecided, and the reason says the region was too large.
+    let one_eye = board(&["..XXO.O", "XXXXOOO", "OOOOO.O"]);
+    let adj = adjudicate(&one_eye, RuleSet::Japanese2011, &Options { max_region_empty: 1, ..Options::default() });
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap();
+    assert_eq!(pr.undecided, Some(Undecided::RegionTooLarge { empty: 2, max: 1 }));
+    let text = pr.undecided.unwrap().to_string();
+    assert!(text.contains("2 empty points") && text.contains("第七条"), "{text}");
+}
+
+#[test]
+fn in_a_region_too_large_to_search_a_chain_alive_in_one_move_is_alive_2011_only() {
+    // Straight three with the exhaustive search switched off for regions of more than two
+    // empty points: under the 2011 draft Black moves first (第七条 解説) and lives at once
+    // with ba (two eyes, pass-alive): alive, line "B ba". Under the 1989 rules the opponent
+    // moves first, so a one-move proof of life proves nothing: undecided.
+    let b = board(&STRAIGHT_THREE);
+    let q = Point::from_sgf("ab").unwrap();
+    let opts = Options { max_region_empty: 2, ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap();
+    assert_eq!((pr.status, pr.line_text()), (Status::Alive, vec!["B ba".to_string()]));
+    assert_eq!(pr.undecided, None);
+    let adj = adjudicate(&b, RuleSet::Japanese1989, &opts);
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap();
+    assert_eq!(pr.status, Status::Undecided);
+    assert_eq!(pr.undecided, Some(Undecided::RegionTooLarge { empty: 3, max: 2 }));
 }
