@@ -236,8 +236,9 @@ pub struct Proof {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Undecided {
     /// Its region (crate docs, Engine step 3) has `empty` empty points, more than
-    /// [`Options::max_region_empty`] (`max`): hypothetical play there was not searched,
-    /// since no budget would finish it. A larger budget does not help.
+    /// [`Options::max_region_empty`] (`max`): hypothetical play there was not searched
+    /// exhaustively (no budget would finish it), and no one-move proof of life was found
+    /// (Engine step 4; none is tried under 1989). A larger budget does not help.
     RegionTooLarge {
         /// Empty points of the region.
         empty: usize,
@@ -259,7 +260,7 @@ impl std::fmt::Display for Undecided {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Undecided::RegionTooLarge { empty, max } => {
-                write!(f, "region of {empty} empty points, more than the {max} searched (第七条 verification not attempted)")
+                write!(f, "region of {empty} empty points, more than the {max} searched exhaustively, and no one-move proof of life (第七条)")
             }
             Undecided::Budget { nodes } => write!(f, "no proof within {nodes} nodes (budget exhausted)"),
             Undecided::SekiDependsOnUndecided => {
