@@ -126,12 +126,13 @@
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
 //!    the region do). Out of budget → [`Status::Undecided`], never a guess. Regions with
 //!    more than [`Options::max_region_empty`] empty points (default 40) are not searched
-//!    exhaustively: under the 2011 draft each of their chains gets only a *one-move proof
-//!    of life* — a move of its owner (who moves first, 第七条 解説) on one of its
+//!    exhaustively: each of their chains gets only a *one-move proof* by the side that
+//!    moves first — under the 2011 draft its owner (第七条 解説): a move on one of its
 //!    liberties or next to one after which the whole chain is in the owner's unconditional
-//!    area (it connects to a pass-alive chain, or makes its second eye); a forced win in
-//!    one move is exact whatever else the region holds. Without one (and always under
-//!    1989, where the opponent moves first) the chain is undecided at once. The
+//!    area (it connects to a pass-alive chain, or makes its second eye) proves it alive;
+//!    under 1989 the opponent (要請II-\[iii\]): such a move after which a point of the chain
+//!    is in the opponent's unconditional area proves it dead. A forced win in one move is
+//!    exact whatever else the region holds. Without one the chain is undecided. The
 //!    unconditional areas are computed per colour when first needed, cached per position
 //!    and shared by all chains of the region.
 //! 5. Agreement first (第九条): agreed statuses stand for every chain not disputed; the
@@ -187,9 +188,9 @@ pub struct Options {
     /// Whether territories are proved safe under alternating play before the region search
     /// (crate docs, step 2). On by default; off only to cross-check the two methods.
     pub safe_territories: bool,
-    /// Whether the chains of regions above `max_region_empty` get a one-move proof of life
-    /// (crate docs, Engine step 4; 2011 only). On by default; off only to test the other
-    /// steps alone.
+    /// Whether the chains of regions above `max_region_empty` get a one-move proof (of life
+    /// under 2011, of death under 1989; crate docs, Engine step 4). On by default; off only
+    /// to test the other steps alone.
     pub one_move_proofs: bool,
 }
 
@@ -237,8 +238,8 @@ pub struct Proof {
 pub enum Undecided {
     /// Its region (crate docs, Engine step 3) has `empty` empty points, more than
     /// [`Options::max_region_empty`] (`max`): hypothetical play there was not searched
-    /// exhaustively (no budget would finish it), and no one-move proof of life was found
-    /// (Engine step 4; none is tried under 1989). A larger budget does not help.
+    /// exhaustively (no budget would finish it), and no one-move proof was found (Engine
+    /// step 4). A larger budget does not help.
     RegionTooLarge {
         /// Empty points of the region.
         empty: usize,
@@ -260,7 +261,7 @@ impl std::fmt::Display for Undecided {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Undecided::RegionTooLarge { empty, max } => {
-                write!(f, "region of {empty} empty points, more than the {max} searched exhaustively, and no one-move proof of life (第七条)")
+                write!(f, "region of {empty} empty points, more than the {max} searched exhaustively, and no one-move proof (第七条)")
             }
             Undecided::Budget { nodes } => write!(f, "no proof within {nodes} nodes (budget exhausted)"),
             Undecided::SekiDependsOnUndecided => {
@@ -491,8 +492,8 @@ pub fn adjudicate_with_progress(
             let too_big = empty > opts.max_region_empty;
             let (status, line) = if !too_big {
                 decide(&mut region, board, &locals, c, opts)
-            } else if let Some(line) = opts.one_move_proofs.then(|| alive_in_one(&mut region, board, &locals, c, opts)).flatten() {
-                (Status::Alive, line)
+            } else if let Some(found) = opts.one_move_proofs.then(|| one_move_proof(&mut region, board, &locals, c, opts)).flatten() {
+                found
             } else {
                 (Status::Undecided, Vec::new())
             };
@@ -555,22 +556,28 @@ pub fn adjudicate_with_progress(
 }
 
 /// In a region too large for the exhaustive search (more than [`Options::max_region_empty`]
-/// empty points): a proof of *alive* in one move under the 2011 draft, where the examined
-/// side moves first (第七条 解説) — a move of the owner `c` on a liberty of the chain (local
-/// indices `stones`) or next to one, after which every stone of the chain is in `U_c` (its
-/// own unconditional area: e.g. it connects to a pass-alive chain or completes a second
-/// eye). A forced win in one move is exact whatever the rest of the region holds; trying
-/// only some moves of the forcing side loses no exactness (a proof needs one winning move).
-/// Each move tried is one node of the region's budget. `None` under the 1989 rules (the
-/// opponent moves first) or when no such move is found.
-fn alive_in_one(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> Option<Vec<(Color, Move)>> {
-    if region.mode != Mode::Kiyaku2011 {
-        return None;
-    }
+/// empty points): a one-move proof for the chain (local indices `stones`, colour `c`) by
+/// the side that moves first in hypothetical play. Under the 2011 draft the owner moves
+/// first (第七条 解説): a move of `c` after which every stone of the chain is in `U_c` (it
+/// connects to a pass-alive chain, or makes its second eye) proves it **alive**. Under the
+/// 1989 rules the opponent moves first (要請II-\[iii\]): a move of the opponent after which
+/// a point of the chain is in the opponent's unconditional area proves it **dead**. Only
+/// moves on a liberty of the chain or next to one are tried. A forced win in one move is
+/// exact whatever else the region holds, and trying only some moves of the forcing side
+/// loses no exactness (a proof needs one winning move). Each move tried is one node of the
+/// region's budget. Returns the status and its one-move line, or `None`.
+fn one_move_proof(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> Option<(Status, Vec<(Color, Move)>)> {
     let cells = region.scope.cells(board);
     let w = board.width() as usize;
-    let mut root = State { cells, to_move: c, ko: NONE, bans: [Vec::new(), Vec::new()] };
-    if let Some(q) = opts.ko_pending.filter(|_| opts.to_move == c) {
+    let (mover, status) = match region.mode {
+        Mode::Kiyaku2011 => (c, Status::Alive),
+        Mode::Kiyaku1989 => (c.opponent(), Status::Dead),
+    };
+    let mut root = State { cells, to_move: mover, ko: NONE, bans: [Vec::new(), Vec::new()] };
+    if let Some(q) = opts.ko_pending.filter(|_| opts.to_move == mover) {
+        // The 第五条 ban of the player to move in the record (1989: a ko just taken may not
+        // be retaken before a pass, which a one-move proof never makes): that point is not
+        // tried at all.
         root.ko = region.scope.local[q.y as usize * w + q.x as usize];
     }
     // Liberties of the chain, then the empty points next to them.
@@ -591,7 +598,7 @@ fn alive_in_one(region: &mut Region, board: &Board, stones: &[usize], c: Color, 
     }
     let playable = region.playable(&root.cells);
     for m in cand {
-        if !playable[m as usize] {
+        if !playable[m as usize] || m == root.ko {
             continue;
         }
         if region.nodes >= region.budget {
@@ -599,8 +606,12 @@ fn alive_in_one(region: &mut Region, board: &Board, stones: &[usize], c: Color, 
         }
         region.nodes += 1;
         let Some(child) = region.play(&root, Some(m)) else { continue };
-        if stones.iter().all(|&s| region.area(&child.cells, c).get(s)) {
-            return Some(vec![(c, Move::Play(region.scope.points[m as usize]))]);
+        let won = match status {
+            Status::Alive => stones.iter().all(|&s| region.area(&child.cells, c).get(s)),
+            _ => stones.iter().any(|&s| region.area(&child.cells, c.opponent()).get(s)),
+        };
+        if won {
+            return Some((status, vec![(mover, Move::Play(region.scope.points[m as usize]))]));
         }
     }
     None

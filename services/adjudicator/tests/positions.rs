@@ -620,3 +620,27 @@ fn in_a_region_too_large_to_search_a_chain_alive_in_one_move_is_alive_2011_only(
     assert_eq!(pr.status, Status::Undecided);
     assert_eq!(pr.undecided, Some(Undecided::RegionTooLarge { empty: 3, max: 2 }));
 }
+
+#[test]
+fn in_a_region_too_large_to_search_a_chain_dead_in_one_move_is_dead_1989_only() {
+    // White's wall (eyes ha, hc) encloses a 5x3 area whose three middle points are interior
+    // (not next to the wall); Black's stone dc stands on the middle one. Under the 1989 rules
+    // White moves first (要請II-[iii]): one move on the ring (e.g. cb) joins the wall and
+    // leaves only dc and ec interior — adjacent, so the whole area is White's unconditional
+    // area: dead in one move. Under the 2011 draft Black moves first, and no one-move proof
+    // of life exists: undecided when the exhaustive search is off. The exhaustive search
+    // (on by default: 14 empty points) agrees under 1989.
+    let b = board(&["OOOOOOO.O", "O.....OOO", "O..X..O.O", "O.....OOO", "OOOOOOOOO"]);
+    let q = Point::from_sgf("dc").unwrap();
+    let proof = |r: RuleSet, opts: &Options| {
+        let adj = adjudicate(&b, r, opts);
+        adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap().clone()
+    };
+    let pr = proof(RuleSet::Japanese1989, &no_region_search());
+    assert_eq!(pr.status, Status::Dead);
+    assert_eq!(pr.line.len(), 1);
+    assert_eq!(pr.line[0].0, Color::White);
+    assert_eq!(proof(RuleSet::Japanese2011, &no_region_search()).status, Status::Undecided);
+    assert_eq!(proof(RuleSet::Japanese1989, &territory_proofs_only()).status, Status::Undecided, "the rule, not another step");
+    assert_eq!(proof(RuleSet::Japanese1989, &Options::default()).status, Status::Dead);
+}
