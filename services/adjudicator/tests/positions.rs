@@ -628,7 +628,7 @@ fn in_a_region_too_large_to_search_a_chain_dead_in_one_move_is_dead_1989_only() 
     // White moves first (要請II-[iii]): one move on the ring (e.g. cb) joins the wall and
     // leaves only dc and ec interior — adjacent, so the whole area is White's unconditional
     // area: dead in one move. Under the 2011 draft Black moves first, and no one-move proof
-    // of life exists: undecided when the exhaustive search is off. The exhaustive search
+    // of life exists (the miai of White's kills is the next test). The exhaustive search
     // (on by default: 14 empty points) agrees under 1989.
     let b = board(&["OOOOOOO.O", "O.....OOO", "O..X..O.O", "O.....OOO", "OOOOOOOOO"]);
     let q = Point::from_sgf("dc").unwrap();
@@ -640,7 +640,40 @@ fn in_a_region_too_large_to_search_a_chain_dead_in_one_move_is_dead_1989_only() 
     assert_eq!(pr.status, Status::Dead);
     assert_eq!(pr.line.len(), 1);
     assert_eq!(pr.line[0].0, Color::White);
-    assert_eq!(proof(RuleSet::Japanese2011, &no_region_search()).status, Status::Undecided);
+    assert_eq!(proof(RuleSet::Japanese2011, &territory_proofs_only()).status, Status::Undecided);
     assert_eq!(proof(RuleSet::Japanese1989, &territory_proofs_only()).status, Status::Undecided, "the rule, not another step");
     assert_eq!(proof(RuleSet::Japanese1989, &Options::default()).status, Status::Dead);
+}
+
+#[test]
+fn in_a_region_too_large_to_search_a_miai_of_one_move_lives_is_alive_1989() {
+    // Region search off, territory proofs off: only the short proofs decide.
+    let opts = Options { safe_territories: false, ..no_region_search() };
+    // 1989, the opponent moves first: Black's two one-eyed chains of BAMBOO connect at ea or
+    // eb, each alone making one chain with two eyes (pass-alive): miai, so whatever White
+    // plays first, Black connects at the other — alive. (Under 2011 Black, moving first,
+    // connects at once.)
+    let b = board(&BAMBOO);
+    let ba = Point::from_sgf("ba").unwrap();
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &opts);
+        let pr = adj.proofs.iter().find(|p| p.stones.contains(&ba)).unwrap();
+        assert_eq!(pr.status, Status::Alive, "{r}");
+        let want = if r == RuleSet::Japanese1989 { 2 } else { 1 };
+        assert_eq!(pr.line.len(), want, "{r}: {:?}", pr.line_text());
+    }
+    // With White on eb only one connection is left: no miai, so 1989 leaves it undecided
+    // (White cuts at ea first); 2011 still connects at once.
+    let mut rows = BAMBOO;
+    rows[1] = "XXXXOXXXX";
+    let b = board(&rows);
+    assert_eq!(adjudicate(&b, RuleSet::Japanese1989, &opts).status.get(ba), Status::Undecided);
+    assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &opts).status.get(ba), Status::Alive);
+    // Under 2011 the miai step is not tried (White the attacker moves second; measured not
+    // worth its time): Black's stone dc in White's 5x3 area, which White can shut in on any
+    // of cb, cd, eb, ed, stays undecided without the exhaustive search, which finds it dead.
+    let b = board(&["OOOOOOO.O", "O.....OOO", "O..X..O.O", "O.....OOO", "OOOOOOOOO"]);
+    let dc = Point::from_sgf("dc").unwrap();
+    assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &opts).status.get(dc), Status::Undecided);
+    assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &Options::default()).status.get(dc), Status::Dead);
 }
