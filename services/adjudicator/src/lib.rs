@@ -129,7 +129,9 @@
 //!    exhaustively: each of their chains gets only a *one-move proof* by the side that
 //!    moves first — under the 2011 draft its owner (第七条 解説): a move on one of its
 //!    liberties or next to one after which the whole chain is in the owner's unconditional
-//!    area (it connects to a pass-alive chain, or makes its second eye) proves it alive;
+//!    area (it connects to a pass-alive chain, or makes its second eye), or after which it
+//!    is joined to a chain kept alive by step 2's territories (on a point none of their
+//!    proofs uses: the owner then follows their strategy), proves it alive;
 //!    under 1989 the opponent (要請II-\[iii\]): such a move after which a point of the chain
 //!    is in the opponent's unconditional area proves it dead. A forced win in one move is
 //!    exact whatever else the region holds. Without one the chain is undecided. The
@@ -146,7 +148,7 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 12,377 of 29,084 stones are
+//! must rule). On the 153 real games of `shared/games`, 12,611 of 29,084 stones are
 //! decided with 20 000 nodes per region (7,044 before the one-move proofs of life in large
 //! regions, 6,223 before the miai couples and connections), none wrongly; Benson and
 //! the region search alone decided 3,754 (with 1 000 nodes; 5,125 later). Searching large
@@ -492,7 +494,7 @@ pub fn adjudicate_with_progress(
             let too_big = empty > opts.max_region_empty;
             let (status, line) = if !too_big {
                 decide(&mut region, board, &locals, c, opts)
-            } else if let Some(found) = opts.one_move_proofs.then(|| short_proof(&mut region, board, &locals, c, opts)).flatten() {
+            } else if let Some(found) = opts.one_move_proofs.then(|| short_proof(&mut region, board, &locals, c, opts, &safe)).flatten() {
                 found
             } else {
                 (Status::Undecided, Vec::new())
@@ -562,7 +564,9 @@ pub fn adjudicate_with_progress(
 /// stone of the chain in `U_c`), *dead* under 1989 (a point of the chain in `U_o`); the
 /// other side `G` wants the other end.
 ///
-/// 1. **One move**: a move of `F` after which its end holds proves it.
+/// 1. **One move**: a move of `F` after which its end holds proves it; under 2011 also an
+///    owner's move that joins the chain to a chain the territory proofs keep alive (on a
+///    point none of those proofs relies on — see `joins_safe` below).
 /// 2. **Miai** (見合い, tried under 1989 only — see the measurement in the code): `G` has
 ///    two or more moves `w`, each of which, played at once
 ///    without capturing anything, reaches `G`'s end. Then whatever `F` does first, `G`
@@ -580,7 +584,14 @@ pub fn adjudicate_with_progress(
 /// answered in the miai step. Each move played counts one node of the region's budget.
 /// Returns the status and a line (`F`'s winning move, or `F` passing and `G` answering),
 /// or `None`.
-fn short_proof(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> Option<(Status, Vec<(Color, Move)>)> {
+fn short_proof(
+    region: &mut Region,
+    board: &Board,
+    stones: &[usize],
+    c: Color,
+    opts: &Options,
+    safe: &[safety::Safety; 2],
+) -> Option<(Status, Vec<(Color, Move)>)> {
     let cells = region.scope.cells(board);
     let w = board.width() as usize;
     let (first, first_end) = match region.mode {
@@ -601,6 +612,34 @@ fn short_proof(region: &mut Region, board: &Board, stones: &[usize], c: Color, o
         End::Dead => stones.iter().any(|&s| region.area(cells, c.opponent()).get(s)),
     };
     let stones_on = |cells: &[u8]| cells.iter().filter(|&&v| v != benson::EMPTY).count();
+    // 2011: after the owner's move `m`, the chain holds a stone of a chain that the territory
+    // proofs (module `safety`) keep alive, and `m` is on no point those proofs rely on: the
+    // owner then follows their strategy, which keeps that chain — now joined to ours — from
+    // capture and ends with it pass-alive (its credited regions are still healthy for the
+    // larger chain), so every stone of ours ends in `U_c`: alive.
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let joins_safe = |region: &Region, cells: &[u8], m: u32| -> bool {
+        let sf = &safe[c.index()];
+        if sf.used[gi(region.scope.points[m as usize])] {
+            return false;
+        }
+        let me = cells[stones[0]];
+        let mut seen = vec![false; cells.len()];
+        let mut todo = vec![stones[0] as u32];
+        seen[stones[0]] = true;
+        while let Some(l) = todo.pop() {
+            if sf.alive[gi(region.scope.points[l as usize])] {
+                return true;
+            }
+            for &g in &region.scope.nbrs[l as usize] {
+                if g != NONE && g < benson::OUT && !seen[g as usize] && cells[g as usize] == me {
+                    seen[g as usize] = true;
+                    todo.push(g);
+                }
+            }
+        }
+        false
+    };
     // Liberties of the chain, then the empty points next to them.
     let empty_nbrs = |l: usize, out: &mut Vec<u32>| {
         for &g in &region.scope.nbrs[l] {
@@ -629,7 +668,7 @@ fn short_proof(region: &mut Region, board: &Board, stones: &[usize], c: Color, o
         }
         region.nodes += 1;
         let Some(child) = region.play(&root, Some(m)) else { continue };
-        if reached(region, &child.cells, first_end) {
+        if reached(region, &child.cells, first_end) || (first_end == End::Alive && joins_safe(region, &child.cells, m)) {
             return Some((status_of(first_end), vec![(first, Move::Play(region.scope.points[m as usize]))]));
         }
     }

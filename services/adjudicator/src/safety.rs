@@ -107,13 +107,17 @@ pub(crate) struct Safety {
     /// The proved territories: their points and a line of their local game that shows the
     /// defender winning (the attacker moving first), when the proof produced one.
     pub proofs: Vec<(Vec<Point>, Line)>,
+    /// By board index: a point the proof relies on — a point of a proved territory or of a
+    /// couple of eye spots, or a point of a miai connection. A move of the defender
+    /// anywhere else leaves the proof intact.
+    pub used: Vec<bool>,
 }
 
 impl Safety {
     /// Nothing proved (the step switched off).
     pub fn none(board: &Board) -> Safety {
         let n = board.width() as usize * board.height() as usize;
-        Safety { alive: vec![false; n], area: vec![false; n], nodes: 0, proofs: Vec::new() }
+        Safety { alive: vec![false; n], area: vec![false; n], nodes: 0, proofs: Vec::new(), used: vec![false; n] }
     }
 }
 
@@ -241,7 +245,14 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
             alive[gi(p)] = true;
         }
     }
+    let mut used = vec![false; n];
+    for &q in &joints {
+        used[gi(q)] = true;
+    }
     for cand in cands.iter().filter(|c| c.credit > 0) {
+        for &q in &cand.points {
+            used[gi(q)] = true;
+        }
         proofs.push((cand.points.clone(), cand.line.clone()));
         for &q in cand.points.iter().filter(|_| !cand.couple) {
             area[gi(q)] = true;
@@ -252,7 +263,7 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
             }
         }
     }
-    Safety { alive, area, nodes, proofs }
+    Safety { alive, area, nodes, proofs, used }
 }
 
 /// Plays the local game of `cand` (module docs) with one virtual eye (`virtual_eye`) or

@@ -677,3 +677,21 @@ fn in_a_region_too_large_to_search_a_miai_of_one_move_lives_is_alive_1989() {
     assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &opts).status.get(dc), Status::Undecided);
     assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &Options::default()).status.get(dc), Status::Dead);
 }
+
+#[test]
+fn in_a_region_too_large_to_search_one_move_joining_a_chain_kept_alive_by_its_territories_is_alive_2011() {
+    // Black's wall has two 3x3 territories (not pass-alive: each has points not next to
+    // it) that the territory proofs show safe, so the wall is alive. Black's stone cf, out in
+    // the open, joins it at ce in one move (a point no territory proof uses):
+    // under 2011 Black moves first, so cf is alive. Short proofs only (region search off).
+    let b = board(&["...X...X.", "...X...X.", "...X...X.", "XXXXXXXX.", ".........", "..X......", ".........", "OOOOOOOOO", "O.O.O.O.O"]);
+    let cf = Point::from_sgf("cf").unwrap();
+    let wall = Point::from_sgf("da").unwrap();
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &no_region_search());
+    assert_eq!(adj.status.get(wall), Status::Alive, "the territory proofs keep the wall alive");
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&cf)).unwrap();
+    assert_eq!((pr.status, pr.line_text()), (Status::Alive, vec!["B ce".to_string()]));
+    // Without the territory proofs the same move proves nothing (the wall is not pass-alive).
+    let off = Options { safe_territories: false, ..no_region_search() };
+    assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &off).status.get(cf), Status::Undecided);
+}
