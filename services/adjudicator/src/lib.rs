@@ -148,7 +148,7 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 12,611 of 29,084 stones are
+//! must rule). On the 153 real games of `shared/games`, 12,625 of 29,084 stones are
 //! decided with 20 000 nodes per region (7,044 before the one-move proofs of life in large
 //! regions, 6,223 before the miai couples and connections), none wrongly; Benson and
 //! the region search alone decided 3,754 (with 1 000 nodes; 5,125 later). Searching large
@@ -566,7 +566,8 @@ pub fn adjudicate_with_progress(
 ///
 /// 1. **One move**: a move of `F` after which its end holds proves it; under 2011 also an
 ///    owner's move that joins the chain to a chain the territory proofs keep alive (on a
-///    point none of those proofs relies on — see `joins_safe` below).
+///    point none of those proofs relies on — see `kept_alive` below); and before any move, a
+///    miai connection (two shared free points) to such a chain.
 /// 2. **Miai** (見合い, tried under 1989 only — see the measurement in the code): `G` has
 ///    two or more moves `w`, each of which, played at once
 ///    without capturing anything, reaches `G`'s end. Then whatever `F` does first, `G`
@@ -618,19 +619,25 @@ fn short_proof(
     // capture and ends with it pass-alive (its credited regions are still healthy for the
     // larger chain), so every stone of ours ends in `U_c`: alive.
     let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let joins_safe = |region: &Region, cells: &[u8], m: u32| -> bool {
+    //
+    // Also when the chain shares two free points with such a chain (a miai connection, as in
+    // module `safety`: when the opponent takes one, the owner takes the other), both points
+    // on no point those proofs rely on.
+    let kept_alive = |region: &Region, cells: &[u8], m: Option<u32>| -> bool {
         let sf = &safe[c.index()];
-        if sf.used[gi(region.scope.points[m as usize])] {
+        if m.is_some_and(|m| sf.used[gi(region.scope.points[m as usize])]) {
             return false;
         }
         let me = cells[stones[0]];
         let mut seen = vec![false; cells.len()];
         let mut todo = vec![stones[0] as u32];
+        let mut members: Vec<u32> = Vec::new();
         seen[stones[0]] = true;
         while let Some(l) = todo.pop() {
             if sf.alive[gi(region.scope.points[l as usize])] {
                 return true;
             }
+            members.push(l);
             for &g in &region.scope.nbrs[l as usize] {
                 if g != NONE && g < benson::OUT && !seen[g as usize] && cells[g as usize] == me {
                     seen[g as usize] = true;
@@ -638,7 +645,28 @@ fn short_proof(
                 }
             }
         }
-        false
+        // Free points next to the chain and to a kept-alive chain (by its head on the board).
+        let mut links: Vec<(Point, u32)> = Vec::new();
+        for &l in &members {
+            for &p in &region.scope.nbrs[l as usize] {
+                if p == NONE || p >= benson::OUT || cells[p as usize] != benson::EMPTY || sf.used[gi(region.scope.points[p as usize])] {
+                    continue;
+                }
+                for &q in &region.scope.nbrs[p as usize] {
+                    if q == NONE || q >= benson::OUT || cells[q as usize] != me || seen[q as usize] {
+                        continue;
+                    }
+                    let qp = region.scope.points[q as usize];
+                    if sf.alive[gi(qp)] {
+                        let head = board.chain_id(qp).unwrap_or(qp);
+                        if !links.contains(&(head, p)) {
+                            links.push((head, p));
+                        }
+                    }
+                }
+            }
+        }
+        links.iter().any(|&(h, p)| links.iter().any(|&(h2, p2)| h2 == h && p2 != p))
     };
     // Liberties of the chain, then the empty points next to them.
     let empty_nbrs = |l: usize, out: &mut Vec<u32>| {
@@ -658,6 +686,10 @@ fn short_proof(
     }
     let playable = region.playable(&root.cells);
     let on_root = stones_on(&root.cells);
+    // 0. Already kept alive through a miai connection to a chain of the territory proofs.
+    if kept_alive(region, &root.cells, None) {
+        return Some((Status::Alive, Vec::new()));
+    }
     // 1. One move of F.
     for &m in &cand {
         if !playable[m as usize] || m == root.ko {
@@ -668,7 +700,7 @@ fn short_proof(
         }
         region.nodes += 1;
         let Some(child) = region.play(&root, Some(m)) else { continue };
-        if reached(region, &child.cells, first_end) || (first_end == End::Alive && joins_safe(region, &child.cells, m)) {
+        if reached(region, &child.cells, first_end) || (first_end == End::Alive && kept_alive(region, &child.cells, Some(m))) {
             return Some((status_of(first_end), vec![(first, Move::Play(region.scope.points[m as usize]))]));
         }
     }

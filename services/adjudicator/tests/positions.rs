@@ -695,3 +695,21 @@ fn in_a_region_too_large_to_search_one_move_joining_a_chain_kept_alive_by_its_te
     let off = Options { safe_territories: false, ..no_region_search() };
     assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &off).status.get(cf), Status::Undecided);
 }
+
+#[test]
+fn a_miai_connection_to_a_chain_kept_alive_by_its_territories_is_alive_without_a_move() {
+    // As above, with Black's two stones bf-cf: they share be and ce with the wall, two free
+    // points no territory proof uses: whoever takes one, Black takes the other — alive in
+    // both rule sets before any move (empty line). Short proofs only (region search off).
+    let b = board(&["...X...X.", "...X...X.", "...X...X.", "XXXXXXXX.", ".........", ".XX......", ".........", "OOOOOOOOO", "O.O.O.O.O"]);
+    let bf = Point::from_sgf("bf").unwrap();
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &no_region_search());
+        let pr = adj.proofs.iter().find(|p| p.stones.contains(&bf)).unwrap();
+        // 1989: alive, and touching the open area, a 駄目 (要請II-[v]): a セキ石.
+        let want = if r == RuleSet::Japanese1989 { Status::Seki } else { Status::Alive };
+        assert_eq!((pr.status, pr.line.len()), (want, 0), "{r}");
+        let off = Options { safe_territories: false, ..no_region_search() };
+        assert_eq!(adjudicate(&b, r, &off).status.get(bf), Status::Undecided, "{r}");
+    }
+}
