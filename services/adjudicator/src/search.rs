@@ -56,7 +56,7 @@ pub(crate) struct Region {
     /// States expanded so far.
     pub nodes: u64,
     /// `U_black`, `U_white` by cells (each computed when first asked for).
-    ucache: [HashMap<Vec<u8>, Bits>; 2],
+    ucache: HashMap<Vec<u8>, [Option<Bits>; 2]>,
     /// When set, the ends are those of a territory's local game (see `safety`), not of a
     /// chain.
     pub territory: Option<Territory>,
@@ -125,19 +125,32 @@ impl Region {
         Region { scope, mode, budget, nodes: 0, ucache: Default::default(), territory: None, scratch: Default::default() }
     }
 
-    /// `U_c` for `cells` (cached).
-    pub fn area(&mut self, cells: &[u8], c: Color) -> &Bits {
-        let cache = &mut self.ucache[c.index()];
-        if !cache.contains_key(cells) {
-            cache.insert(cells.to_vec(), unconditional(cells, c, &self.scope).area);
+    /// The cache slot of `cells`: its unconditional areas, each computed when first needed
+    /// (one lookup for both colours).
+    fn slot<'a>(ucache: &'a mut HashMap<Vec<u8>, [Option<Bits>; 2]>, cells: &[u8]) -> &'a mut [Option<Bits>; 2] {
+        if !ucache.contains_key(cells) {
+            ucache.insert(cells.to_vec(), [None, None]);
         }
-        &self.ucache[c.index()][cells]
+        ucache.get_mut(cells).expect("just inserted")
     }
 
+    /// `U_c` for `cells` (cached).
+    pub fn area(&mut self, cells: &[u8], c: Color) -> &Bits {
+        let Region { ucache, scope, .. } = self;
+        Region::slot(ucache, cells)[c.index()].get_or_insert_with(|| unconditional(cells, c, scope).area)
+    }
+
+    /// Both unconditional areas of `cells`.
     fn areas(&mut self, cells: &[u8]) -> [&Bits; 2] {
-        self.area(cells, Color::Black);
-        self.area(cells, Color::White);
-        [&self.ucache[0][cells], &self.ucache[1][cells]]
+        let Region { ucache, scope, .. } = self;
+        let slot = Region::slot(ucache, cells);
+        for c in [Color::Black, Color::White] {
+            if slot[c.index()].is_none() {
+                slot[c.index()] = Some(unconditional(cells, c, scope).area);
+            }
+        }
+        let [b, w] = &*slot;
+        [b.as_ref().expect("computed"), w.as_ref().expect("computed")]
     }
 
     /// The points where a move can matter: empty and outside both unconditional areas
@@ -161,13 +174,15 @@ impl Region {
             self.territory = Some(t);
             return e;
         }
-        if stones.iter().any(|&s| self.area(cells, owner.opponent()).get(s)) {
-            Some(End::Dead)
-        } else if stones.iter().all(|&s| self.area(cells, owner).get(s)) {
-            Some(End::Alive)
-        } else {
-            None
+        // One cache lookup; the owner's area only when the chain is not dead.
+        let Region { ucache, scope, .. } = self;
+        let slot = Region::slot(ucache, cells);
+        let opp = slot[owner.opponent().index()].get_or_insert_with(|| unconditional(cells, owner.opponent(), scope).area);
+        if stones.iter().any(|&s| opp.get(s)) {
+            return Some(End::Dead);
         }
+        let own = slot[owner.index()].get_or_insert_with(|| unconditional(cells, owner, scope).area);
+        stones.iter().all(|&s| own.get(s)).then_some(End::Alive)
     }
 
     /// Whether the side to move would retake the ko `(q, s)` by playing `q`.
