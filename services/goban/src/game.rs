@@ -557,7 +557,7 @@ impl Game {
     }
 
     /// `asker` asks to resume play after it stopped. Under `japanese-1989` the opponent of
-    /// the asker moves first (要請I-[vi]); under the other rule sets the player to move
+    /// the asker moves first (要請I-\[vi\]); under the other rule sets the player to move
     /// continues, as [`Game::resume`]. No effect unless the phase is [`Phase::Stopped`].
     pub fn resume_by(&mut self, asker: Color) {
         if self.phase != Phase::Stopped {

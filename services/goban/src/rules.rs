@@ -6,17 +6,17 @@
 //! | rule set          | ko (第五条)        | suicide (第四条) | stop / end (第九条)        | scoring                 | komi 19 / 13 / 9 |
 //! |-------------------|--------------------|------------------|----------------------------|-------------------------|------------------|
 //! | `japanese-2011`   | basic              | forbidden        | 3 passes stop, 4 end       | territory (第八条・第十条) | 6.5 / 4.5 / 3.5 |
-//! | `japanese-1989`   | basic (要請II-[ii]-3) | forbidden     | 2 passes stop (要請I-[vi]) | territory (要請II-[v],[vi]) | 6.5 / 4.5 / 3.5 |
+//! | `japanese-1989`   | basic (要請II-\[ii\]-3) | forbidden     | 2 passes stop (要請I-\[vi\]) | territory (要請II-\[v\],\[vi\]) | 6.5 / 4.5 / 3.5 |
 //! | `chinese`         | positional superko | forbidden        | 2 passes stop              | area                    | 7.5 / 7.5 / 7.5 |
 //! | `jungo`           | basic              | forbidden        | 2 passes end               | stones on the board     | 7.5 / 7.5 / 7.5 |
 //! | `japanese-jungo`  | basic (試案4)      | allowed (試案C)  | 2 passes end (試案5)       | territory − own captured stones, passes hand over a stone | 6.5 / 4.5 / 3.5 |
 //!
 //! Sources (all in `../shared/rules/`): `kiyaku-2011-draft-commentary.txt` (the articles
 //! 第一条..第十二条 cited throughout), `rules-explained-as-postulates.txt` (the 1989 rules:
-//! 要請I-[vi] two passes stop play and the opponent of the player asking to resume moves
-//! first; 要請II-[ii]-3 forbids a move that recreates the board as it was after the same
+//! 要請I-\[vi\] two passes stop play and the opponent of the player asking to resume moves
+//! first; 要請II-\[ii\]-3 forbids a move that recreates the board as it was after the same
 //! player's previous move, which with suicide forbidden is exactly the basic ko of 第五条;
-//! 要請II-[vi] komi 6.5), `japanese-jungo-proposal.txt` (日本式純碁試案 rules 1–8 and
+//! 要請II-\[vi\] komi 6.5), `japanese-jungo-proposal.txt` (日本式純碁試案 rules 1–8 and
 //! remarks A–F) and `brainking-go-rules.txt` (komi by board size).
 
 use std::fmt;
@@ -32,7 +32,7 @@ pub enum RuleSet {
     #[default]
     Japanese2011,
     /// 日本囲碁規約 (1989) as explained in the postulates: two passes stop play; if play
-    /// resumes, the opponent of the player who asked moves first (要請I-[vi]).
+    /// resumes, the opponent of the player who asked moves first (要請I-\[vi\]).
     Japanese1989,
     /// Chinese rules: area scoring, positional superko, two passes.
     Chinese,
@@ -184,7 +184,7 @@ impl RuleSet {
     /// `width × height` board.
     ///
     /// * Japanese rule sets (and `japanese-jungo`, which counts like them): 6.5 on 19x19
-    ///   (the komi of the 1989 rules, 要請II-[vi]; the 2011 draft names none); 4.5 on 13x13
+    ///   (the komi of the 1989 rules, 要請II-\[vi\]; the 2011 draft names none); 4.5 on 13x13
     ///   and 3.5 on 9x9: `brainking-go-rules.txt`, the only source at hand naming a
     ///   small-board komi, lowers komi by 1 point on 13x13 and 2 points on 9x9
     ///   (5.5 / 4.5 / 3.5); shinpan keeps its 13x13 and 9x9 figures as written there.
@@ -246,7 +246,7 @@ impl RuleSet {
 
     /// Consecutive passes after which play stops (for agreement on life and death, or
     /// for good in the 純碁 rule sets): 3 for `japanese-2011` (第九条), 2 for the others
-    /// (1989 要請I-[vi]; chinese; 純碁試案 rule 5).
+    /// (1989 要請I-\[vi\]; chinese; 純碁試案 rule 5).
     pub const fn passes_to_stop(self) -> u32 {
         match self {
             RuleSet::Japanese2011 => 3,
@@ -268,7 +268,7 @@ impl RuleSet {
     }
 
     /// Who moves first when play resumes after a stop: `true` if it is the opponent of the
-    /// player who asked to resume (1989, 要請I-[vi]); `false` if it is the player whose turn
+    /// player who asked to resume (1989, 要請I-\[vi\]); `false` if it is the player whose turn
     /// it is (第九条: 手番の方が対局を続行する).
     pub const fn resume_opponent_of_asker(self) -> bool {
         matches!(self, RuleSet::Japanese1989)

@@ -166,7 +166,7 @@ pub enum GameResult {
     },
     /// 無勝負 (第十一条): no result. SGF `Void`.
     NoResult,
-    /// 両負け: both players lose (1989 rules 要請II-[vii]-3,4). Written `BothLose` (SGF has
+    /// 両負け: both players lose (1989 rules 要請II-\[vii\]-3,4). Written `BothLose` (SGF has
     /// no value for it; shinpan's own spelling).
     BothLose,
 }

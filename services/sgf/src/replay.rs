@@ -7,7 +7,7 @@
 //! the players did not agree and play resumed: the engine ([`goban::Game::play`]) takes a move
 //! in [`Phase::Stopped`] as resuming play, with the player to move continuing under
 //! `japanese-2011` (第九条: 手番の方が対局を続行する) and either player under `japanese-1989` (the
-//! opponent of whoever asked to resume moves first, 要請I-[vi]; the record does not say who
+//! opponent of whoever asked to resume moves first, 要請I-\[vi\]; the record does not say who
 //! asked). [`Replayed::resumed`] lists where that happened.
 //!
 //! Once the game has *ended* (`japanese-2011`: four consecutive passes, 第九条2; the 純碁 rule

@@ -15,7 +15,7 @@
 //!
 //! * Endings ([`Ending`]): 中押勝 (第六条), count after life and death (第九条 agreement, or
 //!   第七条・第八条 after four passes / when no agreement is reached, 第九条2), time forfeit,
-//!   反則負け (第十二条), 無勝負 (第十一条), 両負け (1989 rules 要請II-[vii] 3 and 4), 持碁
+//!   反則負け (第十二条), 無勝負 (第十一条), 両負け (1989 rules 要請II-\[vii\] 3 and 4), 持碁
 //!   (第十条).
 //! * A result is final when the players of both colours and the referee (立会人) have
 //!   confirmed it (第十条 解説: "双方の対局者及び立会人(審判)が勝敗を確認した後は、この勝敗を変える
@@ -44,7 +44,7 @@ pub enum Ending {
     /// 無勝負 (第十一条). RE `Void` (or, under a tournament policy that avoids 無勝負, the
     /// winner decided on time used `B+T` or by nigiri `B+F`).
     NoResult,
-    /// 両負け (要請II-[vii] 3, 4 of the 1989 rules). RE `BothLose` (SGF has no value for it;
+    /// 両負け (要請II-\[vii\] 3, 4 of the 1989 rules). RE `BothLose` (SGF has no value for it;
     /// this is the spelling of `goban::GameResult::BothLose`).
     BothLose,
     /// 持碁 (第十条): equal counts. RE `0`.
@@ -87,7 +87,7 @@ impl Ending {
     }
 
     /// The article the ending rests on: `"第六条"`, `"第九条"`, `""` (time: tournament
-    /// regulations, not the rules of play), `"第十二条"`, `"第十一条"`, `"要請II-[vii]"`,
+    /// regulations, not the rules of play), `"第十二条"`, `"第十一条"`, `"要請II-\[vii\]"`,
     /// `"第十条"`.
     pub const fn article(self) -> &'static str {
         match self {
@@ -333,7 +333,7 @@ pub enum RulingKind {
     NoResult,
     /// 反則負け (第十二条).
     FoulLoss,
-    /// 両負け (要請II-[vii] 3, 4).
+    /// 両負け (要請II-\[vii\] 3, 4).
     BothLose,
     /// Play resumes (第九条: a resumption dispute).
     Resumption,

@@ -17,7 +17,7 @@
 //!   the winner and the policy applied is recorded in the ruling;
 //! * 反則負け (第十二条) — names the player and the foul (move, rule, article), which must be
 //!   a recorded foul of that player; only before the result is final;
-//! * 両負け (要請II-[vii] 3, 4); resumption (第九条: play resumes, the game returns to
+//! * 両負け (要請II-\[vii\] 3, 4); resumption (第九条: play resumes, the game returns to
 //!   `playing`); end by count (第九条2: agreement is not reached — e.g. a one-sided cycle
 //!   with passes to refuse the end — so the adjudicator counts by 第七条・第八条); uphold /
 //!   amend an objected result (第十条2).
