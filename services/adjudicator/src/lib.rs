@@ -224,9 +224,11 @@ pub struct Proof {
     /// The line (moves and passes) that shows it: the forcing side's moves against the
     /// longest resistance; for seki, the moves each side uses to hold until the play
     /// cycles. For a chain decided by a safe territory (crate docs, step 2), the winning
-    /// line of that territory's local game, the attacker moving first. Empty when the
-    /// status holds at the start (e.g. stones inside the opponent's pass-alive eye) or was
-    /// proved only by the avoidance search.
+    /// line of that territory's local game, the attacker moving first. For a short proof in
+    /// a large region (crate docs, Engine step 4): the winning move, or (miai) the first
+    /// player's pass and the answer. Empty when the status holds at the start (e.g. stones
+    /// inside the opponent's pass-alive eye, or a miai connection to a chain kept alive by
+    /// the territory proofs) or was proved only by the avoidance search.
     pub line: Vec<(Color, Move)>,
     /// Nodes searched for this chain.
     pub nodes: u64,
