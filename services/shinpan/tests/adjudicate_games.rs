@@ -13,6 +13,7 @@
 //! other way round. Undecided is allowed (it is not a guess); the counts are printed.
 
 use goban::{GameResult, Status};
+use shinpan_adjudicator::Undecided;
 use shinpan::adjudicate::adjudicate_loaded;
 use shinpan::replay::load;
 use shinpan::score::status_from_marks;
@@ -36,6 +37,7 @@ fn real_games_final_positions() {
     let (c_file, c_re, c_agree, c_gnugo) = (col("file"), col("RE"), col("marks_agree_with_RE"), col("gnugo_final_score"));
     let (mut games, mut fouls, mut re_ok, mut undecided, mut gnugo_ok, mut marked, mut marks_ok) = (0, 0, 0, 0, 0, 0, 0);
     let (mut stones, mut stones_decided) = (0usize, 0usize);
+    let mut undecided_by_reason = [0usize; 3];
     let (mut agreement_re, mut agreement_refuted) = (0usize, 0usize);
     let mut decided_wrong: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
@@ -63,6 +65,16 @@ fn real_games_final_positions() {
             if out.adjudication.status.get(p) != Status::Undecided {
                 stones_decided += 1;
             }
+        }
+        // Why the undecided stones are undecided (the reasons an arbiter sees).
+        for pr in &out.adjudication.proofs {
+            let k = match pr.undecided {
+                Some(Undecided::RegionTooLarge { .. }) => 0,
+                Some(Undecided::Budget { .. }) => 1,
+                Some(Undecided::SekiDependsOnUndecided) => 2,
+                None => continue,
+            };
+            undecided_by_reason[k] += pr.stones.len();
         }
         if ours == Some(GameResult::Undecided) {
             undecided += 1;
@@ -118,12 +130,17 @@ fn real_games_final_positions() {
         "games {games} (fouls {fouls}): shinpan reproduces RE in {re_ok}, undecided {undecided}, decided but different {}; \
          GNU Go final_score reproduces RE in {gnugo_ok}; marked games {marked}, shinpan agrees with the marks in {marks_ok} \
          (budget {budget} nodes per region); stones decided {stones_decided} of {stones}; \
-         with the marks as agreement (第九条): result = RE in {agreement_re} of {marked}, agreed statuses refuted {agreement_refuted}",
-        decided_wrong.len()
+         with the marks as agreement (第九条): result = RE in {agreement_re} of {marked}, agreed statuses refuted {agreement_refuted}; \
+         undecided stones with a proof entry by reason: region larger than the exhaustive search {}, budget {}, 1989 seki depending on undecided {}",
+        decided_wrong.len(),
+        undecided_by_reason[0],
+        undecided_by_reason[1],
+        undecided_by_reason[2],
     );
     for d in &decided_wrong {
         eprintln!("  {d}");
     }
     assert!(games > 0);
+    assert_eq!(undecided_by_reason.iter().sum::<usize>(), stones - stones_decided, "every undecided stone says why");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
