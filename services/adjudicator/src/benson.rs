@@ -220,28 +220,27 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
         }
     };
 
-    struct Reg {
-        open: bool,
-        points: Vec<u32>,
-        border_local: Vec<u32>,
-        healthy: Vec<u32>,
-        any_border: bool,
-    }
+    // The c-regions, as flat lists: region `r` borders the local chains
+    // `border[border_at[r]..border_at[r + 1]]` and is healthy for the chains (local or
+    // outside) `healthy[healthy_at[r]..healthy_at[r + 1]]`; `open` when it reaches an
+    // outside point not holding `c` (never healthy, see the module docs).
     let mut reg_of = vec![NONE; n];
-    let mut regs: Vec<Reg> = Vec::new();
+    let mut open: Vec<bool> = Vec::new();
+    let (mut border, mut border_at) = (Vec::<u32>::new(), vec![0u32]);
+    let (mut healthy, mut healthy_at) = (Vec::<u32>::new(), vec![0u32]);
+    let mut all: Vec<u32> = Vec::new();
     for s in 0..n {
         if reg_of[s] != NONE || cells[s] == me {
             continue;
         }
-        let id = regs.len() as u32;
-        let mut r = Reg { open: false, points: Vec::new(), border_local: Vec::new(), healthy: Vec::new(), any_border: false };
+        let id = open.len() as u32;
+        let (b0, h0) = (border.len(), healthy.len());
+        let mut is_open = false;
         let mut first_empty = true;
-        let mut all: Vec<u32> = Vec::new();
+        all.clear();
         reg_of[s] = id;
         stack.push(s as u32);
         while let Some(l) = stack.pop() {
-            r.points.push(l);
-            let empty = cells[l as usize] == EMPTY;
             let mut adj: [u32; 4] = [NONE; 4];
             let mut na = 0;
             for &g in &sc.nbrs[l as usize] {
@@ -249,9 +248,8 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
                     continue;
                 }
                 if let Some(cid) = chain_at(g) {
-                    r.any_border = true;
-                    if cid < nchains && !r.border_local.contains(&cid) {
-                        r.border_local.push(cid);
+                    if cid < nchains && !border[b0..].contains(&cid) {
+                        border.push(cid);
                     }
                     if !all.contains(&cid) {
                         all.push(cid);
@@ -261,57 +259,96 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
                         na += 1;
                     }
                 } else if g >= OUT {
-                    r.open = true;
+                    is_open = true;
                 } else if reg_of[g as usize] == NONE {
                     reg_of[g as usize] = id;
                     stack.push(g);
                 }
             }
-            if empty {
+            if cells[l as usize] == EMPTY {
                 if first_empty {
-                    r.healthy = adj[..na].to_vec();
+                    healthy.extend_from_slice(&adj[..na]);
                     first_empty = false;
                 } else {
-                    r.healthy.retain(|h| adj[..na].contains(h));
+                    // Keep the chains next to every empty point so far.
+                    let mut k = h0;
+                    for j in h0..healthy.len() {
+                        if adj[..na].contains(&healthy[j]) {
+                            healthy[k] = healthy[j];
+                            k += 1;
+                        }
+                    }
+                    healthy.truncate(k);
                 }
             }
         }
         if first_empty {
             // No empty point (stones without liberties, only in odd setups): healthy for
             // every bordering chain, as in Benson's definition.
-            r.healthy = all;
+            healthy.extend_from_slice(&all);
         }
-        regs.push(r);
+        open.push(is_open);
+        border_at.push(border.len() as u32);
+        healthy_at.push(healthy.len() as u32);
     }
+    let nreg = open.len();
+    let span = |at: &[u32], r: usize| at[r] as usize..at[r + 1] as usize;
 
-    // Benson's iteration.
-    let mut alive = vec![true; nchains as usize];
-    let mut reg_ok: Vec<bool> = regs.iter().map(|r| !r.open).collect();
-    loop {
-        let mut changed = false;
-        for k in 0..nchains as usize {
-            if !alive[k] || fixed[k] {
+    // Benson's iteration, as a worklist: a chain with fewer than two healthy regions left
+    // is dropped, and so is every region it borders (which may drop further chains).
+    let nc = nchains as usize;
+    let mut reg_ok: Vec<bool> = open.iter().map(|&o| !o).collect();
+    let mut count = vec![0usize; nc];
+    for r in 0..nreg {
+        if reg_ok[r] {
+            for &h in &healthy[span(&healthy_at, r)] {
+                if h < nchains {
+                    count[h as usize] += 1;
+                }
+            }
+        }
+    }
+    // The regions each local chain borders (inverse of `border`).
+    let mut regs_at = vec![0u32; nc + 1];
+    for &b in &border {
+        regs_at[b as usize + 1] += 1;
+    }
+    for k in 0..nc {
+        regs_at[k + 1] += regs_at[k];
+    }
+    let mut fill = regs_at.clone();
+    let mut regs_of = vec![0u32; border.len()];
+    for r in 0..nreg {
+        for &b in &border[span(&border_at, r)] {
+            regs_of[fill[b as usize] as usize] = r as u32;
+            fill[b as usize] += 1;
+        }
+    }
+    let mut alive = vec![true; nc];
+    let mut work: Vec<u32> = Vec::new();
+    for k in 0..nc {
+        if !fixed[k] && count[k] + bonus[k] < 2 {
+            alive[k] = false;
+            work.push(k as u32);
+        }
+    }
+    while let Some(k) = work.pop() {
+        for &r in &regs_of[span(&regs_at, k as usize)] {
+            let r = r as usize;
+            if !reg_ok[r] {
                 continue;
             }
-            let count = regs
-                .iter()
-                .enumerate()
-                .filter(|(ri, r)| reg_ok[*ri] && r.healthy.contains(&(k as u32)))
-                .take(2)
-                .count();
-            if count + bonus[k] < 2 {
-                alive[k] = false;
-                changed = true;
+            reg_ok[r] = false;
+            for &h in &healthy[span(&healthy_at, r)] {
+                let h = h as usize;
+                if h < nc && alive[h] && !fixed[h] {
+                    count[h] -= 1;
+                    if count[h] + bonus[h] < 2 {
+                        alive[h] = false;
+                        work.push(h as u32);
+                    }
+                }
             }
-        }
-        for (ri, r) in regs.iter().enumerate() {
-            if reg_ok[ri] && r.border_local.iter().any(|&b| !alive[b as usize]) {
-                reg_ok[ri] = false;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
         }
     }
 
