@@ -39,7 +39,6 @@
 
 use goban::{Board, Color, Point};
 
-
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// A fixed bitset over the local indices of a [`Scope`].
@@ -423,6 +422,134 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
     Safe { pa, area }
 }
 
+/// A quick necessary condition for every point of `stones` (local indices of a chain of
+/// `c`) to be in `U_c` of `cells` — when it fails, [`unconditional`] need not be computed
+/// to know they are not. Let `X` be the chain holding `stones`. Either `X` is pass-alive,
+/// and Benson requires two healthy regions: c-regions next to it, not open, whose every
+/// empty point is a liberty of `X` (a region with no empty point is healthy for every chain
+/// around it); or `X` is not, and its stones are interior points of an enclosed component
+/// (module docs): then `X` has at most two stones, and every point next to `X` is next to
+/// another `c` stone (a pass-alive chain) but for at most `2 - |X|` of them (the other
+/// interior point). Counted without Benson's iteration, so this is only an upper bound:
+/// `true` means "maybe", `false` means "certainly not". Also `true` when a stone is no
+/// longer `c`'s (captured: its point may still be in the area), when `X` touches `c`'s
+/// stones outside the scope (pass-alive for good), or when `X` holds a virtual eye and one
+/// more region would do.
+pub(crate) fn may_be_in_area(cells: &[u8], c: Color, sc: &Scope, stones: &[usize]) -> bool {
+    let me = cell(c);
+    if stones.iter().any(|&s| cells[s] != me) {
+        return true;
+    }
+    let n = sc.len();
+    // 0: unseen; 1: stone of X; 2: point of a region already examined.
+    let mut mark = vec![0u8; n];
+    let mut xs: Vec<u32> = vec![stones[0] as u32];
+    mark[stones[0]] = 1;
+    let mut k = 0;
+    let mut need = 2usize;
+    while k < xs.len() {
+        let l = xs[k] as usize;
+        k += 1;
+        if !sc.virtual_eye.is_empty() && sc.virtual_eye[l] && need == 2 {
+            need = 1;
+        }
+        for &g in &sc.nbrs[l] {
+            if g == NONE {
+                continue;
+            }
+            if g >= OUT {
+                if sc.ext[(g - OUT) as usize].0 == me {
+                    return true;
+                }
+            } else if cells[g as usize] == me && mark[g as usize] == 0 {
+                mark[g as usize] = 1;
+                xs.push(g);
+            }
+        }
+    }
+    if stones.iter().any(|&s| mark[s] != 1) {
+        return true; // not one chain any more (cannot happen without captures): no claim
+    }
+    if xs.len() <= 2 {
+        // Interior to an enclosed component? Points next to X must be next to another `c`
+        // stone, all but `2 - |X|` of them, and none outside the scope but `c`'s.
+        let mut unsupported = 0;
+        let mut open = false;
+        let mut seen: [u32; 8] = [NONE; 8];
+        let mut ns = 0;
+        for &x in &xs {
+            for &q in &sc.nbrs[x as usize] {
+                if q == NONE || (q < OUT && mark[q as usize] == 1) || seen[..ns].contains(&q) {
+                    continue;
+                }
+                if q >= OUT {
+                    open = true; // not `c` (checked above): the component is not enclosed
+                    continue;
+                }
+                seen[ns] = q;
+                ns += 1;
+                let supported = sc.nbrs[q as usize].iter().any(|&h| {
+                    h != NONE
+                        && if h >= OUT {
+                            sc.ext[(h - OUT) as usize].0 == me
+                        } else {
+                            cells[h as usize] == me && mark[h as usize] != 1
+                        }
+                });
+                unsupported += usize::from(!supported);
+            }
+        }
+        if !open && unsupported + xs.len() <= 2 {
+            return true;
+        }
+    }
+    let next_to_x = |mark: &[u8], l: usize| sc.nbrs[l].iter().any(|&g| g != NONE && g < OUT && mark[g as usize] == 1);
+    let mut healthy = 0;
+    let mut stack: Vec<u32> = Vec::new();
+    for i in 0..xs.len() {
+        for &g in &sc.nbrs[xs[i] as usize] {
+            if g == NONE || g >= OUT || mark[g as usize] != 0 {
+                continue;
+            }
+            // A new c-region next to X: flood it, stopping at the first sign it is not healthy.
+            let mut ok = true;
+            stack.clear();
+            stack.push(g);
+            mark[g as usize] = 2;
+            while let Some(l) = stack.pop() {
+                let l = l as usize;
+                if cells[l] == EMPTY && !next_to_x(&mark, l) {
+                    ok = false;
+                    break;
+                }
+                for &h in &sc.nbrs[l] {
+                    if h == NONE {
+                        continue;
+                    }
+                    if h >= OUT {
+                        if sc.ext[(h - OUT) as usize].0 != me {
+                            ok = false; // open
+                        }
+                    } else if cells[h as usize] != me && mark[h as usize] == 0 {
+                        mark[h as usize] = 2;
+                        stack.push(h);
+                    }
+                }
+                if !ok {
+                    break;
+                }
+            }
+            if ok {
+                healthy += 1;
+                if healthy >= need {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,10 +563,12 @@ mod tests {
         let b = board(&[".X.X.", "XXXXX", ".....", "OOOOO", ".O..."]);
         let sc = Scope::whole(&b);
         let s = unconditional(&sc.cells(&b), Color::Black, &sc);
-        let l = |p: &str| sc.local[{
-            let q = Point::from_sgf(p).unwrap();
-            q.y as usize * 5 + q.x as usize
-        }] as usize;
+        let l = |p: &str| {
+            sc.local[{
+                let q = Point::from_sgf(p).unwrap();
+                q.y as usize * 5 + q.x as usize
+            }] as usize
+        };
         assert!(s.pa.get(l("ab")));
         assert!(s.area.get(l("aa")) && s.area.get(l("ca")) && s.area.get(l("ea")));
         assert!(!s.area.get(l("ac")));
@@ -447,5 +576,72 @@ mod tests {
         assert!(w.pa.get(l("ad")), "white has two healthy regions: ae and ce-ee");
         assert!(w.area.get(l("ee")) && w.area.get(l("ae")));
         assert!(!w.area.get(l("ac")) && !s.area.get(l("ac")), "the open middle row is nobody's");
+    }
+
+    #[test]
+    fn the_quick_test_never_rules_out_a_chain_in_the_area() {
+        // Random boards (xorshift), whole board and a scope without the last column: wherever
+        // `may_be_in_area` says "certainly not", `unconditional` must agree. Also counts how
+        // often it says so (it must rule something out to be worth its place).
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut ruled_out, mut in_area) = (0, 0);
+        for round in 0..4000 {
+            let (w, h) = (3 + (next() % 9) as usize, 3 + (next() % 9) as usize);
+            let density = next() % 10;
+            let rows: Vec<String> = (0..h)
+                .map(|_| {
+                    (0..w)
+                        .map(|_| match next() % 10 {
+                            v if v < density / 2 => 'X',
+                            v if v < density => 'O',
+                            _ => '.',
+                        })
+                        .collect()
+                })
+                .collect();
+            let text: Vec<&str> = rows.iter().map(String::as_str).collect();
+            let Ok(b) = Board::from_diagram(&text) else {
+                continue;
+            };
+            let scopes =
+                [Scope::whole(&b), Scope::new(&b, b.points().filter(|p| (p.x as usize) + 1 < w || round % 2 == 0).collect())];
+            for sc in &scopes {
+                let cells = sc.cells(&b);
+                for c in [Color::Black, Color::White] {
+                    let area = unconditional(&cells, c, sc).area;
+                    let mut seen = vec![false; sc.len()];
+                    for s0 in 0..sc.len() {
+                        if seen[s0] || cells[s0] != cell(c) {
+                            continue;
+                        }
+                        let chain: Vec<usize> = b
+                            .chain(sc.points[s0])
+                            .into_iter()
+                            .filter_map(|p| {
+                                let l = sc.local[p.y as usize * w + p.x as usize];
+                                (l != NONE).then_some(l as usize)
+                            })
+                            .collect();
+                        for &l in &chain {
+                            seen[l] = true;
+                        }
+                        let all_in = chain.iter().all(|&l| area.get(l));
+                        in_area += usize::from(all_in);
+                        if !may_be_in_area(&cells, c, sc, &chain) {
+                            ruled_out += 1;
+                            assert!(!all_in, "{c:?} chain at {} wrongly ruled out in\n{}", sc.points[s0], rows.join("\n"));
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!("{ruled_out} chains ruled out, {in_area} in the area");
+        assert!(ruled_out > 1000 && in_area > 100, "{ruled_out} ruled out, {in_area} in the area");
     }
 }

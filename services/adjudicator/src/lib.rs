@@ -126,17 +126,21 @@
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
 //!    the region do). Out of budget → [`Status::Undecided`], never a guess. Regions with
 //!    more than [`Options::max_region_empty`] empty points (default 40) are not searched
-//!    exhaustively: each of their chains gets only a *one-move proof* by the side that
-//!    moves first — under the 2011 draft its owner (第七条 解説): a move on one of its
-//!    liberties or next to one after which the whole chain is in the owner's unconditional
-//!    area (it connects to a pass-alive chain, or makes its second eye), or after which it
-//!    is joined to a chain kept alive by step 2's territories (on a point none of their
-//!    proofs uses: the owner then follows their strategy), proves it alive;
-//!    under 1989 the opponent (要請II-\[iii\]): such a move after which a point of the chain
-//!    is in the opponent's unconditional area proves it dead. A forced win in one move is
-//!    exact whatever else the region holds. Without one the chain is undecided. The
+//!    exhaustively: each of their chains gets only *short proofs* (see `short_proof`).
+//!    A one-move proof by the side that moves first — under the 2011 draft its owner
+//!    (第七条 解説): a move on one of its liberties or next to one after which the whole
+//!    chain is in the owner's unconditional area (it connects to a pass-alive chain, or
+//!    makes its second eye), or after which it is joined to a chain kept alive by step 2's
+//!    territories (on a point none of their proofs uses: the owner then follows their
+//!    strategy), proves it alive; under 1989 the opponent (要請II-\[iii\]): such a move
+//!    after which a point of the chain is in the opponent's unconditional area proves it
+//!    dead. A forced win in one move is exact whatever else the region holds. Also a miai
+//!    (見合い) of two non-capturing one-move lives of the owner that answers every move of
+//!    the opponent proves it alive: under 1989 at once (the opponent moves first), under
+//!    2011 after one move of the owner. Without such a proof the chain is undecided. The
 //!    unconditional areas are computed per colour when first needed, cached per position
-//!    and shared by all chains of the region.
+//!    and shared by all chains of the region; a quick necessary test (two candidate
+//!    healthy regions, or room to be interior) skips most of them.
 //! 5. Agreement first (第九条): agreed statuses stand for every chain not disputed; the
 //!    engine still examines them and reports every agreement it refutes.
 //!
@@ -581,6 +585,10 @@ pub fn adjudicate_with_progress(
 ///    an unconditional area (pass-alive chains stay pass-alive — their healthy regions only
 ///    lose empty points; an enclosed area keeps its interior). So the end, which held after
 ///    `w`, holds after `r, w`.
+////// 3. **A move, then miai** (2011 only): an owner's move `m` after which step 2 holds with
+///    the opponent to move — the owner has two or more non-capturing lives that answer
+///    every opponent move (or pass). The owner, moving first (第七条 解説), plays `m` and
+///    then answers as in step 2: alive. Line: `m`, the opponent's pass, the owner's answer.
 ///
 /// Only moves on a liberty of the chain or next to one are tried as winning moves (a proof
 /// needs one winning move; trying fewer loses no exactness), but every move of `F` is
@@ -611,10 +619,11 @@ fn short_proof(
         root.ko = region.scope.local[q.y as usize * w + q.x as usize];
     }
     let reached = |region: &mut Region, cells: &[u8], e: End| match e {
-        End::Alive => stones.iter().all(|&s| region.area(cells, c).get(s)),
+        End::Alive => {
+            benson::may_be_in_area(cells, c, &region.scope, stones) && stones.iter().all(|&s| region.area(cells, c).get(s))
+        }
         End::Dead => stones.iter().any(|&s| region.area(cells, c.opponent()).get(s)),
     };
-    let stones_on = |cells: &[u8]| cells.iter().filter(|&&v| v != benson::EMPTY).count();
     // 2011: after the owner's move `m`, the chain holds a stone of a chain that the territory
     // proofs (module `safety`) keep alive, and `m` is on no point those proofs rely on: the
     // owner then follows their strategy, which keeps that chain — now joined to ours — from
@@ -687,7 +696,6 @@ fn short_proof(
         empty_nbrs(cand[k] as usize, &mut cand);
     }
     let playable = region.playable(&root.cells);
-    let on_root = stones_on(&root.cells);
     // 0. Already kept alive through a miai connection to a chain of the territory proofs.
     if kept_alive(region, &root.cells, None) {
         return Some((Status::Alive, Vec::new()));
@@ -709,42 +717,102 @@ fn short_proof(
     // 2. Miai of G's non-capturing winning moves — under 1989 only: under 2011 (G the
     //    attacker) it decided 6 more stones of the real games at +45% time (bench p50
     //    16.7 -> 24.2 ms), under 1989 (G the owner) 1,092 more.
-    if region.mode != Mode::Kiyaku1989 {
-        return None;
+    if region.mode == Mode::Kiyaku1989 {
+        let root_f = State { ko: NONE, ..root.clone() };
+        let w = miai(region, &root_f, second, stones, &cand)?;
+        return Some((status_of(second_end), vec![(first, Move::Pass), (second, Move::Play(region.scope.points[w as usize]))]));
     }
-    let root_g = State { to_move: second, ko: NONE, ..root.clone() };
-    let mut wins: Vec<u32> = Vec::new();
+    // 3. 2011: one move of the owner after which the owner has a miai of lives (step 2 with
+    //    the opponent to move): owner m, then whatever the opponent does, the owner lives.
     for &m in &cand {
-        if !playable[m as usize] {
+        if !playable[m as usize] || m == root.ko {
             continue;
         }
         if region.nodes >= region.budget {
             return None;
         }
         region.nodes += 1;
+        let Some(child) = region.play(&root, Some(m)) else { continue };
+        // The chain now (m may have joined it to others): its liberties and their neighbours.
+        let me = child.cells[stones[0]];
+        let mut members: Vec<u32> = vec![stones[0] as u32];
+        let mut libs2: Vec<u32> = Vec::new();
+        let mut k = 0;
+        while k < members.len() {
+            let l = members[k] as usize;
+            k += 1;
+            for &g in &region.scope.nbrs[l] {
+                if g == NONE || g >= benson::OUT {
+                    continue;
+                }
+                if child.cells[g as usize] == benson::EMPTY && !libs2.contains(&g) {
+                    libs2.push(g);
+                } else if child.cells[g as usize] == me && !members.contains(&g) {
+                    members.push(g);
+                }
+            }
+        }
+        let mut cand2 = libs2.clone();
+        for &lib in &libs2 {
+            for &g in &region.scope.nbrs[lib as usize] {
+                if g != NONE && g < benson::OUT && child.cells[g as usize] == benson::EMPTY && !cand2.contains(&g) {
+                    cand2.push(g);
+                }
+            }
+        }
+        let after_m = State { ko: NONE, ..child };
+        if let Some(w) = miai(region, &after_m, c, stones, &cand2) {
+            let pt = |l: u32| Move::Play(region.scope.points[l as usize]);
+            return Some((Status::Alive, vec![(c, pt(m)), (c.opponent(), Move::Pass), (c, pt(w))]));
+        }
+    }
+    None
+}
+
+/// The miai step of [`short_proof`]: in `root` (the side `F` to move, no ko ban — every move
+/// of `F` is answered, even a barred retake), the owner `g` of the chain `stones` (local
+/// indices) has two or more non-capturing moves among `cand`, each putting every stone of
+/// the chain in `U_g` when played at once, and every move `r` of `F` in the region is
+/// answered by one of them. Returns the first such move of `g`, or `None` (also when the
+/// region's budget runs out). Each move played counts one node.
+fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u32]) -> Option<u32> {
+    let stones_on = |cells: &[u8]| cells.iter().filter(|&&v| v != benson::EMPTY).count();
+    let reached = |region: &mut Region, cells: &[u8]| {
+        benson::may_be_in_area(cells, g, &region.scope, stones) && stones.iter().all(|&s| region.area(cells, g).get(s))
+    };
+    let on_root = stones_on(&root.cells);
+    let root_g = State { to_move: g, ko: NONE, ..root.clone() };
+    // G's non-capturing winning moves (the quick test first). A winning move may lie in an
+    // unconditional area: it is a real move all the same.
+    let mut wins: Vec<u32> = Vec::new();
+    for &m in cand {
+        if region.nodes >= region.budget {
+            return None;
+        }
+        region.nodes += 1;
         let Some(child) = region.play(&root_g, Some(m)) else { continue };
-        if stones_on(&child.cells) == on_root + 1 && reached(region, &child.cells, second_end) {
+        if stones_on(&child.cells) == on_root + 1 && reached(region, &child.cells) {
             wins.push(m);
         }
     }
     if wins.len() < 2 {
         return None;
     }
-    let root_f = State { ko: NONE, ..root.clone() }; // every move of F, even a barred retake
-    for r in 0..root_f.cells.len() as u32 {
-        if root_f.cells[r as usize] != benson::EMPTY || !playable[r as usize] {
+    let playable = region.playable(&root.cells);
+    for r in 0..root.cells.len() as u32 {
+        if root.cells[r as usize] != benson::EMPTY || !playable[r as usize] {
             continue; // occupied, or a move in an unconditional area: a pass for the region
         }
         if region.nodes >= region.budget {
             return None;
         }
         region.nodes += 1;
-        let Some(after_r) = region.play(&root_f, Some(r)) else { continue };
+        let Some(after_r) = region.play(root, Some(r)) else { continue };
         let quiet_r = stones_on(&after_r.cells) == on_root + 1;
         let mut answered = false;
         for &m in wins.iter().filter(|&&m| m != r) {
             let Some(after) = region.play(&after_r, Some(m)) else { continue };
-            if (quiet_r && stones_on(&after.cells) == on_root + 2) || reached(region, &after.cells, second_end) {
+            if (quiet_r && stones_on(&after.cells) == on_root + 2) || reached(region, &after.cells) {
                 answered = true;
                 break;
             }
@@ -753,8 +821,7 @@ fn short_proof(
             return None;
         }
     }
-    let line = vec![(first, Move::Pass), (second, Move::Play(region.scope.points[wins[0] as usize]))];
-    Some((status_of(second_end), line))
+    Some(wins[0])
 }
 
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the

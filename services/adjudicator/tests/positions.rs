@@ -679,6 +679,39 @@ fn in_a_region_too_large_to_search_a_miai_of_one_move_lives_is_alive_1989() {
 }
 
 #[test]
+fn in_a_region_too_large_to_search_a_move_then_a_miai_of_lives_is_alive_2011() {
+    // Short proofs only (region search and territory proofs off). BAMBOO plus Black's stone
+    // bd, a knight's move below the left chain, and White's ad beside it. Under 2011 Black
+    // moves first (第七条 解説): bc joins bd to the left chain; then Black has several
+    // lives — ea or eb connect the two one-eyed chains into one with two eyes, be makes
+    // ac-ae a second healthy region — and they are miai, so whatever White does, Black
+    // lives: alive, line "B bc", "W pass", and a life. No single move makes bd alive.
+    let opts = Options { safe_territories: false, ..no_region_search() };
+    let mut rows = BAMBOO;
+    rows[3] = "OX.......";
+    let mut b = board(&rows);
+    let bd = Point::from_sgf("bd").unwrap();
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&bd)).unwrap();
+    assert_eq!(pr.status, Status::Alive);
+    let line = pr.line_text();
+    assert_eq!(line[..2], ["B bc".to_string(), "W pass".to_string()]);
+    assert_eq!(line.len(), 3, "{line:?}");
+    // The line is real: after it bd is pass-alive (no proof entry needed any more).
+    for (c, m) in [&pr.line[0], &pr.line[2]] {
+        let goban::Move::Play(p) = m else { panic!("a pass where a move was expected") };
+        b.play(*c, *p, false).unwrap();
+    }
+    let after = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert_eq!(after.status.get(bd), Status::Alive);
+    assert!(after.proofs.iter().all(|p| !p.stones.contains(&bd)), "pass-alive after {line:?}");
+    // With a White stone at bc instead, bd joins nothing in one move: undecided.
+    rows[2] = ".O.......";
+    let b = board(&rows);
+    assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &opts).status.get(bd), Status::Undecided);
+}
+
+#[test]
 fn in_a_region_too_large_to_search_one_move_joining_a_chain_kept_alive_by_its_territories_is_alive_2011() {
     // Black's wall has two 3x3 territories (not pass-alive: each has points not next to
     // it) that the territory proofs show safe, so the wall is alive. Black's stone cf, out in
