@@ -152,9 +152,10 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 12,625 of 29,084 stones are
-//! decided with 20 000 nodes per region (7,044 before the one-move proofs of life in large
-//! regions, 6,223 before the miai couples and connections), none wrongly; Benson and
+//! must rule). On the 153 real games of `shared/games`, 15,732 of 29,084 stones are
+//! decided with 20 000 nodes per region (12,625 before the 2011 short proof "a move, then a
+//! miai of lives", 7,044 before the one-move proofs of life in large regions, 6,223 before
+//! the miai couples and connections), none wrongly; Benson and
 //! the region search alone decided 3,754 (with 1 000 nodes; 5,125 later). Searching large
 //! regions with the full machinery instead (quick proofs, avoidance search) decided 12,461
 //! at four to five times the time (bench p50 73.9 ms against 16.7 ms). Tried and left out:
@@ -194,9 +195,9 @@ pub struct Options {
     /// Whether territories are proved safe under alternating play before the region search
     /// (crate docs, step 2). On by default; off only to cross-check the two methods.
     pub safe_territories: bool,
-    /// Whether the chains of regions above `max_region_empty` get a one-move proof (of life
-    /// under 2011, of death under 1989; crate docs, Engine step 4). On by default; off only
-    /// to test the other steps alone.
+    /// Whether the chains of regions above `max_region_empty` get short proofs (one move of
+    /// the side that moves first, or a miai; crate docs, Engine step 4). On by default; off
+    /// only to test the other steps alone.
     pub one_move_proofs: bool,
 }
 
@@ -246,7 +247,7 @@ pub struct Proof {
 pub enum Undecided {
     /// Its region (crate docs, Engine step 3) has `empty` empty points, more than
     /// [`Options::max_region_empty`] (`max`): hypothetical play there was not searched
-    /// exhaustively (no budget would finish it), and no one-move proof was found (Engine
+    /// exhaustively (no budget would finish it), and no short proof was found (Engine
     /// step 4). A larger budget does not help.
     RegionTooLarge {
         /// Empty points of the region.
@@ -269,7 +270,7 @@ impl std::fmt::Display for Undecided {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Undecided::RegionTooLarge { empty, max } => {
-                write!(f, "region of {empty} empty points, more than the {max} searched exhaustively, and no one-move proof (第七条)")
+                write!(f, "region of {empty} empty points, more than the {max} searched exhaustively, and no short proof (a move, or a miai; 第七条)")
             }
             Undecided::Budget { nodes } => write!(f, "no proof within {nodes} nodes (budget exhausted)"),
             Undecided::SekiDependsOnUndecided => {
