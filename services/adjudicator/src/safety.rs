@@ -13,7 +13,8 @@
 //!
 //! **Local game of `R` with `v` virtual eyes** (`v` = 0 or 1). The board is `R` plus the
 //! stones of its boundary chains; every other point is a permanent wall of `o` (so boundary
-//! chains have no liberties outside `R`). The attacker moves first; both may pass; ko
+//! chains have no liberties outside `R`; a boundary chain with no liberty inside `R` would
+//! have none at all, so such a game is lost at once). The attacker moves first; both may pass; ko
 //! (第五条, or the 1989 ko-pass rule) as in hypothetical play. The attacker wins when it
 //! captures a stone of a boundary chain. The defender wins when every point of `R` lies in
 //! its unconditional area computed on this local board, where each chain that contains a
@@ -276,6 +277,12 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
 /// none; returns whether the defender wins it, the nodes used and a line showing the win
 /// (the defender's forced win).
 fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtual_eye: bool, lb: u64) -> (bool, u64, Line) {
+    // A boundary chain with no liberty inside the region has none at all in the local game
+    // (an illegal start): the soundness argument (a) needs every boundary chain to keep a
+    // liberty inside the region, and such a chain may be captured from outside. Lost.
+    if cand.heads.iter().any(|&h| !board.liberties(h).iter().any(|q| cand.points.contains(q))) {
+        return (false, 0, Vec::new());
+    }
     let mut pts = cand.points.clone();
     let inner = pts.len();
     for &h in &cand.heads {
