@@ -134,10 +134,11 @@
 //!    territories (on a point none of their proofs uses: the owner then follows their
 //!    strategy), proves it alive; under 1989 the opponent (要請II-\[iii\]): such a move
 //!    after which a point of the chain is in the opponent's unconditional area proves it
-//!    dead. A forced win in one move is exact whatever else the region holds. Also a miai
-//!    (見合い) of two non-capturing one-move lives of the owner that answers every move of
-//!    the opponent proves it alive: under 1989 at once (the opponent moves first), under
-//!    2011 after one move of the owner. Without such a proof the chain is undecided. The
+//!    dead. A forced win in one move is exact whatever else the region holds. Also an
+//!    answer of the owner to every move of the opponent that makes the chain pass-alive
+//!    (a miai, 見合い, of non-capturing one-move lives, or any life tried on the board)
+//!    proves it alive: under 1989 at once (the opponent moves first), under 2011 after one
+//!    move of the owner. Without such a proof the chain is undecided. The
 //!    unconditional areas are computed per colour when first needed, cached per position
 //!    and shared by all chains of the region; a quick necessary test (two candidate
 //!    healthy regions, or room to be interior) skips most of them.
@@ -575,21 +576,23 @@ pub fn adjudicate_with_progress(
 ///    owner's move that joins the chain to a chain the territory proofs keep alive (on a
 ///    point none of those proofs relies on — see `kept_alive` below); and before any move, a
 ///    miai connection (two shared free points) to such a chain.
-/// 2. **Miai** (見合い, tried under 1989 only — see the measurement in the code): `G` has
-///    two or more moves `w`, each of which, played at once
-///    without capturing anything, reaches `G`'s end. Then whatever `F` does first, `G`
-///    answers with one of them: for each move `r` of `F` (a pass, or any legal move in the
-///    region) some `w ≠ r` stays legal and still captures nothing after `r`, or reaches the
-///    end when tried. Why a non-capturing answer still reaches the end: if neither `r` nor
-///    `w` captures anything, the board after `r, w` is the board after `w` plus `F`'s stone
-///    at `r`, and a stone of the opponent added without captures never takes a point out of
-///    an unconditional area (pass-alive chains stay pass-alive — their healthy regions only
-///    lose empty points; an enclosed area keeps its interior). So the end, which held after
-///    `w`, holds after `r, w`.
-////// 3. **A move, then miai** (2011 only): an owner's move `m` after which step 2 holds with
-///    the opponent to move — the owner has two or more non-capturing lives that answer
-///    every opponent move (or pass). The owner, moving first (第七条 解説), plays `m` and
-///    then answers as in step 2: alive. Line: `m`, the opponent's pass, the owner's answer.
+/// 2. **Every move answered** (見合い and more; under 1989 only — see the measurement in
+///    the code): `G` has a move `w` that, played at once without capturing anything,
+///    reaches `G`'s end (the answer to a pass), and for each move `r` of `F` (any legal
+///    move in the region; one inside an unconditional area counts as a pass) `G` has an
+///    answer after which the end holds: another such `w ≠ r`, when neither captures at
+///    once, else tried; or any move near the chain after `r`, tried. Why a non-capturing
+///    answer still reaches the end untried: if neither `r` nor `w` captures anything, the
+///    board after `r, w` is the board after `w` plus `F`'s stone at `r`, and a stone of the
+///    opponent added without captures never takes a point out of an unconditional area
+///    (pass-alive chains stay pass-alive — their healthy regions only lose empty points; an
+///    enclosed area keeps its interior). So the end, which held after `w`, holds after
+///    `r, w`. Every other answer is checked on the board: the two plies are searched in
+///    full.
+/// 3. **A move, then every move answered** (2011 only): an owner's move `m` after which
+///    step 2 holds with the opponent to move. The owner, moving first (第七条 解説), plays
+///    `m` and then answers as in step 2: alive. Line: `m`, the opponent's pass, the owner's
+///    answer to it.
 ///
 /// Only moves on a liberty of the chain or next to one are tried as winning moves (a proof
 /// needs one winning move; trying fewer loses no exactness), but every move of `F` is
@@ -715,16 +718,16 @@ fn short_proof(
             return Some((status_of(first_end), vec![(first, Move::Play(region.scope.points[m as usize]))]));
         }
     }
-    // 2. Miai of G's non-capturing winning moves — under 1989 only: under 2011 (G the
-    //    attacker) it decided 6 more stones of the real games at +45% time (bench p50
-    //    16.7 -> 24.2 ms), under 1989 (G the owner) 1,092 more.
+    // 2. Every move of F answered by G — under 1989 only: under 2011 (G the attacker) the
+    //    miai of kills decided 6 more stones of the real games at +45% time (bench p50
+    //    16.7 -> 24.2 ms); under 1989 (G the owner) the miai of lives 1,092 more.
     if region.mode == Mode::Kiyaku1989 {
         let root_f = State { ko: NONE, ..root.clone() };
         let w = miai(region, &root_f, second, stones, &cand)?;
         return Some((status_of(second_end), vec![(first, Move::Pass), (second, Move::Play(region.scope.points[w as usize]))]));
     }
-    // 3. 2011: one move of the owner after which the owner has a miai of lives (step 2 with
-    //    the opponent to move): owner m, then whatever the opponent does, the owner lives.
+    // 3. 2011: one move of the owner after which step 2 holds for the owner with the
+    //    opponent to move: owner m, then whatever the opponent does, the owner lives.
     for &m in &cand {
         if !playable[m as usize] || m == root.ko {
             continue;
@@ -735,32 +738,7 @@ fn short_proof(
         region.nodes += 1;
         let Some(child) = region.play(&root, Some(m)) else { continue };
         // The chain now (m may have joined it to others): its liberties and their neighbours.
-        let me = child.cells[stones[0]];
-        let mut members: Vec<u32> = vec![stones[0] as u32];
-        let mut libs2: Vec<u32> = Vec::new();
-        let mut k = 0;
-        while k < members.len() {
-            let l = members[k] as usize;
-            k += 1;
-            for &g in &region.scope.nbrs[l] {
-                if g == NONE || g >= benson::OUT {
-                    continue;
-                }
-                if child.cells[g as usize] == benson::EMPTY && !libs2.contains(&g) {
-                    libs2.push(g);
-                } else if child.cells[g as usize] == me && !members.contains(&g) {
-                    members.push(g);
-                }
-            }
-        }
-        let mut cand2 = libs2.clone();
-        for &lib in &libs2 {
-            for &g in &region.scope.nbrs[lib as usize] {
-                if g != NONE && g < benson::OUT && child.cells[g as usize] == benson::EMPTY && !cand2.contains(&g) {
-                    cand2.push(g);
-                }
-            }
-        }
+        let cand2 = near_chain(&region.scope, &child.cells, stones[0]);
         let after_m = State { ko: NONE, ..child };
         if let Some(w) = miai(region, &after_m, c, stones, &cand2) {
             let pt = |l: u32| Move::Play(region.scope.points[l as usize]);
@@ -770,11 +748,49 @@ fn short_proof(
     None
 }
 
+/// The empty points on a liberty of the chain holding local point `s` in `cells`, then the
+/// empty points next to those (none if `s` is empty).
+fn near_chain(sc: &Scope, cells: &[u8], s: usize) -> Vec<u32> {
+    let me = cells[s];
+    if me == benson::EMPTY {
+        return Vec::new();
+    }
+    let mut members: Vec<u32> = vec![s as u32];
+    let mut libs: Vec<u32> = Vec::new();
+    let mut k = 0;
+    while k < members.len() {
+        let l = members[k] as usize;
+        k += 1;
+        for &g in &sc.nbrs[l] {
+            if g == NONE || g >= benson::OUT {
+                continue;
+            }
+            if cells[g as usize] == benson::EMPTY && !libs.contains(&g) {
+                libs.push(g);
+            } else if cells[g as usize] == me && !members.contains(&g) {
+                members.push(g);
+            }
+        }
+    }
+    let mut out = libs.clone();
+    for &lib in &libs {
+        for &g in &sc.nbrs[lib as usize] {
+            if g != NONE && g < benson::OUT && cells[g as usize] == benson::EMPTY && !out.contains(&g) {
+                out.push(g);
+            }
+        }
+    }
+    out
+}
+
 /// The miai step of [`short_proof`]: in `root` (the side `F` to move, no ko ban — every move
 /// of `F` is answered, even a barred retake), the owner `g` of the chain `stones` (local
-/// indices) has two or more non-capturing moves among `cand`, each putting every stone of
-/// the chain in `U_g` when played at once, and every move `r` of `F` in the region is
-/// answered by one of them. Returns the first such move of `g`, or `None` (also when the
+/// indices) has a non-capturing move among `cand` that puts every stone of the chain in
+/// `U_g` when played at once (the answer to a pass, or to a move in an unconditional area,
+/// which counts as one), and every move `r` of `F` in the region is answered: by another
+/// such move (at once when neither captures, see `short_proof`; else by trying it) or by
+/// any move near the chain after `r` that puts it in `U_g` (tried). A direct check of
+/// the two plies, so exact. Returns the first winning move of `g`, or `None` (also when the
 /// region's budget runs out). Each move played counts one node.
 fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u32]) -> Option<u32> {
     let stones_on = |cells: &[u8]| cells.iter().filter(|&&v| v != benson::EMPTY).count();
@@ -796,12 +812,28 @@ fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u
             wins.push(m);
         }
     }
-    if wins.len() < 2 {
+    if wins.is_empty() {
         return None;
     }
+    // Every move r of F, the most dangerous first (G's winning points, then the points
+    // near the chain): answered by a winning move w != r that still works — at once when
+    // neither captures (see `short_proof`), else by trying it — or, failing that, by any
+    // move near the chain after r that reaches the end.
     let playable = region.playable(&root.cells);
+    let mut order: Vec<u32> = wins.clone();
+    for &q in cand {
+        if !order.contains(&q) {
+            order.push(q);
+        }
+    }
+    let first = order.len();
     for r in 0..root.cells.len() as u32 {
-        if root.cells[r as usize] != benson::EMPTY || !playable[r as usize] {
+        if !order[..first].contains(&r) {
+            order.push(r);
+        }
+    }
+    for r in order {
+        if root.cells[r as usize] != benson::EMPTY || (!playable[r as usize] && !wins.contains(&r)) {
             continue; // occupied, or a move in an unconditional area: a pass for the region
         }
         if region.nodes >= region.budget {
@@ -816,6 +848,22 @@ fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u
             if (quiet_r && stones_on(&after.cells) == on_root + 2) || reached(region, &after.cells) {
                 answered = true;
                 break;
+            }
+        }
+        if !answered {
+            for w in near_chain(&region.scope, &after_r.cells, stones[0]) {
+                if wins.contains(&w) {
+                    continue; // tried above
+                }
+                if region.nodes >= region.budget {
+                    return None;
+                }
+                region.nodes += 1;
+                let Some(after) = region.play(&after_r, Some(w)) else { continue };
+                if reached(region, &after.cells) {
+                    answered = true;
+                    break;
+                }
             }
         }
         if !answered {

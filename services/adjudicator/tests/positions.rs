@@ -712,6 +712,41 @@ fn in_a_region_too_large_to_search_a_move_then_a_miai_of_lives_is_alive_2011() {
 }
 
 #[test]
+fn a_boundary_chain_without_a_liberty_inside_its_territory_is_not_kept_alive_by_it() {
+    // Found by the random cross-check below: White's aa-ba-bb borders the White-region of
+    // Black's ab-ac-bc but has its only liberty, ca, outside it. In that region's local
+    // game it has no liberty at all, yet it was credited alive and ab-ac-bc dead — while
+    // Black, moving first, simply captures it at ca (2011: alive, as the exhaustive region
+    // search finds). A local game needs every boundary chain to keep a liberty inside the
+    // region (safety module docs, argument (a)), so such a game is lost from the start.
+    let rows: Vec<String> = ["OO.OXX", "XOXXX.", "XXO.OO", ".OOOOX", "..X..X"].iter().map(|r| r.to_string()).collect();
+    let (compared, _) = cross_check(&rows, 200_000);
+    assert!(compared > 0);
+    let b = board(&["OO.OXX", "XOXXX.", "XXO.OO", ".OOOOX", "..X..X"]);
+    let ab = Point::from_sgf("ab").unwrap();
+    assert_ne!(adjudicate(&b, RuleSet::Japanese2011, &no_region_search()).status.get(ab), Status::Dead);
+}
+
+#[test]
+fn in_a_region_too_large_to_search_every_opponent_move_answered_by_a_life_is_alive_2011() {
+    // Found by a random search over small boards: Black's chain cc-dc-cd-dd-ed has, after
+    // Black's eb (which captures ea), a single quiet life of its own — not a miai of two —
+    // yet every White move is answered by some move near the chain that makes it
+    // pass-alive. Short proofs only: alive, with the line "B eb", "W pass", a life; the
+    // exhaustive region search agrees.
+    let b = board(&["OXOXOX", "......", "O.XXOX", "..XXX.", "XO.OOX"]);
+    let cc = Point::from_sgf("cc").unwrap();
+    let opts = Options { safe_territories: false, ..no_region_search() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&cc)).unwrap();
+    assert_eq!(pr.status, Status::Alive);
+    let line = pr.line_text();
+    assert_eq!((line.len(), &line[..2]), (3, &["B eb".to_string(), "W pass".to_string()][..]));
+    let exact = adjudicate(&b, RuleSet::Japanese2011, &Options { safe_territories: false, ..Options::default() });
+    assert_eq!(exact.status.get(cc), Status::Alive);
+}
+
+#[test]
 fn in_a_region_too_large_to_search_one_move_joining_a_chain_kept_alive_by_its_territories_is_alive_2011() {
     // Black's wall has two 3x3 territories (not pass-alive: each has points not next to
     // it) that the territory proofs show safe, so the wall is alive. Black's stone cf, out in
@@ -745,4 +780,35 @@ fn a_miai_connection_to_a_chain_kept_alive_by_its_territories_is_alive_without_a
         let off = Options { safe_territories: false, ..no_region_search() };
         assert_eq!(adjudicate(&b, r, &off).status.get(bf), Status::Undecided, "{r}");
     }
+}
+
+
+#[test]
+fn the_whole_board_analysis_agrees_with_the_exact_region_search_on_random_small_boards() {
+    // Random full boards of 5-7 x 4-5 points (no wall, no structure): every step of the
+    // whole-board analysis (Benson, territory proofs, short proofs) meets shapes the other
+    // cross-checks never build — this one found the boundary chain without a liberty inside
+    // its territory (test above). Outside CI: 700 boards, 6,706 stones compared, 0
+    // disagreements.
+    let mut rng = Rng(0x0bad_5eed_1234_0001);
+    let (mut compared, mut decided) = (0, 0);
+    for _ in 0..50 {
+        let (w, h) = (5 + (rng.next() % 3) as usize, 4 + (rng.next() % 2) as usize);
+        let rows: Vec<String> = (0..h)
+            .map(|_| {
+                (0..w)
+                    .map(|_| match rng.next() % 10 {
+                        0..=3 => 'X',
+                        4..=5 => 'O',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        let (c, d) = cross_check(&rows, 200_000);
+        compared += c;
+        decided += d;
+    }
+    eprintln!("{compared} stones decided by both, {decided} by the whole-board analysis");
+    assert!(compared > 200, "the cross-check must compare something ({compared})");
 }
