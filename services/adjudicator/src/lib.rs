@@ -623,9 +623,7 @@ fn short_proof(
         root.ko = region.scope.local[q.y as usize * w + q.x as usize];
     }
     let reached = |region: &mut Region, cells: &[u8], e: End| match e {
-        End::Alive => {
-            benson::may_be_in_area(cells, c, &region.scope, stones) && stones.iter().all(|&s| region.area(cells, c).get(s))
-        }
+        End::Alive => region.holds_all(cells, c, stones),
         End::Dead => stones.iter().any(|&s| region.area(cells, c.opponent()).get(s)),
     };
     // 2011: after the owner's move `m`, the chain holds a stone of a chain that the territory
@@ -684,21 +682,7 @@ fn short_proof(
         links.iter().any(|&(h, p)| links.iter().any(|&(h2, p2)| h2 == h && p2 != p))
     };
     // Liberties of the chain, then the empty points next to them.
-    let empty_nbrs = |l: usize, out: &mut Vec<u32>| {
-        for &g in &region.scope.nbrs[l] {
-            if g != NONE && g < benson::OUT && root.cells[g as usize] == benson::EMPTY && !out.contains(&g) {
-                out.push(g);
-            }
-        }
-    };
-    let mut cand: Vec<u32> = Vec::new();
-    for &s in stones {
-        empty_nbrs(s, &mut cand);
-    }
-    let libs = cand.len();
-    for k in 0..libs {
-        empty_nbrs(cand[k] as usize, &mut cand);
-    }
+    let cand = near_chain(&region.scope, &root.cells, stones[0]);
     let playable = region.playable(&root.cells);
     // 0. Already kept alive through a miai connection to a chain of the territory proofs.
     if kept_alive(region, &root.cells, None) {
@@ -788,9 +772,7 @@ fn near_chain(sc: &Scope, cells: &[u8], s: usize) -> Vec<u32> {
 /// region's budget runs out). Each move played counts one node.
 fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u32]) -> Option<u32> {
     let stones_on = |cells: &[u8]| cells.iter().filter(|&&v| v != benson::EMPTY).count();
-    let reached = |region: &mut Region, cells: &[u8]| {
-        benson::may_be_in_area(cells, g, &region.scope, stones) && stones.iter().all(|&s| region.area(cells, g).get(s))
-    };
+    let reached = |region: &mut Region, cells: &[u8]| region.holds_all(cells, g, stones);
     let on_root = stones_on(&root.cells);
     let root_g = State { to_move: g, ko: NONE, ..root.clone() };
     // G's non-capturing winning moves (the quick test first). A winning move may lie in an

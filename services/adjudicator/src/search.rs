@@ -140,6 +140,13 @@ impl Region {
         Region::slot(ucache, cells)[c.index()].get_or_insert_with(|| unconditional(cells, c, scope).area)
     }
 
+    /// Whether every stone of `stones` (local indices of a chain of `c`) is in `U_c` of
+    /// `cells` — after the quick necessary test of [`crate::benson::may_be_in_area`], which
+    /// spares most area computations when the answer is no.
+    pub fn holds_all(&mut self, cells: &[u8], c: Color, stones: &[usize]) -> bool {
+        crate::benson::may_be_in_area(cells, c, &self.scope, stones) && stones.iter().all(|&s| self.area(cells, c).get(s))
+    }
+
     /// Both unconditional areas of `cells`.
     fn areas(&mut self, cells: &[u8]) -> [&Bits; 2] {
         let Region { ucache, scope, .. } = self;
