@@ -40,8 +40,24 @@ enum Command {
     Case(shinpan::case_cli::Args),
 }
 
+/// Restores the default action of SIGPIPE (end the process quietly), as Unix filters do:
+/// `shinpan adjudicate … | head` then stops when `head` has read enough, instead of
+/// panicking on the failed write (Rust ignores SIGPIPE by default). Used only for the
+/// offline subcommands that write to stdout; the servers keep Rust's default.
+fn quiet_on_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called at the start of `main`, before any thread is spawned; SIG_DFL is a
+    // valid action for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Replay(_) | Command::Score(_) | Command::Adjudicate(_) | Command::Token(_)) {
+        quiet_on_broken_pipe();
+    }
     match cli.command {
         Command::Serve(a) => shinpan::serve::run(a),
         Command::Demo(a) => shinpan::demo::run(a),

@@ -130,3 +130,27 @@ fn text_output_has_a_diagram_and_the_result() {
     assert!(text.contains("result: "));
     assert!(text.lines().nth(2).unwrap().contains("oooo"), "white's seven stones dead: {text}");
 }
+
+/// A reader that stops early (`shinpan adjudicate … | head -1`): the command ends quietly
+/// by SIGPIPE, as Unix filters do, instead of panicking on the failed write.
+#[cfg(unix)]
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let f = kakunin_dir().join("kakunin-1.sgf");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shinpan"))
+        .args(["adjudicate", f.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run shinpan");
+    // Close the reading end before the command writes anything.
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "stderr: {err}");
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "ended by SIGPIPE: {status:?}, stderr: {err}");
+}
