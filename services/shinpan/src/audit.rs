@@ -34,7 +34,7 @@ enum Command {
 /// `shinpan audit verify`.
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// PostgreSQL URL; unset: the embedded cluster under <data-dir>/pg.
+    /// PostgreSQL URL; unset: the embedded cluster under DATA_DIR/pg (--data-dir).
     #[arg(long, env = "DATABASE_URL")]
     pub database_url: Option<String>,
     /// Directory of the embedded cluster (as for `shinpan serve`).

@@ -70,7 +70,7 @@ pub struct ServeArgs {
     #[arg(long, env = "SHINPAN_VALIDATION_URL")]
     pub validation_url: Option<String>,
 
-    /// Directory for local state (the embedded cluster lives in <data-dir>/pg).
+    /// Directory for local state (the embedded cluster lives in its subdirectory pg).
     #[arg(long, env = "SHINPAN_DATA_DIR", default_value = ".shinpan")]
     pub data_dir: PathBuf,
 
@@ -90,7 +90,7 @@ pub struct ServeArgs {
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     pub otlp_endpoint: Option<String>,
 
-    /// service.name of exported spans; default shinpan or shinpan-<service>.
+    /// service.name of exported spans; default shinpan or shinpan-SERVICE (the --service value).
     #[arg(long, env = "OTEL_SERVICE_NAME")]
     pub otel_service_name: Option<String>,
 

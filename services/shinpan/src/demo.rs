@@ -17,7 +17,7 @@ use tonic::transport::Channel;
 /// Arguments of `shinpan demo`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// PostgreSQL URL; unset: the embedded private cluster under <data-dir>/pg.
+    /// PostgreSQL URL; unset: the embedded private cluster under DATA_DIR/pg (--data-dir).
     #[arg(long, env = "DATABASE_URL")]
     pub database_url: Option<String>,
     /// Directory for local state.

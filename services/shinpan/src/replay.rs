@@ -2,9 +2,9 @@
 //! every move (第二条–第五条, 第十二条).
 //!
 //! Every file is checked and gets one line (or one JSON object). The exit code is that of the
-//! first file that is not fine: [`exit::FOUL`](crate::exit::FOUL) (3) if it holds an illegal
+//! first file that is not fine: [`crate::exit::FOUL`] (3) if it holds an illegal
 //! move — the line names the move number, colour, point, rule and article —,
-//! [`exit::UNREADABLE`](crate::exit::UNREADABLE) (2) if it cannot be read as SGF; 0 when every
+//! [`crate::exit::UNREADABLE`] (2) if it cannot be read as SGF; 0 when every
 //! move of every record is legal.
 
 use crate::exit;
