@@ -95,9 +95,14 @@ use goban::{Board, Color, Move, Point};
 pub(crate) const MAX_EMPTY: usize = 12;
 /// Nodes of one local game at most (or the adjudication's budget per region if smaller).
 /// On the real games' final positions 99% of the local games won need fewer than 1,200
-/// nodes, and a game lost often uses all it may; an empty 3x3 territory needs 2,000-3,000.
-/// 3,000 decided 27 fewer of 12,449 stones than 5,000 at about two thirds of the time.
-pub(crate) const LOCAL_BUDGET: u64 = 3_000;
+/// nodes, and a game lost often uses all it may; but an empty 3x3 corner territory with one
+/// virtual eye needs about 4,900 (an empty 2x5 one about 4,400, 2x6 about 26,000). Measured
+/// on the real games at 20,000 nodes per region (the `adjudicate_games` test and the
+/// `adjudicate` bench, back to back): 3,000 -> 16,196 stones decided, 19x19 p50 11.6 ms,
+/// p95 26 ms; 10,000 -> 16,328, p50 14.7 ms, p95 43 ms (under 1989 +233 stones with a proof
+/// entry, 3,295 -> 3,528); 20,000 -> +203 instead of +132 under 2011 at p50 17.4 ms, p95
+/// 83 ms — too close to the 20 ms target on a slow host.
+pub(crate) const LOCAL_BUDGET: u64 = 10_000;
 
 /// A line of hypothetical play: (player, move).
 pub(crate) type Line = Vec<(Color, Move)>;

@@ -812,3 +812,29 @@ fn the_whole_board_analysis_agrees_with_the_exact_region_search_on_random_small_
     eprintln!("{compared} stones decided by both, {decided} by the whole-board analysis");
     assert!(compared > 200, "the cross-check must compare something ({compared})");
 }
+
+#[test]
+fn a_3x3_corner_territory_keeps_its_group_alive_in_an_open_board() {
+    // A black group with a 3x3 corner territory and a one-point eye (ea), facing an empty
+    // board: its region is far larger than the exhaustive search, so only the territory
+    // proofs can show it alive. The 3x3 corner's local game (with the eye credited) needs
+    // about 4,900 nodes — more than the 3,000 the local games once had (then: undecided).
+    let mut rows = vec!["...X.X".to_string() + &".".repeat(13), "...XXX".to_string() + &".".repeat(13)];
+    rows.push("...X..".to_string() + &".".repeat(13));
+    rows.push("XXXX..".to_string() + &".".repeat(13));
+    for _ in 4..15 {
+        rows.push(".".repeat(19));
+    }
+    for r in ["OOOO", "O.OO", "OO.O", "OOOO"] {
+        rows.push(".".repeat(15) + r);
+    }
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let b = board(&rows);
+    // Under 1989 a living chain next to 駄目 (the open board) is a セキ石 (要請II-[v]).
+    for (r, expect) in [(RuleSet::Japanese2011, Status::Alive), (RuleSet::Japanese1989, Status::Seki)] {
+        let adj = adjudicate(&b, r, &Options { budget_nodes: 20_000, ..Options::default() });
+        assert_eq!(adj.status.get(Point::from_sgf("ad").unwrap()), expect, "{r}");
+        let pr = adj.proofs.iter().find(|p| p.stones.contains(&Point::from_sgf("ad").unwrap())).unwrap();
+        assert!(pr.undecided.is_none() && pr.nodes > 3_000, "{r}: the territory's local game ({} nodes)", pr.nodes);
+    }
+}
