@@ -819,15 +819,9 @@ fn a_3x3_corner_territory_keeps_its_group_alive_in_an_open_board() {
     // board: its region is far larger than the exhaustive search, so only the territory
     // proofs can show it alive. The 3x3 corner's local game (with the eye credited) needs
     // about 4,900 nodes — more than the 3,000 the local games once had (then: undecided).
-    let mut rows = vec!["...X.X".to_string() + &".".repeat(13), "...XXX".to_string() + &".".repeat(13)];
-    rows.push("...X..".to_string() + &".".repeat(13));
-    rows.push("XXXX..".to_string() + &".".repeat(13));
-    for _ in 4..15 {
-        rows.push(".".repeat(19));
-    }
-    for r in ["OOOO", "O.OO", "OO.O", "OOOO"] {
-        rows.push(".".repeat(15) + r);
-    }
+    let mut rows: Vec<String> = ["...X.X", "...XXX", "...X..", "XXXX.."].iter().map(|r| format!("{r:.<19}")).collect();
+    rows.extend((4..15).map(|_| ".".repeat(19)));
+    rows.extend(["OOOO", "O.OO", "OO.O", "OOOO"].iter().map(|r| format!("{r:.>19}")));
     let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     let b = board(&rows);
     // Under 1989 a living chain next to 駄目 (the open board) is a セキ石 (要請II-[v]).
