@@ -8,8 +8,8 @@
 //! Komi: `--komi`, else the record's `KM`, else the rule set's default for the board size.
 //!
 //! Exit codes: 0 counted; [`crate::exit::FOUL`] (3) if the record holds an
-//! illegal move (the count would be meaningless: 第十二条); [`exit::UNREADABLE`]
-//! (crate::exit::UNREADABLE) (2) if the file cannot be read or `--dead` names a point off the
+//! illegal move (the count would be meaningless: 第十二条); [`crate::exit::UNREADABLE`] (2)
+//! if the file cannot be read or `--dead` names a point off the
 //! board or without a stone; [`crate::exit::UNDECIDED`] (4) if a status is
 //! undecided.
 
