@@ -85,7 +85,10 @@
 //! **What it does not do.** Chains next to a safe territory that are not themselves proved
 //! keep being decided by the region search of `lib.rs`, which stays walled by Benson's
 //! pass-alive chains only: a territory that is merely safe lets the attacker play forcing
-//! moves inside it (free ko threats), so it cannot stand for a wall there.
+//! moves inside it (free ko threats), so it cannot stand for a wall there. The region
+//! search may take these proofs, recomputed on a position of hypothetical play, as an end of
+//! a line (`search::Region::safe_end`); local games already played are then looked up, not
+//! replayed (a cache per thread, emptied at the start of each adjudication).
 
 use crate::benson::{cell, Scope, EMPTY, NONE};
 use crate::search::{forced, End, Mode, Region, State, Territory};
@@ -299,6 +302,47 @@ fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtua
         scope.virtual_eye = (0..total).map(|i| i >= inner).collect();
     }
     let cells = scope.cells(board);
+    let key = (colour.index() as u8, mode == Mode::Kiyaku1989, virtual_eye, lb, scope.points.clone(), cells.clone());
+    if let Some(hit) = LG_CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return (hit.0, 0, hit.2);
+    }
+    let r = local_game_run(scope, cells, inner, total, colour, mode, lb);
+    LG_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= LG_CACHE_MAX {
+            c.clear();
+        }
+        c.insert(key, r.clone());
+    });
+    r
+}
+
+/// A local game: (defender, 1989?, virtual eye, node limit, its points, their contents).
+type LgKey = (u8, bool, bool, u64, Vec<Point>, Vec<u8>);
+/// Local games remembered per thread at most (then forgotten all at once).
+const LG_CACHE_MAX: usize = 50_000;
+thread_local! {
+    /// Local games already played (won?, nodes, line), by [`LgKey`].
+    static LG_CACHE: std::cell::RefCell<std::collections::HashMap<LgKey, (bool, u64, Line)>> = Default::default();
+}
+
+/// Forgets the local games played so far (each adjudication starts afresh, so that its
+/// node counts do not depend on earlier ones).
+pub(crate) fn forget_local_games() {
+    LG_CACHE.with(|c| c.borrow_mut().clear());
+}
+
+/// The local game itself: `scope` holds the territory's `inner` points, then its boundary
+/// stones up to `total`; `cells` their contents.
+fn local_game_run(
+    scope: Scope,
+    cells: Vec<u8>,
+    inner: usize,
+    total: usize,
+    colour: Color,
+    mode: Mode,
+    lb: u64,
+) -> (bool, u64, Line) {
     let boundary: Vec<usize> = (inner..total).collect();
     let mut region = Region::new(scope, mode, lb);
     region.territory = Some(Territory { defender: colour, boundary: boundary.clone(), area: (0..inner).collect() });

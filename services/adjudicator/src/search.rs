@@ -62,7 +62,16 @@ pub(crate) struct Region {
     pub territory: Option<Territory>,
     /// Reused buffers of [`Region::play`] (chain members, captured stones).
     scratch: std::cell::RefCell<(Vec<u32>, Vec<u32>)>,
+    /// The whole board (outside the region it never changes), for [`Region::safe_end`].
+    pub base: Option<goban::Board>,
+    /// Whether territories proved safe end a line too (see [`Region::safe_end`]).
+    pub safety_end: bool,
+    /// Per cells and colour: the stones kept alive and the safe area (board indices).
+    scache: HashMap<Vec<u8>, [Option<(Vec<bool>, Vec<bool>)>; 2]>,
 }
+
+/// Nodes per local game of the safety proofs taken as an end ([`Region::safe_end`]).
+const SAFE_END_LOCAL: u64 = 2_000;
 
 /// Regions of at most this many local points mark chains in a stack buffer.
 const STACK_MARKS: usize = 512;
@@ -122,7 +131,18 @@ fn chain_of(sc: &Scope, cells: &[u8], start: usize, members: &mut Vec<u32>, mark
 
 impl Region {
     pub fn new(scope: Scope, mode: Mode, budget: u64) -> Region {
-        Region { scope, mode, budget, nodes: 0, ucache: Default::default(), territory: None, scratch: Default::default() }
+        Region {
+            scope,
+            mode,
+            budget,
+            nodes: 0,
+            ucache: Default::default(),
+            territory: None,
+            scratch: Default::default(),
+            base: None,
+            safety_end: false,
+            scache: Default::default(),
+        }
     }
 
     /// The cache slot of `cells`: its unconditional areas, each computed when first needed
@@ -189,7 +209,63 @@ impl Region {
             return Some(End::Dead);
         }
         let own = slot[owner.index()].get_or_insert_with(|| unconditional(cells, owner, scope).area);
-        stones.iter().all(|&s| own.get(s)).then_some(End::Alive)
+        if stones.iter().all(|&s| own.get(s)) {
+            return Some(End::Alive);
+        }
+        if self.safety_end && self.base.is_some() {
+            return self.safe_end(cells, stones, owner);
+        }
+        None
+    }
+
+    /// The safety proof (module `safety`) of colour `c` on the board with the region's
+    /// cells `cells`: (stones kept alive, safe area), by board index. The local games'
+    /// nodes count against the region's budget.
+    fn safety_of(&mut self, cells: &[u8], c: Color) -> &(Vec<bool>, Vec<bool>) {
+        if !self.scache.contains_key(cells) {
+            self.scache.insert(cells.to_vec(), [None, None]);
+        }
+        if self.scache[cells][c.index()].is_none() {
+            let mut b = self.base.clone().expect("base board");
+            for (k, p) in self.scope.points.iter().enumerate() {
+                let v = match cells[k] {
+                    EMPTY => None,
+                    v if v == cell(Color::Black) => Some(Color::Black),
+                    _ => Some(Color::White),
+                };
+                b.set(*p, v).expect("a point of the board");
+            }
+            let sf = crate::safety::safe_territories(&b, c, self.mode, SAFE_END_LOCAL);
+            self.nodes += sf.nodes + 1;
+            self.scache.get_mut(cells).expect("slot")[c.index()] = Some((sf.alive, sf.area));
+        }
+        self.scache[cells][c.index()].as_ref().expect("computed")
+    }
+
+    /// Territories proved safe as an end (crate docs, Engine step 4): a stone of the chain
+    /// in a territory the opponent's safety proof holds -> dead; every stone of the chain
+    /// in a chain the owner's safety proof keeps alive -> alive. Either proof is a strategy
+    /// that reaches the Benson end whatever the other side does and whoever moves next (a
+    /// defender to move passes first, which lifts any ko ban), so it is a forced win of that
+    /// end: taking it as an end changes no status, it only shortens the lines.
+    fn safe_end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
+        let w = self.scope.width;
+        let gis: Vec<usize> = stones
+            .iter()
+            .map(|&s| {
+                let p = self.scope.points[s];
+                p.y as usize * w + p.x as usize
+            })
+            .collect();
+        let (_, area) = self.safety_of(cells, owner.opponent());
+        if gis.iter().any(|&g| area[g]) {
+            return Some(End::Dead);
+        }
+        if stones.iter().any(|&s| cells[s] != cell(owner)) {
+            return None;
+        }
+        let (alive, _) = self.safety_of(cells, owner);
+        gis.iter().all(|&g| alive[g]).then_some(End::Alive)
     }
 
     /// Whether the side to move would retake the ko `(q, s)` by playing `q`.

@@ -832,3 +832,34 @@ fn a_3x3_corner_territory_keeps_its_group_alive_in_an_open_board() {
         assert!(pr.undecided.is_none() && pr.nodes > 3_000, "{r}: the territory's local game ({} nodes)", pr.nodes);
     }
 }
+
+#[test]
+fn a_territory_proved_safe_ends_a_line_of_the_region_search() {
+    // The final position of a real 9x9 game (`shared/games/9/gnugo__boardspace__
+    // GNUGo-GoFigure0.1-200503181614.sgf`, its stones only). White's chain dh-eh, eg-ei
+    // borders the open lower right (nine empty points with its other chains). After W fg
+    // the lower right is a territory whose local game White wins, and the chain is kept
+    // alive by it; shown pass-alive instead, the line is long — the region search alone
+    // needs about 294,000 nodes (the chain was undecided within 20,000).
+    let b = board(&[
+        ".OOOOOX..",
+        ".OXXXX...",
+        ".OOX..XX.",
+        "O.OXXXOXX",
+        "OOXXOOOOX",
+        "XOXXXOO.O",
+        "XXXXO.OOO",
+        "..XOO....",
+        "..XXO....",
+    ]);
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &Options { budget_nodes: 20_000, ..Options::default() });
+    let dh = Point::from_sgf("dh").unwrap();
+    assert_eq!(adj.status.get(dh), Status::Alive);
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&dh)).unwrap();
+    assert_eq!(pr.stones.len(), 4);
+    assert_eq!(pr.line_text().first().map(String::as_str), Some("W fg"), "{:?}", pr.line_text());
+    assert!(pr.nodes < 20_000, "{} nodes", pr.nodes);
+    // Without the territory proofs (the region search alone) it stays undecided here.
+    let alone = adjudicate(&b, RuleSet::Japanese2011, &Options { budget_nodes: 20_000, safe_territories: false, ..Options::default() });
+    assert_eq!(alone.status.get(dh), Status::Undecided);
+}
