@@ -114,7 +114,7 @@
 //!       chain in a territory the opponent's proof holds: dead; the chain kept alive by its
 //!       owner's proof: alive; each proof is a strategy that forces the Benson end whoever
 //!       moves next, so taking it as an end only shortens the lines), within
-//!       5 000 nodes per end, local games included; then with Benson's ends alone;
+//!       2 000 nodes per end, local games included; then with Benson's ends alone;
 //!    2. the exact answer, with half of what is left: an *avoidance* search for each end
 //!       (can the side that does not want it keep the play out of it for ever?). Reaching
 //!       an end is a reachability game, which is determined, so "the opponent cannot keep
@@ -862,9 +862,11 @@ fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u
 /// Nodes (local games of the safety proofs included) each end's proof with safe territories
 /// as ends may use, at most a quarter of what the chain has left. Measured on the real games
 /// with the command line's budget (500,000 nodes per region): 0 -> 16,664 stones decided,
-/// 5,000 -> 16,697 (one more game decided entirely), 30,000 -> 16,675 (it takes budget the
-/// exhaustive steps need).
-const SAFE_END_PROOF_NODES: u64 = 5_000;
+/// 2,000 -> 16,688 and 5,000 -> 16,697 (either: one more game decided entirely),
+/// 30,000 -> 16,675 (it takes budget the exhaustive steps need). Each node of it recomputes
+/// the safety proofs, so it costs time: the kakunin examples take up to ~30% longer with
+/// 2,000 (kakunin 10 six times less).
+const SAFE_END_PROOF_NODES: u64 = 2_000;
 
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.
