@@ -114,7 +114,8 @@
 //!       chain in a territory the opponent's proof holds: dead; the chain kept alive by its
 //!       owner's proof: alive; each proof is a strategy that forces the Benson end whoever
 //!       moves next, so taking it as an end only shortens the lines), within
-//!       2 000 nodes per end, local games included; then with Benson's ends alone;
+//!       2 000 nodes per end, local games included, on boards up to 13x13 (each of their
+//!       nodes recomputes the whole board's proofs); then with Benson's ends alone;
 //!    2. the exact answer, with half of what is left: an *avoidance* search for each end
 //!       (can the side that does not want it keep the play out of it for ever?). Reaching
 //!       an end is a reachability game, which is determined, so "the opponent cannot keep
@@ -158,7 +159,7 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 16,352 of 29,084 stones are
+//! must rule). On the 153 real games of `shared/games`, 16,371 of 29,084 stones are
 //! decided with 20 000 nodes per region (16,328 before safe territories ended the lines of the
 //! first quick proofs of a chain; 16,196 with 3,000 instead of 10,000 nodes per local
 //! game, 12,625 before the 2011 short proof "a move, then
@@ -474,7 +475,7 @@ pub fn adjudicate_with_progress(
     for (ri, pts) in regions.into_iter().enumerate() {
         let scope = Scope::new(board, pts.clone());
         let mut region = Region::new(scope, mode, opts.budget_nodes);
-        if opts.safe_territories {
+        if opts.safe_territories && board.width() as usize * board.height() as usize <= SAFE_END_MAX_BOARD {
             region.base = Some(board.clone());
         }
         let mut reps = Vec::new();
@@ -868,6 +869,15 @@ fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u
 /// the safety proofs, so it costs time: the kakunin examples take up to ~30% longer with
 /// 2,000 (kakunin 10 six times less).
 const SAFE_END_PROOF_NODES: u64 = 2_000;
+
+/// Boards of at most this many points (13x13) run the proofs with safe territories as ends.
+/// Each of their nodes recomputes the safety proofs of the whole board, so the cost grows
+/// with the board; measured on the real games with the command line's budget against the
+/// code without them, back to back: 9x9 +5 stones decided (754 -> 759), 13x13 +19
+/// (1,137 -> 1,156), both in less total time; 19x19 none (14,773 either way) for 13% more
+/// time and a p50 26% higher, and at 20,000 nodes per region 19 fewer (14,690 -> 14,671, the
+/// budget they take) with the slowest record 96 -> 222 ms. So 19x19 boards skip them.
+const SAFE_END_MAX_BOARD: usize = 13 * 13;
 
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.
