@@ -107,7 +107,8 @@
 //!    only *safe* are not used as walls: the attacker could play forcing moves in them.)
 //! 4. Each chain of a region not settled by step 2 is decided in three steps, within a node budget per region
 //!    ([`Options::budget_nodes`], default 2 000 000; each chain takes an equal share of what
-//!    is left):
+//!    is left, and a second pass shares what the region still has left — at least 1,000
+//!    nodes each — among the chains that ran out of theirs, the region's caches kept):
 //!    1. quick depth-first proofs of either end (iterative deepening, transposition table
 //!       of proofs; a proof is a forced win and exact whatever the path) — first with
 //!       step 2's territory proofs, recomputed on the position reached, as ends too (the
@@ -159,9 +160,9 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 16,371 of 29,084 stones are
-//! decided with 20 000 nodes per region (16,328 before safe territories ended the lines of the
-//! first quick proofs of a chain; 16,196 with 3,000 instead of 10,000 nodes per local
+//! must rule). On the 153 real games of `shared/games`, 16,379 of 29,084 stones are
+//! decided with 20 000 nodes per region (16,371 before the second pass of step 4, 16,328
+//! before safe territories ended the lines of the first quick proofs of a chain; 16,196 with 3,000 instead of 10,000 nodes per local
 //! game, 12,625 before the 2011 short proof "a move, then
 //! every opponent move answered by a life", 7,044 before the one-move proofs of life in large regions, 6,223 before
 //! the miai couples and connections), none wrongly; Benson and
@@ -479,7 +480,7 @@ pub fn adjudicate_with_progress(
             region.base = Some(board.clone());
         }
         let mut reps = Vec::new();
-        let mut decided = true;
+        let first_proof = proofs.len();
         let mut done = vec![false; pts.len()];
         // Chains of the region, for a fair share of the region's budget each.
         let mut left = {
@@ -526,12 +527,39 @@ pub fn adjudicate_with_progress(
             } else {
                 Undecided::Budget { nodes }
             });
-            if status == Status::Undecided {
-                decided = false;
-            }
             found.set_chain(board, p, status);
             proofs.push(Proof { stones, color: c, status, line, nodes, undecided });
         }
+        // Second pass: what the region has left of its budget (chains decided under their
+        // share) goes, in equal shares again, to the chains that ran out of theirs. The
+        // region's caches are kept, so a retry goes on from the first attempt's proofs.
+        let retry: Vec<usize> =
+            (first_proof..proofs.len()).filter(|&k| matches!(proofs[k].undecided, Some(Undecided::Budget { .. }))).collect();
+        let mut left = retry.len() as u64;
+        for k in retry {
+            let before = region.nodes;
+            let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
+            left -= 1;
+            if share < MIN_RETRY_NODES {
+                continue;
+            }
+            region.budget = before + share;
+            let (stones, c) = (proofs[k].stones.clone(), proofs[k].color);
+            let locals: Vec<usize> = stones.iter().map(|&s| region.scope.local[gi(s)] as usize).collect();
+            let (status, line) = decide(&mut region, board, &locals, c, opts);
+            region.nodes = region.nodes.min(region.budget);
+            let nodes = proofs[k].nodes + (region.nodes - before);
+            proofs[k].nodes = nodes;
+            if status == Status::Undecided {
+                proofs[k].undecided = Some(Undecided::Budget { nodes });
+            } else {
+                found.set_chain(board, stones[0], status);
+                proofs[k].status = status;
+                proofs[k].line = line;
+                proofs[k].undecided = None;
+            }
+        }
+        let decided = proofs[first_proof..].iter().all(|pr| pr.status != Status::Undecided);
         let report = RegionReport { index: ri, of: nregions, points: pts, chains: reps, nodes: region.nodes, decided };
         progress(&report);
         reports.push(report);
@@ -878,6 +906,10 @@ const SAFE_END_PROOF_NODES: u64 = 2_000;
 /// time and a p50 26% higher, and at 20,000 nodes per region 19 fewer (14,690 -> 14,671, the
 /// budget they take) with the slowest record 96 -> 222 ms. So 19x19 boards skip them.
 const SAFE_END_MAX_BOARD: usize = 13 * 13;
+
+/// A chain that ran out of its share of the region's budget is tried again only with at
+/// least this many of the nodes the region has left (see [`adjudicate_with_progress`]).
+const MIN_RETRY_NODES: u64 = 1_000;
 
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.

@@ -13,6 +13,13 @@ fn kakunin_dir() -> PathBuf {
     }
 }
 
+fn games_dir() -> PathBuf {
+    match std::env::var_os("SHINPAN_GAMES") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games"),
+    }
+}
+
 fn shinpan(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shinpan")).args(args).output().expect("run shinpan")
 }
@@ -153,4 +160,24 @@ fn closed_stdout_ends_quietly() {
     let status = child.wait().unwrap();
     assert!(!err.contains("panicked"), "stderr: {err}");
     assert_eq!(status.signal(), Some(libc::SIGPIPE), "ended by SIGPIPE: {status:?}, stderr: {err}");
+}
+
+/// The region's budget left over by chains decided under their share goes to the chains
+/// that ran out of theirs (a second pass, `adjudicate_with_progress`). In this real 9x9
+/// final position (a GNU Go self-play record of `shared/games`), with 30,000 nodes for its
+/// one region of nine chains, White's chain at ac is proved alive ("W df") only with what
+/// the region has left after the first pass: without the second pass it stays undecided.
+#[test]
+fn a_chain_out_of_its_share_gets_what_the_region_has_left() {
+    let f = games_dir().join("9/gnugo__9x9-2.sgf");
+    let out = shinpan(&["adjudicate", "--json", "--budget", "30000", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4), "other chains stay undecided: {}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let proofs = v["proofs"].as_array().unwrap();
+    let white = proofs.iter().find(|p| strs(&p["stones"]).contains(&"ac".to_string())).expect("proof for ac");
+    assert_eq!(white["status"], "alive", "{white}");
+    assert_eq!(strs(&white["line"]), ["W df"]);
+    let chains = proofs.iter().filter(|p| p["nodes"].as_u64().unwrap() > 0).count() as u64;
+    assert!(white["nodes"].as_u64().unwrap() > 30_000 / chains, "more than an equal share of the region: {white}");
+    assert!(strs(&v["status"]["alive"]).contains(&"ed".to_string()));
 }
