@@ -607,7 +607,9 @@ fn in_a_region_too_large_to_search_a_chain_alive_in_one_move_is_alive_2011_only(
     // Straight three with the exhaustive search switched off for regions of more than two
     // empty points: under the 2011 draft Black moves first (第七条 解説) and lives at once
     // with ba (two eyes, pass-alive): alive, line "B ba". Under the 1989 rules the opponent
-    // moves first, so a one-move proof of life proves nothing: undecided.
+    // moves first, so a one-move proof of life proves nothing: undecided when the region
+    // (3 empty points) is more than twice the limit (here 1); at most twice (limit 2), the
+    // quick proofs run and find White's kill at the vital point: dead, line "W ba" ….
     let b = board(&STRAIGHT_THREE);
     let q = Point::from_sgf("ab").unwrap();
     let opts = Options { max_region_empty: 2, ..Options::default() };
@@ -615,10 +617,14 @@ fn in_a_region_too_large_to_search_a_chain_alive_in_one_move_is_alive_2011_only(
     let pr = adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap();
     assert_eq!((pr.status, pr.line_text()), (Status::Alive, vec!["B ba".to_string()]));
     assert_eq!(pr.undecided, None);
-    let adj = adjudicate(&b, RuleSet::Japanese1989, &opts);
+    let adj = adjudicate(&b, RuleSet::Japanese1989, &Options { max_region_empty: 1, ..Options::default() });
     let pr = adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap();
     assert_eq!(pr.status, Status::Undecided);
-    assert_eq!(pr.undecided, Some(Undecided::RegionTooLarge { empty: 3, max: 2 }));
+    assert_eq!(pr.undecided, Some(Undecided::RegionTooLarge { empty: 3, max: 1 }));
+    let adj = adjudicate(&b, RuleSet::Japanese1989, &opts);
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap();
+    assert_eq!(pr.status, Status::Dead);
+    assert_eq!(pr.line_text().first().map(String::as_str), Some("W ba"), "{:?}", pr.line_text());
 }
 
 #[test]

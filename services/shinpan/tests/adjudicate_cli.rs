@@ -181,3 +181,22 @@ fn a_chain_out_of_its_share_gets_what_the_region_has_left() {
     assert!(white["nodes"].as_u64().unwrap() > 30_000 / chains, "more than an equal share of the region: {white}");
     assert!(strs(&v["status"]["alive"]).contains(&"ed".to_string()));
 }
+
+/// A region too large for the exhaustive search but of at most twice its limit (here 75
+/// empty points, limit 40) still gets short depth-first proofs with Benson's ends: in this
+/// real 19x19 final position (`gnugo__owl28.sgf`, from GNU Go's regression games), White's chain at ba, ca
+/// is proved alive by "W ag" (which makes the surrounding White group pass-alive), a move
+/// the one-move proofs do not try (it is not next to the chain); without them the chain is
+/// undecided ("region of 75 empty points").
+#[test]
+fn a_large_region_still_gets_quick_proofs() {
+    let f = games_dir().join("19/gnugo__owl28.sgf");
+    let out = shinpan(&["adjudicate", "--json", "--budget", "20000", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4), "other chains stay undecided: {}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let proofs = v["proofs"].as_array().unwrap();
+    let white = proofs.iter().find(|p| strs(&p["stones"]) == ["ba", "ca"]).expect("proof for ba, ca");
+    assert_eq!(white["status"], "alive", "{white}");
+    assert_eq!(strs(&white["line"]), ["W ag"]);
+    assert!(strs(&v["status"]["alive"]).contains(&"ca".to_string()));
+}
