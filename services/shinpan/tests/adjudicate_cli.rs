@@ -162,6 +162,18 @@ fn closed_stdout_ends_quietly() {
     assert_eq!(status.signal(), Some(libc::SIGPIPE), "ended by SIGPIPE: {status:?}, stderr: {err}");
 }
 
+/// `shinpan adjudicate --json --budget N` on a real record of `shared/games` (`rel`) whose
+/// final position keeps undecided chains (exit 4): the JSON object and the proof entry of
+/// the chain holding `stone`.
+fn undecided_record(rel: &str, budget: &str, stone: &str) -> (Value, Value) {
+    let f = games_dir().join(rel);
+    let out = shinpan(&["adjudicate", "--json", "--budget", budget, f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4), "other chains stay undecided: {}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let proof = v["proofs"].as_array().unwrap().iter().find(|p| strs(&p["stones"]).contains(&stone.to_string())).cloned();
+    (v, proof.unwrap_or_else(|| panic!("no proof entry for {stone}")))
+}
+
 /// The region's budget left over by chains decided under their share goes to the chains
 /// that ran out of theirs (a second pass, `adjudicate_with_progress`). In this real 9x9
 /// final position (a GNU Go self-play record of `shared/games`), with 30,000 nodes for its
@@ -169,33 +181,24 @@ fn closed_stdout_ends_quietly() {
 /// the region has left after the first pass: without the second pass it stays undecided.
 #[test]
 fn a_chain_out_of_its_share_gets_what_the_region_has_left() {
-    let f = games_dir().join("9/gnugo__9x9-2.sgf");
-    let out = shinpan(&["adjudicate", "--json", "--budget", "30000", f.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(4), "other chains stay undecided: {}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let proofs = v["proofs"].as_array().unwrap();
-    let white = proofs.iter().find(|p| strs(&p["stones"]).contains(&"ac".to_string())).expect("proof for ac");
+    let (v, white) = undecided_record("9/gnugo__9x9-2.sgf", "30000", "ac");
     assert_eq!(white["status"], "alive", "{white}");
     assert_eq!(strs(&white["line"]), ["W df"]);
-    let chains = proofs.iter().filter(|p| p["nodes"].as_u64().unwrap() > 0).count() as u64;
+    let chains = v["proofs"].as_array().unwrap().iter().filter(|p| p["nodes"].as_u64().unwrap() > 0).count() as u64;
     assert!(white["nodes"].as_u64().unwrap() > 30_000 / chains, "more than an equal share of the region: {white}");
     assert!(strs(&v["status"]["alive"]).contains(&"ed".to_string()));
 }
 
 /// A region too large for the exhaustive search but of at most twice its limit (here 75
 /// empty points, limit 40) still gets short depth-first proofs with Benson's ends: in this
-/// real 19x19 final position (`gnugo__owl28.sgf`, from GNU Go's regression games), White's chain at ba, ca
-/// is proved alive by "W ag" (which makes the surrounding White group pass-alive), a move
-/// the one-move proofs do not try (it is not next to the chain); without them the chain is
-/// undecided ("region of 75 empty points").
+/// real 19x19 final position (`gnugo__owl28.sgf`, from GNU Go's regression games), White's
+/// chain at ba, ca is proved alive by "W ag" (which makes the surrounding White group
+/// pass-alive), a move the one-move proofs do not try (it is not next to the chain);
+/// without them the chain is undecided ("region of 75 empty points").
 #[test]
 fn a_large_region_still_gets_quick_proofs() {
-    let f = games_dir().join("19/gnugo__owl28.sgf");
-    let out = shinpan(&["adjudicate", "--json", "--budget", "20000", f.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(4), "other chains stay undecided: {}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let proofs = v["proofs"].as_array().unwrap();
-    let white = proofs.iter().find(|p| strs(&p["stones"]) == ["ba", "ca"]).expect("proof for ba, ca");
+    let (v, white) = undecided_record("19/gnugo__owl28.sgf", "20000", "ba");
+    assert_eq!(strs(&white["stones"]), ["ba", "ca"]);
     assert_eq!(white["status"], "alive", "{white}");
     assert_eq!(strs(&white["line"]), ["W ag"]);
     assert!(strs(&v["status"]["alive"]).contains(&"ca".to_string()));
