@@ -176,8 +176,9 @@ fn undecided_record(rel: &str, budget: &str, stone: &str) -> (Value, Value) {
 
 /// The region's budget left over by chains decided under their share goes to the chains
 /// that ran out of theirs (a second pass, `adjudicate_with_progress`). In this real 9x9
-/// final position (a GNU Go self-play record of `shared/games`), with 30,000 nodes for its
-/// one region of nine chains, White's chain at ac is proved alive ("W df") only with what
+/// final position (a GNU Go self-play record of `shared/games`), with 30,000 nodes for the
+/// region (nine chains: 3,333 nodes each in the first pass), White's chain at ac is proved
+/// alive ("W df", 3,339 nodes in all) only with what
 /// the region has left after the first pass: without the second pass it stays undecided.
 #[test]
 fn a_chain_out_of_its_share_gets_what_the_region_has_left() {
@@ -192,8 +193,8 @@ fn a_chain_out_of_its_share_gets_what_the_region_has_left() {
 /// A region too large for the exhaustive search but of at most twice its limit (here 75
 /// empty points, limit 40) still gets short depth-first proofs with Benson's ends: in this
 /// real 19x19 final position (`gnugo__owl28.sgf`, from GNU Go's regression games), White's
-/// chain at ba, ca is proved alive by "W ag" (which makes the surrounding White group
-/// pass-alive), a move the one-move proofs do not try (it is not next to the chain);
+/// chain at ba, ca is proved alive by "W ag" (after which the chain lies in White's
+/// unconditional area), a move the one-move proofs do not try (it is not next to the chain);
 /// without them the chain is undecided ("region of 75 empty points").
 #[test]
 fn a_large_region_still_gets_quick_proofs() {
