@@ -131,7 +131,9 @@
 //!
 //!    Moves inside either side's unconditional area are not generated: they change
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
-//!    the region do). Out of budget → [`Status::Undecided`], never a guess. Regions with
+//!    the region do; in the local games of step 2 only the defender's area is left out —
+//!    computing the attacker's, almost always empty there, cost more than its moves).
+//!    Out of budget → [`Status::Undecided`], never a guess. Regions with
 //!    more than [`Options::max_region_empty`] empty points (default 40) are not searched
 //!    exhaustively: each of their chains gets only *short proofs* (see `short_proof`), and
 //!    in regions of at most twice that many empty points, when those fail, the quick proofs

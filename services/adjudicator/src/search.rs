@@ -192,6 +192,13 @@ impl Region {
     /// (a move inside an unconditional area changes nothing outside it and counts, for
     /// the region, as a pass — see the crate documentation).
     pub fn playable(&mut self, cells: &[u8]) -> Vec<bool> {
+        if let Some(d) = self.territory.as_ref().map(|t| t.defender) {
+            // A territory's local game: only the defender's area is computed (its end needs
+            // it); the attacker's is almost always empty there, and a move in it is only a
+            // wasted node, never a wrong one.
+            let own = self.area(cells, d);
+            return (0..cells.len()).map(|i| cells[i] == EMPTY && !own.get(i)).collect();
+        }
         let a = self.areas(cells);
         (0..cells.len()).map(|i| cells[i] == EMPTY && !a[0].get(i) && !a[1].get(i)).collect()
     }
