@@ -583,13 +583,7 @@ mod tests {
         // Random boards (xorshift), whole board and a scope without the last column: wherever
         // `may_be_in_area` says "certainly not", `unconditional` must agree. Also counts how
         // often it says so (it must rule something out to be worth its place).
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
         let (mut ruled_out, mut in_area) = (0, 0);
         for round in 0..4000 {
             let (w, h) = (3 + (next() % 9) as usize, 3 + (next() % 9) as usize);

@@ -1161,6 +1161,18 @@ fn mark_1989_seki(board: &Board, st: &mut StatusMap) {
     }
 }
 
+/// A xorshift generator (Marsaglia 2003) from `seed` (non-zero): the unit tests' random
+/// positions, the same on every run.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

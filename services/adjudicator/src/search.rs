@@ -838,13 +838,7 @@ mod tests {
     /// stops walking a chain at its first liberty.
     #[test]
     fn play_agrees_with_the_board_on_dense_random_positions() {
-        let mut seed: u64 = 0x5eed_1234_abcd_0001;
-        let mut rand = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rand = crate::xorshift(0x5eed_1234_abcd_0001);
         let mut multi_touch = 0;
         for _ in 0..400 {
             let mut board = Board::new(7, 7).unwrap();
