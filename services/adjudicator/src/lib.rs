@@ -110,7 +110,9 @@
 //!    is left, and a second pass shares what the region still has left — at least 1,000
 //!    nodes each — among the chains that ran out of theirs, the region's caches kept):
 //!    1. quick depth-first proofs of either end (iterative deepening, transposition table
-//!       of proofs; a proof is a forced win and exact whatever the path) — first with
+//!       of proofs; a proof is a forced win and exact whatever the path; an iteration in
+//!       which no line reached the depth bound and no proof was found ends the deepening,
+//!       as a deeper one would search the same tree again) — first with
 //!       step 2's territory proofs, recomputed on the position reached, as ends too (the
 //!       chain in a territory the opponent's proof holds: dead; the chain kept alive by its
 //!       owner's proof: alive; each proof is a strategy that forces the Benson end whoever
@@ -164,8 +166,9 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 16,433 of 29,084 stones are
-//! decided with 20 000 nodes per region (16,435 while the local games also left out the
+//! must rule). On the 153 real games of `shared/games`, 16,520 of 29,084 stones are
+//! decided with 20 000 nodes per region (16,433 while the deepening of a failed proof went
+//! on to its last depth bound; 16,435 while the local games also left out the
 //! attacker's unconditional area, at 9% more time on 19x19; 16,379 before the quick proofs in regions of up to
 //! 80 empty points, 16,371 before the second pass of step 4, 16,328
 //! before safe territories ended the lines of the first quick proofs of a chain; 16,196 with 3,000 instead of 10,000 nodes per local

@@ -511,3 +511,26 @@ fn miai_blocks(board: &Board, colour: Color, cands: &[Candidate]) -> (impl Fn(Po
     let joints: Vec<Point> = used.into_iter().filter(|p| !taken.contains(p)).collect();
     (move |h: Point| find(&parent, h), joints)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lost local game whose whole tree ends within the first depth bound (a one-point
+    /// territory, walled: the attacker may fill it and capture the boundary, and after its
+    /// pass the defender can only pass back, which repeats the start) is lost after one
+    /// iteration of the deepening: a deeper one would search the same tree again.
+    #[test]
+    fn a_lost_local_game_with_a_finite_tree_is_searched_once() {
+        let board = Board::from_diagram(&[".X...", "XX...", ".....", ".....", "....."]).unwrap();
+        let mut pts = vec![Point::from_sgf("aa").unwrap()];
+        pts.extend(board.chain(Point::from_sgf("ba").unwrap()));
+        let total = pts.len();
+        let scope = Scope::new(&board, pts).walled(Color::White);
+        let cells = scope.cells(&board);
+        let (won, nodes, _) = local_game_run(scope, cells, 1, total, Color::Black, Mode::Kiyaku2011, 10_000);
+        assert!(!won, "one eye, walled: the defender loses");
+        // One iteration: the root, the attacker's pass and capture, the defender's pass.
+        assert!(nodes <= 6, "searched {nodes} nodes");
+    }
+}

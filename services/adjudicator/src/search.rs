@@ -449,12 +449,24 @@ pub(crate) struct Prover {
     /// Failures: the depth bound they were found with.
     failed: HashMap<State, u32>,
     path: Vec<State>,
+    /// Whether the current iteration of [`Prover::prove_to`] stopped a line at its depth
+    /// bound.
+    depth_cut: bool,
 }
 
 impl Prover {
     pub fn new(stones: Vec<usize>, owner: Color, goal: End) -> Prover {
         let forcing = if goal == End::Alive { owner } else { owner.opponent() };
-        Prover { stones, owner, goal, forcing, proved: HashMap::default(), failed: HashMap::default(), path: Vec::new() }
+        Prover {
+            stones,
+            owner,
+            goal,
+            forcing,
+            proved: HashMap::default(),
+            failed: HashMap::default(),
+            path: Vec::new(),
+            depth_cut: false,
+        }
     }
 
     /// Whether the forcing side can force the goal from `root` (searching at most until
@@ -469,8 +481,16 @@ impl Prover {
         loop {
             // Failures may rest on the path (repetitions): they hold for one iteration only.
             self.failed.clear();
+            self.depth_cut = false;
+            let known = self.proved.len();
             if self.search(region, root, depth, limit)?.is_some() {
                 return Ok(true);
+            }
+            // No line reached the depth bound and no new proof was found: a deeper iteration
+            // would search exactly the same tree (the bound only matters where a line reaches
+            // it; the proofs are all it keeps) and fail the same way, so stop here.
+            if !self.depth_cut && self.proved.len() == known {
+                return Ok(false);
             }
             depth += 2;
             if depth > max_depth {
@@ -495,7 +515,11 @@ impl Prover {
         if let Some(&(d, _)) = self.proved.get(st) {
             return Ok(Some(d));
         }
-        if depth == 0 || self.failed.get(st).is_some_and(|&d| d >= depth) || self.path.contains(st) {
+        if self.path.contains(st) || self.failed.get(st).is_some_and(|&d| d >= depth) {
+            return Ok(None);
+        }
+        if depth == 0 {
+            self.depth_cut = true;
             return Ok(None);
         }
         let forcing = st.to_move == self.forcing;

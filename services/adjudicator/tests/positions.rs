@@ -592,12 +592,16 @@ fn an_undecided_chain_says_why() {
     };
     assert_eq!(reason(&Options::default()), None, "decided: alive");
     assert!(matches!(reason(&Options { budget_nodes: 1, ..Options::default() }), Some(Undecided::Budget { nodes: 1 })));
-    // One eye (aa-ba) in a region treated as too large for the exhaustive search: no
-    // one-move proof either, so undecided, and the reason says the region was too large.
+    // One eye (aa-ba) in a region treated as too large for the exhaustive search: within
+    // twice the limit the quick proofs find the kill (the region's whole tree is small);
+    // beyond it there is no one-move proof either, so undecided, and the reason says the
+    // region was too large.
     let one_eye = board(&["..XXO.O", "XXXXOOO", "OOOOO.O"]);
     let adj = adjudicate(&one_eye, RuleSet::Japanese2011, &Options { max_region_empty: 1, ..Options::default() });
+    assert_eq!(adj.status.get(q), Status::Dead);
+    let adj = adjudicate(&one_eye, RuleSet::Japanese2011, &Options { max_region_empty: 0, ..Options::default() });
     let pr = adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap();
-    assert_eq!(pr.undecided, Some(Undecided::RegionTooLarge { empty: 2, max: 1 }));
+    assert_eq!(pr.undecided, Some(Undecided::RegionTooLarge { empty: 2, max: 0 }));
     let text = pr.undecided.unwrap().to_string();
     assert!(text.contains("2 empty points") && text.contains("第七条"), "{text}");
 }

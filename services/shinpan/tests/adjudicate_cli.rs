@@ -176,18 +176,24 @@ fn undecided_record(rel: &str, budget: &str, stone: &str) -> (Value, Value) {
 
 /// The region's budget left over by chains decided under their share goes to the chains
 /// that ran out of theirs (a second pass, `adjudicate_with_progress`). In this real 9x9
-/// final position (a GNU Go self-play record of `shared/games`), with 30,000 nodes for the
-/// region (nine chains: 3,333 nodes each in the first pass), White's chain at ac is proved
-/// alive ("W df", 3,339 nodes in all) only with what
-/// the region has left after the first pass: without the second pass it stays undecided.
+/// final position (GNU Go against GoFigure, `shared/games`), with 10,000 nodes for the
+/// region, Black's chain of 21 stones at af is proved alive ("B fc", 1,784 nodes in all)
+/// only with what the region has left after the first pass, which gave it 1,561: without
+/// the second pass it stays undecided (checked with the pass switched off), and with it the
+/// whole position is decided.
 #[test]
 fn a_chain_out_of_its_share_gets_what_the_region_has_left() {
-    let (v, white) = undecided_record("9/gnugo__9x9-2.sgf", "30000", "ac");
-    assert_eq!(white["status"], "alive", "{white}");
-    assert_eq!(strs(&white["line"]), ["W df"]);
-    let chains = v["proofs"].as_array().unwrap().iter().filter(|p| p["nodes"].as_u64().unwrap() > 0).count() as u64;
-    assert!(white["nodes"].as_u64().unwrap() > 30_000 / chains, "more than an equal share of the region: {white}");
-    assert!(strs(&v["status"]["alive"]).contains(&"ed".to_string()));
+    let f = games_dir().join("9/gnugo__boardspace__GNUGo-GoFigure0.1-200503181614.sgf");
+    let out = shinpan(&["adjudicate", "--json", "--budget", "10000", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "everything decided: {}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let proofs = v["proofs"].as_array().unwrap();
+    let black = proofs.iter().find(|p| strs(&p["stones"]).contains(&"af".to_string())).expect("a proof entry for af");
+    assert_eq!(black["status"], "alive", "{black}");
+    assert_eq!(black["color"], "black", "{black}");
+    assert_eq!(strs(&black["line"]), ["B fc"]);
+    let chains = proofs.iter().filter(|p| p["nodes"].as_u64().unwrap() > 0).count() as u64;
+    assert!(black["nodes"].as_u64().unwrap() > 10_000 / chains, "more than an equal share of the region: {black}");
 }
 
 /// A region too large for the exhaustive search but of at most twice its limit (here 75
