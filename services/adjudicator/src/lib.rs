@@ -111,8 +111,8 @@
 //!    nodes each — among the chains that ran out of theirs, the region's caches kept):
 //!    1. quick depth-first proofs of either end (iterative deepening, transposition table
 //!       of proofs; a proof is a forced win and exact whatever the path; an iteration in
-//!       which no line reached the depth bound and no proof was found ends the deepening,
-//!       as a deeper one would search the same tree again) — first with
+//!       which no line reached the depth bound and no new proof was stored ends the
+//!       deepening, as a deeper one would search the same tree again) — first with
 //!       step 2's territory proofs, recomputed on the position reached, as ends too (the
 //!       chain in a territory the opponent's proof holds: dead; the chain kept alive by its
 //!       owner's proof: alive; each proof is a strategy that forces the Benson end whoever
