@@ -498,6 +498,10 @@ pub fn adjudicate_with_progress(
             heads.dedup();
             heads.len() as u64
         };
+        let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
+        let too_big = empty > opts.max_region_empty;
+        // The local indices of each chain with a proof entry of this region (for the retry).
+        let mut chain_locals: Vec<Vec<usize>> = Vec::new();
         for (li, &p) in pts.iter().enumerate() {
             let Some(c) = board.get(p) else { continue };
             if done[li] {
@@ -520,8 +524,6 @@ pub fn adjudicate_with_progress(
             let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
             left = left.saturating_sub(1);
             region.budget = before + share;
-            let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
-            let too_big = empty > opts.max_region_empty;
             let (status, line) = if !too_big {
                 decide(&mut region, board, &locals, c, opts)
             } else if let Some(found) = opts.one_move_proofs.then(|| short_proof(&mut region, board, &locals, c, opts, &safe)).flatten() {
@@ -540,6 +542,7 @@ pub fn adjudicate_with_progress(
             });
             found.set_chain(board, p, status);
             proofs.push(Proof { stones, color: c, status, line, nodes, undecided });
+            chain_locals.push(locals);
         }
         // Second pass: what the region has left of its budget (chains decided under their
         // share) goes, in equal shares again, to the chains that ran out of theirs. The
@@ -555,16 +558,15 @@ pub fn adjudicate_with_progress(
                 continue;
             }
             region.budget = before + share;
-            let (stones, c) = (proofs[k].stones.clone(), proofs[k].color);
-            let locals: Vec<usize> = stones.iter().map(|&s| region.scope.local[gi(s)] as usize).collect();
-            let (status, line) = decide(&mut region, board, &locals, c, opts);
+            let (first, c) = (proofs[k].stones[0], proofs[k].color);
+            let (status, line) = decide(&mut region, board, &chain_locals[k - first_proof], c, opts);
             region.nodes = region.nodes.min(region.budget);
             let nodes = proofs[k].nodes + (region.nodes - before);
             proofs[k].nodes = nodes;
             if status == Status::Undecided {
                 proofs[k].undecided = Some(Undecided::Budget { nodes });
             } else {
-                found.set_chain(board, stones[0], status);
+                found.set_chain(board, first, status);
                 proofs[k].status = status;
                 proofs[k].line = line;
                 proofs[k].undecided = None;
