@@ -162,13 +162,13 @@ fn closed_stdout_ends_quietly() {
     assert_eq!(status.signal(), Some(libc::SIGPIPE), "ended by SIGPIPE: {status:?}, stderr: {err}");
 }
 
-/// `shinpan adjudicate --json --budget N` on a real record of `shared/games` (`rel`) whose
-/// final position keeps undecided chains (exit 4): the JSON object and the proof entry of
-/// the chain holding `stone`.
-fn undecided_record(rel: &str, budget: &str, stone: &str) -> (Value, Value) {
+/// `shinpan adjudicate --json --budget N` on a real record of `shared/games` (`rel`), which
+/// must exit with `code` (0: everything decided; 4: some chains undecided): the JSON object
+/// and the proof entry of the chain holding `stone`.
+fn real_record(rel: &str, budget: &str, code: i32, stone: &str) -> (Value, Value) {
     let f = games_dir().join(rel);
     let out = shinpan(&["adjudicate", "--json", "--budget", budget, f.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(4), "other chains stay undecided: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(code), "exit code: {}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let proof = v["proofs"].as_array().unwrap().iter().find(|p| strs(&p["stones"]).contains(&stone.to_string())).cloned();
     (v, proof.unwrap_or_else(|| panic!("no proof entry for {stone}")))
@@ -183,12 +183,9 @@ fn undecided_record(rel: &str, budget: &str, stone: &str) -> (Value, Value) {
 /// whole position is decided.
 #[test]
 fn a_chain_out_of_its_share_gets_what_the_region_has_left() {
-    let f = games_dir().join("9/gnugo__boardspace__GNUGo-GoFigure0.1-200503181614.sgf");
-    let out = shinpan(&["adjudicate", "--json", "--budget", "10000", f.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "everything decided: {}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Exit 0: with the second pass everything is decided.
+    let (v, black) = real_record("9/gnugo__boardspace__GNUGo-GoFigure0.1-200503181614.sgf", "10000", 0, "af");
     let proofs = v["proofs"].as_array().unwrap();
-    let black = proofs.iter().find(|p| strs(&p["stones"]).contains(&"af".to_string())).expect("a proof entry for af");
     assert_eq!(black["status"], "alive", "{black}");
     assert_eq!(black["color"], "black", "{black}");
     assert_eq!(strs(&black["line"]), ["B fc"]);
@@ -204,7 +201,8 @@ fn a_chain_out_of_its_share_gets_what_the_region_has_left() {
 /// without them the chain is undecided ("region of 75 empty points").
 #[test]
 fn a_large_region_still_gets_quick_proofs() {
-    let (v, white) = undecided_record("19/gnugo__owl28.sgf", "20000", "ba");
+    // Exit 4: other chains stay undecided.
+    let (v, white) = real_record("19/gnugo__owl28.sgf", "20000", 4, "ba");
     assert_eq!(strs(&white["stones"]), ["ba", "ca"]);
     assert_eq!(white["status"], "alive", "{white}");
     assert_eq!(strs(&white["line"]), ["W ag"]);
