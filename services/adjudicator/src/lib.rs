@@ -64,8 +64,11 @@
 //! test output.
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
-//! triple ko or 長生 in which neither side can break the cycle leaves both sides' stones
-//! seki.
+//! triple ko or 長生 in which neither side can break the cycle leaves the stones at stake
+//! seki (第十一条 解説 names both among the cycles). Unit positions (`tests/positions.rs`):
+//! triple ko — the side in atari seki under 2011, dead under 1989; 長生 — the group whose eye
+//! the cycle takes and gives back seki under 2011, dead under 1989 (the attacker, moving
+//! first, plays the nakade point before the thrust-in).
 //!
 //! ## japanese-1989 (`rules-explained-as-postulates.txt`)
 //!

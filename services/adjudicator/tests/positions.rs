@@ -341,6 +341,53 @@ fn triple_ko_seki_for_the_side_in_atari_2011_dead_under_1989() {
     assert_eq!(st(RuleSet::Japanese1989, "ca"), Status::Dead, "W 1989");
 }
 
+/// 長生 (eternal life, 第十一条 解説 lists it among the cycles) on 9x9: Black's group G
+/// (ab ac bc cc dc eb ec fb) encloses White's four stones N (ba bb cb db) and holds the lone
+/// stone x at da; White has thrown in at fa (in atari at ea). Black's edge stones ga ha
+/// have the outside liberty ia and reach G only through fa: the eye at fa is false. White's
+/// wall is pass-alive (eyes in rows e and g, i). Row 0 is given by the caller.
+fn long_life(row0: &str, row1: &str) -> Board {
+    board(&[row0, row1, "XXXXXOOOO", "OOOOOOOOO", "O........", "OOOOOOOOO", ".........", "OOOOOOOOO", "........."])
+}
+
+const LONG_LIFE: (&str, &str) = (".O.X.OXX.", "XOOOXXOOO");
+
+fn long_life_status(row0: &str, row1: &str, rules: RuleSet, budget_nodes: u64) -> Status {
+    let b = long_life(row0, row1);
+    adjudicate(&b, rules, &Options { budget_nodes, ..Options::default() }).status.get(Point::from_sgf("ab").unwrap())
+}
+
+#[test]
+fn long_life_every_move_of_the_cycle_is_forced() {
+    // The cycle (as in the 1989 text, §3.6 長生の形, colours exchanged): Black thrusts
+    // in at ca (da–ca in atari at ea), White captures the two at ea, Black recaptures
+    // ea–fa at da, White throws in at fa again — the start position, Black to move. Each
+    // move is forced; the positions below are the alternatives, Black to move in each:
+    let r = RuleSet::Japanese2011;
+    // Black leaves it: White at ca makes N a bulky five (刀五) — Black dead even after
+    // capturing it.
+    assert_eq!(long_life_status(".OOX.OXX.", "XOOOXXOOO", r, 3_000_000), Status::Dead, "White ca first");
+    // Black captures the thrown-in stone at ea instead: White at ca again; the eye at fa is
+    // false (White fills ia) — dead.
+    assert_eq!(long_life_status(".OOXX.XX.", "XOOOXXOOO", r, 3_000_000), Status::Dead, "Black ea, White ca");
+    // White does not capture the two stones: Black takes N at aa and lives.
+    assert_eq!(long_life_status("X.XX.OXX.", "X...XXOOO", r, 2_000_000), Status::Alive, "Black ca, aa");
+    // White does not throw in after Black's recapture: Black makes the eye and lives.
+    assert_eq!(long_life_status(".O.X..XX.", "XOOOXXOOO", r, 2_000_000), Status::Alive, "no throw-in");
+}
+
+#[test]
+fn long_life_is_seki_2011_dead_under_1989() {
+    // 2011 (Black, examined, moves first): Black starts the cycle and neither side can
+    // leave it without losing — the line cycles (第七条 解説 循環 → セキ石): seki. 1989 (the
+    // attacker moves first, 要請II-[iii]): White plays ca before Black can thrust in —
+    // the bulky five — dead. (White's N and Black's da stay undecided within these
+    // budgets; the cycle makes their searches far larger.)
+    let (r0, r1) = LONG_LIFE;
+    assert_eq!(long_life_status(r0, r1, RuleSet::Japanese2011, 5_000_000), Status::Seki, "2011");
+    assert_eq!(long_life_status(r0, r1, RuleSet::Japanese1989, 2_000_000), Status::Dead, "1989");
+}
+
 /// Options that leave every search region undecided at once, so that only what the
 /// whole-board analysis (Benson, safe territories) proves is decided.
 fn no_region_search() -> Options {
