@@ -193,7 +193,7 @@ mod search;
 pub use goban::{Board, Color, Move, Point, RuleSet, Status, StatusMap};
 
 use benson::{unconditional, Scope, NONE};
-use search::{forced, End, Mode, Prover, Region, State, Trap};
+use search::{forced, ordered_moves, End, Mode, Prover, Region, State, Trap};
 
 /// Options of an adjudication.
 #[derive(Clone, Debug)]
@@ -250,12 +250,15 @@ pub struct Proof {
     pub status: Status,
     /// The line (moves and passes) that shows it: the forcing side's moves against the
     /// longest resistance; for seki, the moves each side uses to hold until the play
-    /// cycles. For a chain decided by a safe territory (crate docs, step 2), the winning
+    /// cycles; for a chain alive under 1989 because the attacker cannot force its death,
+    /// the attacker's most promising try and the owner's answers (the avoidance search is
+    /// the proof). For a chain decided by a safe territory (crate docs, step 2), the winning
     /// line of that territory's local game, the attacker moving first. For a short proof in
     /// a large region (crate docs, Engine step 4): the winning move, or (miai) the first
     /// player's pass and the answer. Empty when the status holds at the start (e.g. stones
     /// inside the opponent's pass-alive eye, or a miai connection to a chain kept alive by
-    /// the territory proofs) or was proved only by the avoidance search.
+    /// the territory proofs) or was forced by the avoidance search with no proof line found
+    /// in the budget left.
     pub line: Vec<(Color, Move)>,
     /// Nodes searched for this chain.
     pub nodes: u64,
@@ -1074,7 +1077,7 @@ fn decide_with(
             (status, line)
         }
         (Mode::Kiyaku2011, None) => (Status::Seki, seki_line(region, &root, &keep_dead_out, &keep_alive_out, c, MAX_LINE)),
-        (Mode::Kiyaku1989, None) => (Status::Alive, Vec::new()),
+        (Mode::Kiyaku1989, None) => (Status::Alive, hold_line(region, &root, &keep_dead_out, stones, c, MAX_LINE)),
     }
 }
 
@@ -1087,6 +1090,51 @@ fn seki_line(region: &mut Region, root: &State, owner_trap: &Trap, opp_trap: &Tr
     while out.len() < max {
         let trap = if cur.to_move == owner { owner_trap } else { opp_trap };
         let Some(mv) = trap.choice(&cur) else { break };
+        let m = match mv {
+            Some(i) => Move::Play(region.scope.points[i as usize]),
+            None => Move::Pass,
+        };
+        out.push((cur.to_move, m));
+        let Some(next) = region.play(&cur, mv) else { break };
+        if seen.contains(&next) {
+            break;
+        }
+        seen.push(next.clone());
+        cur = next;
+    }
+    out
+}
+
+/// A line in which the owner holds (1989: the attacker, moving first, cannot force *dead*,
+/// 要請II-\[iii\]): the attacker plays its most promising move (the search's move order:
+/// next to the chain first, a pass last) and the owner answers with its trap's choice,
+/// until the play repeats, an end is reached, or the trap recorded no choice (a state it
+/// settled by a quick proof). It shows the main try failing; the proof of the status is the
+/// trap (every attacker move was answered), not this line.
+fn hold_line(
+    region: &mut Region,
+    root: &State,
+    owner_trap: &Trap,
+    stones: &[usize],
+    owner: Color,
+    max: usize,
+) -> Vec<(Color, Move)> {
+    let mut out = Vec::new();
+    let mut cur = root.clone();
+    let mut seen = vec![cur.clone()];
+    while out.len() < max && region.end(&cur.cells, stones, owner).is_none() {
+        let mv = if cur.to_move == owner {
+            match owner_trap.choice(&cur) {
+                Some(mv) => mv,
+                None => break,
+            }
+        } else {
+            let moves = ordered_moves(region, &cur, stones, true);
+            match moves.into_iter().find(|&mv| region.play(&cur, mv).is_some()) {
+                Some(mv) => mv,
+                None => break,
+            }
+        };
         let m = match mv {
             Some(i) => Move::Play(region.scope.points[i as usize]),
             None => Move::Pass,

@@ -600,7 +600,7 @@ impl Prover {
 /// The moves of the side to move in `st`, most promising first: points next to (or on)
 /// the examined `stones`, then contact with the opponent; a pass last for the forcing side
 /// and first for the other (holding is often its best).
-fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: bool) -> Vec<Option<u32>> {
+pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: bool) -> Vec<Option<u32>> {
     let playable = region.playable(&st.cells);
     let sc = &region.scope;
     let me = cell(st.to_move);

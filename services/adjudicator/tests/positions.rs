@@ -93,6 +93,28 @@ fn approach_ko_black_alive_under_both_rule_sets() {
 }
 
 #[test]
+fn a_chain_the_attacker_cannot_kill_under_1989_shows_the_attackers_main_try() {
+    // Kakunin 2 under 1989 (要請II-[iii]: the attacker moves first): Black cannot capture
+    // White's six stones, so they are alive. The proof is the exhaustive avoidance search;
+    // the line shows Black's most promising try and White's answers — legal moves,
+    // alternating from Black, after which White's stones are still on the board.
+    let b = kakunin("kakunin-2.sgf");
+    let adj = adjudicate(&b, RuleSet::Japanese1989, &Options::default());
+    let ac = Point::from_sgf("ac").unwrap();
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&ac)).expect("a proof entry for White's six stones");
+    assert_eq!(pr.status, Status::Alive);
+    assert!(!pr.line.is_empty(), "a line for an alive status under 1989");
+    let mut after = b.clone();
+    for (k, (c, m)) in pr.line.iter().enumerate() {
+        assert_eq!(*c, if k % 2 == 0 { Color::Black } else { Color::White }, "move {k} alternates from the attacker");
+        if let goban::Move::Play(p) = m {
+            after.play(*c, *p, false).unwrap_or_else(|e| panic!("move {k} {} illegal: {e:?}", p.to_sgf()));
+        }
+    }
+    assert!(pr.stones.iter().all(|&s| after.get(s) == Some(Color::White)), "White's stones stand after the line");
+}
+
+#[test]
 fn living_groups_touching_dame_are_seki_stones_under_1989_only() {
     // Both groups are pass-alive; column e is 駄目 between them. 要請II-[v] (1989): alive
     // stones next to a 駄目 are セキ石 (their eyes are not territory); 2011: alive.
