@@ -60,8 +60,9 @@
 //! (取らず三目: both dead), 2 (seki, no 手入れ needed), 7-1 (bent four in the corner:
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly; kakunin 4 (White's two chains)
-//! is left `undecided` within the default budget (never a wrong status) — see the kakunin
-//! test output.
+//! is left `undecided` within the default budget (never a wrong status) and reproduced
+//! exactly with 125,000,000 nodes per region (White's two chains dead, about 45,000,000
+//! nodes each) — see `tests/kakunin.rs`.
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves the stones at stake
