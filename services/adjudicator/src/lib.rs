@@ -1077,45 +1077,25 @@ fn decide_with(
             region.nodes = region.nodes.min(budget);
             (status, line)
         }
-        (Mode::Kiyaku2011, None) => (Status::Seki, seki_line(region, &root, &keep_dead_out, &keep_alive_out, c, MAX_LINE)),
-        (Mode::Kiyaku1989, None) => (Status::Alive, hold_line(region, &root, &keep_dead_out, stones, c, MAX_LINE)),
-    }
-}
-
-/// A line of seki: each side holds with its trap's choices (the owner keeping out of
-/// *dead*, the opponent out of *alive*) until the play repeats or an end is reached.
-fn seki_line(region: &mut Region, root: &State, owner_trap: &Trap, opp_trap: &Trap, owner: Color, max: usize) -> Vec<(Color, Move)> {
-    let mut out = Vec::new();
-    let mut cur = root.clone();
-    let mut seen = vec![cur.clone()];
-    while out.len() < max {
-        let trap = if cur.to_move == owner { owner_trap } else { opp_trap };
-        let Some(mv) = trap.choice(&cur) else { break };
-        let m = match mv {
-            Some(i) => Move::Play(region.scope.points[i as usize]),
-            None => Move::Pass,
-        };
-        out.push((cur.to_move, m));
-        let Some(next) = region.play(&cur, mv) else { break };
-        if seen.contains(&next) {
-            break;
+        (Mode::Kiyaku2011, None) => {
+            (Status::Seki, holding_line(region, &root, &keep_dead_out, Some(&keep_alive_out), stones, c, MAX_LINE))
         }
-        seen.push(next.clone());
-        cur = next;
+        (Mode::Kiyaku1989, None) => (Status::Alive, holding_line(region, &root, &keep_dead_out, None, stones, c, MAX_LINE)),
     }
-    out
 }
 
-/// A line in which the owner holds (1989: the attacker, moving first, cannot force *dead*,
-/// 要請II-\[iii\]): the attacker plays its most promising move (the search's move order:
-/// next to the chain first, a pass last) and the owner answers with its trap's choice,
-/// until the play repeats, an end is reached, or the trap recorded no choice (a state it
-/// settled by a quick proof). It shows the main try failing; the proof of the status is the
-/// trap (every attacker move was answered), not this line.
-fn hold_line(
+/// A line in which each side holds: the owner with its trap's choices (keeping the play out
+/// of *dead*), the opponent with its trap's choices (out of *alive*: a line of seki) or,
+/// when it has none (1989: the attacker, moving first, cannot force *dead*,
+/// 要請II-\[iii\]), with its most promising move (the search's move order: next to the
+/// chain first, a pass last) — the main try failing. It runs until the play repeats, an
+/// end is reached, or a trap recorded no choice (a state it settled by a quick proof). The
+/// proof of the status is the traps (every move of the other side answered), not this line.
+fn holding_line(
     region: &mut Region,
     root: &State,
     owner_trap: &Trap,
+    opp_trap: Option<&Trap>,
     stones: &[usize],
     owner: Color,
     max: usize,
@@ -1124,18 +1104,12 @@ fn hold_line(
     let mut cur = root.clone();
     let mut seen = vec![cur.clone()];
     while out.len() < max && region.end(&cur.cells, stones, owner).is_none() {
-        let mv = if cur.to_move == owner {
-            match owner_trap.choice(&cur) {
-                Some(mv) => mv,
-                None => break,
-            }
-        } else {
-            let moves = ordered_moves(region, &cur, stones, true);
-            match moves.into_iter().find(|&mv| region.play(&cur, mv).is_some()) {
-                Some(mv) => mv,
-                None => break,
-            }
+        let mv = match (cur.to_move == owner, opp_trap) {
+            (true, _) => owner_trap.choice(&cur),
+            (false, Some(t)) => t.choice(&cur),
+            (false, None) => ordered_moves(region, &cur, stones, true).into_iter().find(|&mv| region.play(&cur, mv).is_some()),
         };
+        let Some(mv) = mv else { break };
         let m = match mv {
             Some(i) => Move::Play(region.scope.points[i as usize]),
             None => Move::Pass,
