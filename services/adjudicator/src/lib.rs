@@ -61,7 +61,7 @@
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly; kakunin 4 (White's two chains)
 //! is left `undecided` within the default budget (never a wrong status) and reproduced
-//! exactly with 125,000,000 nodes per region (White's two chains dead, about 45,000,000
+//! exactly with 100,000,000 nodes per region (White's two chains dead, about 29,500,000
 //! nodes each) — see `tests/kakunin.rs`.
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
@@ -123,7 +123,8 @@
 //!       moves next, so taking it as an end only shortens the lines), within
 //!       2 000 nodes per end, local games included, on boards up to 13x13 (each of their
 //!       nodes recomputes the whole board's proofs); then with Benson's ends alone;
-//!    2. the exact answer, with half of what is left: an *avoidance* search for each end
+//!    2. the exact answer, with a third of what is left (a half under 1989, where it is the
+//!       only way to *alive*): an *avoidance* search for each end
 //!       (can the side that does not want it keep the play out of it for ever?). Reaching
 //!       an end is a reachability game, which is determined, so "the opponent cannot keep
 //!       the play out of *alive*" is exactly "the owner forces *alive*". The search keeps
@@ -170,8 +171,9 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 16,520 of 29,084 stones are
-//! decided with 20 000 nodes per region (16,433 while the deepening of a failed proof went
+//! must rule). On the 153 real games of `shared/games`, 16,530 of 29,084 stones are
+//! decided with 20 000 nodes per region (16,520 while the avoidance searches took half of a
+//! chain's budget instead of a third; 16,433 while the deepening of a failed proof went
 //! on to its last depth bound; 16,435 while the local games also left out the
 //! attacker's unconditional area, at 9% more time on 19x19; 16,379 before the quick proofs in regions of up to
 //! 80 empty points, 16,371 before the second pass of step 4, 16,328
@@ -942,6 +944,21 @@ const MIN_RETRY_NODES: u64 = 1_000;
 /// p50 66.6 ms; 100 nodes, 14,770, p50 31.5 ms.
 const LARGE_REGION_QUICK_NODES: u64 = 300;
 
+/// The avoidance searches (step 2 of [`decide`]) get `1 / TRAP_SHARE` of what a chain has
+/// left; when they run out, the deeper proofs of step 3 get the rest. Measured (all real
+/// records, back to back, 0 conflicting statuses): a half (2) -> a third (3): 16,520 ->
+/// 16,530 stones decided at 20,000 nodes per region, 16,805 -> 16,808 at the command line's
+/// 500,000, time unchanged (6.3 s, 31.0 -> 30.9 s); a quarter: 16,548 and 16,791. Kakunin 4
+/// is reproduced in full with 100,000,000 nodes per region in 152 s (a half: 125,000,000,
+/// 313 s): its avoidance searches run out, and White's chains are proved dead by the deeper
+/// proofs with what is left (29,516,856 and 29,182,589 nodes in all).
+const TRAP_SHARE: u64 = 3;
+
+/// [`TRAP_SHARE`] under 1989, where the avoidance search is the only way to *alive* (only
+/// the attacker's end is asked): a half. With a third, 6,434 -> 6,375 stones decided under
+/// 1989 at 20,000 nodes per region.
+const TRAP_SHARE_1989: u64 = 2;
+
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.
 const QUICK_PROOF_NODES: u64 = 20_000;
@@ -1031,10 +1048,14 @@ fn decide_with(
     if !exhaustive {
         return (Status::Undecided, Vec::new());
     }
-    // 2. The exact answer with half of what is left: can the other side keep the play out
-    //    of each end for ever (a trap; seki when both can)?
+    // 2. The exact answer with a third of what is left (a half under 1989): can the other
+    //    side keep the play out of each end for ever (a trap; seki when both can)?
     let budget = region.budget;
-    region.budget = region.nodes + (budget - region.nodes) / 2;
+    let share = match region.mode {
+        Mode::Kiyaku2011 => TRAP_SHARE,
+        Mode::Kiyaku1989 => TRAP_SHARE_1989,
+    };
+    region.budget = region.nodes + (budget - region.nodes) / share;
     let mut keep_alive_out = Trap::new(stones.to_vec(), c, End::Alive);
     let mut keep_dead_out = Trap::new(stones.to_vec(), c, End::Dead);
     // `None` = out of budget; `Some(true)` = the end is avoidable.

@@ -388,10 +388,10 @@ fn long_life_every_move_of_the_cycle_is_forced() {
     let r = RuleSet::Japanese2011;
     // Black leaves it: White at ca makes N a bulky five (刀五) — Black dead even after
     // capturing it.
-    assert_eq!(long_life_status(".OOX.OXX.", "XOOOXXOOO", r, 3_000_000), Status::Dead, "White ca first");
+    assert_eq!(long_life_status(".OOX.OXX.", "XOOOXXOOO", r, 4_000_000), Status::Dead, "White ca first");
     // Black captures the thrown-in stone at ea instead: White at ca again; the eye at fa is
     // false (White fills ia) — dead.
-    assert_eq!(long_life_status(".OOXX.XX.", "XOOOXXOOO", r, 3_000_000), Status::Dead, "Black ea, White ca");
+    assert_eq!(long_life_status(".OOXX.XX.", "XOOOXXOOO", r, 4_000_000), Status::Dead, "Black ea, White ca");
     // White does not capture the two stones: Black takes N at aa and lives.
     assert_eq!(long_life_status("X.XX.OXX.", "X...XXOOO", r, 2_000_000), Status::Alive, "Black ca, aa");
     // White does not throw in after Black's recapture: Black makes the eye and lives.
