@@ -894,7 +894,6 @@ mod tests {
                         .map(|q| board.chain_id(q).unwrap())
                         .collect();
                     let touches = heads.len();
-                    heads.dedup();
                     heads.sort();
                     heads.dedup();
                     if touches > heads.len() {
