@@ -187,6 +187,7 @@ struct Scratch {
     healthy: Vec<u32>,
     healthy_at: Vec<u32>,
     all: Vec<u32>,
+    last_reg: Vec<u32>,
     reg_ok: Vec<bool>,
     count: Vec<usize>,
     regs_at: Vec<u32>,
@@ -221,6 +222,7 @@ fn unconditional_in(sx: &mut Scratch, cells: &[u8], c: Color, sc: &Scope) -> Saf
         healthy,
         healthy_at,
         all,
+        last_reg,
         reg_ok,
         count,
         regs_at,
@@ -293,12 +295,14 @@ fn unconditional_in(sx: &mut Scratch, cells: &[u8], c: Color, sc: &Scope) -> Saf
     healthy.clear();
     reset(healthy_at, 1, 0);
     all.clear();
+    // By chain id (local, then `nchains +` outside id): the last region that listed it.
+    reset(last_reg, nchains as usize + sc.ext.len(), NONE);
     for s in 0..n {
         if reg_of[s] != NONE || cells[s] == me {
             continue;
         }
         let id = open.len() as u32;
-        let (b0, h0) = (border.len(), healthy.len());
+        let h0 = healthy.len();
         let mut is_open = false;
         let mut first_empty = true;
         all.clear();
@@ -312,10 +316,11 @@ fn unconditional_in(sx: &mut Scratch, cells: &[u8], c: Color, sc: &Scope) -> Saf
                     continue;
                 }
                 if let Some(cid) = chain_at(g) {
-                    if cid < nchains && !border[b0..].contains(&cid) {
-                        border.push(cid);
-                    }
-                    if !all.contains(&cid) {
+                    if last_reg[cid as usize] != id {
+                        last_reg[cid as usize] = id;
+                        if cid < nchains {
+                            border.push(cid);
+                        }
                         all.push(cid);
                     }
                     if !adj[..na].contains(&cid) {
