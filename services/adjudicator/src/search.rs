@@ -170,9 +170,21 @@ impl Region {
 
     /// Whether every stone of `stones` (local indices of a chain of `c`) is in `U_c` of
     /// `cells` — after the quick necessary test of [`crate::benson::may_be_in_area`], which
-    /// spares most area computations when the answer is no.
+    /// spares most area computations when the answer is no; then from the cached area if
+    /// there is one, else by Benson's iteration over the chains the chain's life depends on
+    /// ([`crate::benson::chain_in_area`], exact), and only when that cannot tell (a chain
+    /// of one or two stones that is not pass-alive) by the whole area.
     pub fn holds_all(&mut self, cells: &[u8], c: Color, stones: &[usize]) -> bool {
-        crate::benson::may_be_in_area(cells, c, &self.scope, stones) && stones.iter().all(|&s| self.area(cells, c).get(s))
+        if !crate::benson::may_be_in_area(cells, c, &self.scope, stones) {
+            return false;
+        }
+        if let Some(Some(a)) = self.ucache.get(cells).map(|slot| &slot[c.index()]) {
+            return stones.iter().all(|&s| a.get(s));
+        }
+        match crate::benson::chain_in_area(cells, c, &self.scope, stones) {
+            Some(held) => held,
+            None => stones.iter().all(|&s| self.area(cells, c).get(s)),
+        }
     }
 
     /// Both unconditional areas of `cells`.
