@@ -32,6 +32,13 @@
 //!   it may be captured on the way, but its point ends as `c`'s — 第八条 解説
 //!   "一時的に取られるが、最終的に…活き石").
 //!
+//! One chain at a time: whether a chain's stones are in `U_c` is often all a search needs
+//! (a one-move life, an end of a line). [`chain_in_area`] answers it by Benson's iteration
+//! over only the chains the chain's pass-aliveness depends on — those bordering its healthy
+//! regions, theirs, and so on — which gives the same answer as the whole computation (see
+//! its docs and the random cross-check in the tests) at a fraction of its cost in large
+//! regions.
+//!
 //! Region-local computation: the search only moves inside a region whose every
 //! neighbouring point outside holds a pass-alive stone (see `lib.rs`). Outside stones of
 //! `c` are therefore pass-alive for good ("fixed"), and a c-region that reaches an outside
