@@ -982,18 +982,23 @@ mod tests {
         assert!(!w.area.get(l("ac")) && !s.area.get(l("ac")), "the open middle row is nobody's");
     }
 
-    #[test]
-    fn the_local_closure_agrees_with_the_whole_computation() {
-        // Random boards (xorshift), the whole board and a scope without the last column, with
-        // and without virtual eyes: wherever `chain_in_area` answers, it must give what
-        // `unconditional` gives for every stone of the chain. It must answer most of the time
-        // for chains of three or more stones (it replaces the whole computation on those calls;
-        // smaller ones that are not pass-alive are left to it), and say "in the area" sometimes.
-        let mut next = crate::xorshift(0x2545_f491_4f6c_dd1d);
-        let (mut answered, mut asked, mut yes, mut checked) = (0usize, 0usize, 0usize, 0usize);
-        for round in 0..6000 {
+    /// Every chain of random boards (xorshift from `seed`, `rounds` boards of 3 to 11 points a
+    /// side, a share of stones from `min_density` to 9 tenths), on the whole board and on a
+    /// scope without the last column (every other round), and with `virtual_eyes` also on the
+    /// whole board with random virtual eyes: calls `check(diagram, cells, colour, scope, chain,
+    /// all_in)` with the chain's local indices inside the scope and whether `unconditional`
+    /// puts every one of them in the area.
+    fn each_random_chain(
+        seed: u64,
+        rounds: usize,
+        min_density: u64,
+        virtual_eyes: bool,
+        mut check: impl FnMut(&str, &[u8], Color, &Scope, &[usize], bool),
+    ) {
+        let mut next = crate::xorshift(seed);
+        for round in 0..rounds {
             let (w, h) = (3 + (next() % 9) as usize, 3 + (next() % 9) as usize);
-            let density = 3 + next() % 8;
+            let density = min_density + next() % (10 - min_density);
             let rows: Vec<String> = (0..h)
                 .map(|_| {
                     (0..w)
@@ -1009,11 +1014,14 @@ mod tests {
             let Ok(b) = Board::from_diagram(&text) else {
                 continue;
             };
+            let diagram = rows.join("\n");
             let mut scopes =
                 vec![Scope::whole(&b), Scope::new(&b, b.points().filter(|p| (p.x as usize) + 1 < w || round % 2 == 0).collect())];
-            let mut eyes = Scope::whole(&b);
-            eyes.virtual_eye = (0..eyes.len()).map(|_| next() % 7 == 0).collect();
-            scopes.push(eyes);
+            if virtual_eyes {
+                let mut eyes = Scope::whole(&b);
+                eyes.virtual_eye = (0..eyes.len()).map(|_| next() % 7 == 0).collect();
+                scopes.push(eyes);
+            }
             for sc in &scopes {
                 let cells = sc.cells(&b);
                 for c in [Color::Black, Color::White] {
@@ -1023,8 +1031,6 @@ mod tests {
                         if seen[s0] || cells[s0] != cell(c) {
                             continue;
                         }
-                        // The chain's stones inside the scope (a chain cut by the scope's edge is
-                        // still one chain there only if connected inside: skip it otherwise).
                         let chain: Vec<usize> = b
                             .chain(sc.points[s0])
                             .into_iter()
@@ -1036,19 +1042,31 @@ mod tests {
                         for &l in &chain {
                             seen[l] = true;
                         }
-                        let big = chain.len() > 2;
-                        asked += usize::from(big);
                         let all_in = chain.iter().all(|&l| area.get(l));
-                        if let Some(got) = chain_in_area(&cells, c, sc, &chain) {
-                            answered += usize::from(big);
-                            checked += 1;
-                            yes += usize::from(got);
-                            assert_eq!(got, all_in, "{c:?} chain at {} in\n{}", sc.points[s0], rows.join("\n"));
-                        }
+                        check(&diagram, &cells, c, sc, &chain, all_in);
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_local_closure_agrees_with_the_whole_computation() {
+        // Wherever `chain_in_area` answers, it must give what `unconditional` gives for every
+        // stone of the chain (virtual eyes included). It must answer most of the time for
+        // chains of three or more stones (it replaces the whole computation on those calls;
+        // smaller ones that are not pass-alive are left to it), and say "in the area" sometimes.
+        let (mut answered, mut asked, mut yes, mut checked) = (0usize, 0usize, 0usize, 0usize);
+        each_random_chain(0x2545_f491_4f6c_dd1d, 6000, 3, true, |diagram, cells, c, sc, chain, all_in| {
+            let big = chain.len() > 2;
+            asked += usize::from(big);
+            if let Some(got) = chain_in_area(cells, c, sc, chain) {
+                answered += usize::from(big);
+                checked += 1;
+                yes += usize::from(got);
+                assert_eq!(got, all_in, "{c:?} chain at {} in\n{diagram}", sc.points[chain[0]]);
+            }
+        });
         eprintln!("chain_in_area: {checked} answers checked; {answered} of {asked} chains of 3+ stones answered; {yes} in the area");
         assert!(answered * 10 > asked * 9, "answered only {answered} of {asked} chains of 3+ stones");
         assert!(yes > 100, "only {yes} chains found in the area");
@@ -1056,61 +1074,16 @@ mod tests {
 
     #[test]
     fn the_quick_test_never_rules_out_a_chain_in_the_area() {
-        // Random boards (xorshift), whole board and a scope without the last column: wherever
-        // `may_be_in_area` says "certainly not", `unconditional` must agree. Also counts how
-        // often it says so (it must rule something out to be worth its place).
-        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
+        // Wherever `may_be_in_area` says "certainly not", `unconditional` must agree. Also
+        // counts how often it says so (it must rule something out to be worth its place).
         let (mut ruled_out, mut in_area) = (0, 0);
-        for round in 0..4000 {
-            let (w, h) = (3 + (next() % 9) as usize, 3 + (next() % 9) as usize);
-            let density = next() % 10;
-            let rows: Vec<String> = (0..h)
-                .map(|_| {
-                    (0..w)
-                        .map(|_| match next() % 10 {
-                            v if v < density / 2 => 'X',
-                            v if v < density => 'O',
-                            _ => '.',
-                        })
-                        .collect()
-                })
-                .collect();
-            let text: Vec<&str> = rows.iter().map(String::as_str).collect();
-            let Ok(b) = Board::from_diagram(&text) else {
-                continue;
-            };
-            let scopes =
-                [Scope::whole(&b), Scope::new(&b, b.points().filter(|p| (p.x as usize) + 1 < w || round % 2 == 0).collect())];
-            for sc in &scopes {
-                let cells = sc.cells(&b);
-                for c in [Color::Black, Color::White] {
-                    let area = unconditional(&cells, c, sc).area;
-                    let mut seen = vec![false; sc.len()];
-                    for s0 in 0..sc.len() {
-                        if seen[s0] || cells[s0] != cell(c) {
-                            continue;
-                        }
-                        let chain: Vec<usize> = b
-                            .chain(sc.points[s0])
-                            .into_iter()
-                            .filter_map(|p| {
-                                let l = sc.local[p.y as usize * w + p.x as usize];
-                                (l != NONE).then_some(l as usize)
-                            })
-                            .collect();
-                        for &l in &chain {
-                            seen[l] = true;
-                        }
-                        let all_in = chain.iter().all(|&l| area.get(l));
-                        in_area += usize::from(all_in);
-                        if !may_be_in_area(&cells, c, sc, &chain) {
-                            ruled_out += 1;
-                            assert!(!all_in, "{c:?} chain at {} wrongly ruled out in\n{}", sc.points[s0], rows.join("\n"));
-                        }
-                    }
-                }
+        each_random_chain(0x9e37_79b9_7f4a_7c15, 4000, 0, false, |diagram, cells, c, sc, chain, all_in| {
+            in_area += usize::from(all_in);
+            if !may_be_in_area(cells, c, sc, chain) {
+                ruled_out += 1;
+                assert!(!all_in, "{c:?} chain at {} wrongly ruled out in\n{diagram}", sc.points[chain[0]]);
             }
-        }
+        });
         eprintln!("{ruled_out} chains ruled out, {in_area} in the area");
         assert!(ruled_out > 1000 && in_area > 100, "{ruled_out} ruled out, {in_area} in the area");
     }

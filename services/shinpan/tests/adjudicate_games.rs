@@ -8,6 +8,11 @@
 //! marks as the players' agreement; no agreement may be refuted on the games whose marks
 //! reproduce `RE`, and the number of agreed counts equal to `RE` is printed.
 //!
+//! Every game whose result is not `RE` is listed with its cause: how many stones stayed
+//! undecided and why (a region larger than the exhaustive search — with the largest such
+//! region's size — or the budget), the points the count gives to neither side, and what the players' marks give when
+//! taken as their agreement (第九条).
+//!
 //! Exactness is asserted: on the games whose marks reproduce `RE`, a *decided* result
 //! must equal `RE`, and no decided chain may be dead where the marks keep it alive or the
 //! other way round. Undecided is allowed (it is not a guess); the counts are printed.
@@ -40,6 +45,8 @@ fn real_games_final_positions() {
     let mut undecided_by_reason = [0usize; 3];
     let (mut agreement_re, mut agreement_refuted) = (0usize, 0usize);
     let mut decided_wrong: Vec<String> = Vec::new();
+    // Every game whose result is not RE, with its cause (the issue's "listed with its cause").
+    let mut mismatches: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     for line in lines {
         let f: Vec<&str> = line.split('\t').collect();
@@ -67,15 +74,34 @@ fn real_games_final_positions() {
             }
         }
         // Why the undecided stones are undecided (the reasons an arbiter sees).
+        let mut game_reasons = [0usize; 3];
+        let mut largest = 0usize;
         for pr in &out.adjudication.proofs {
             let k = match pr.undecided {
-                Some(Undecided::RegionTooLarge { .. }) => 0,
+                Some(Undecided::RegionTooLarge { empty, .. }) => {
+                    largest = largest.max(empty);
+                    0
+                }
                 Some(Undecided::Budget { .. }) => 1,
                 Some(Undecided::SekiDependsOnUndecided) => 2,
                 None => continue,
             };
             undecided_by_reason[k] += pr.stones.len();
+            game_reasons[k] += pr.stones.len();
         }
+        let mut cause = if ours == Some(GameResult::Undecided) {
+            assert!(game_reasons.iter().sum::<usize>() > 0, "{}: result ? without an undecided stone that says why", f[c_file]);
+            format!(
+                "undecided: {} stones in regions larger than the exhaustive search (largest {largest} empty points), {} out of \
+                 budget, {} 1989 seki depending on undecided; {} points counted as neither's (dame, or next to undecided stones)",
+                game_reasons[0],
+                game_reasons[1],
+                game_reasons[2],
+                out.report.dame.len()
+            )
+        } else {
+            format!("decided: {} dame", out.report.dame.len())
+        };
         if ours == Some(GameResult::Undecided) {
             undecided += 1;
         } else if ours == re {
@@ -115,12 +141,20 @@ fn real_games_final_positions() {
             let agreed = adjudicate_loaded(&loaded, Some(&dead), &[], None, budget);
             let refuted = agreed.adjudication.refuted_agreements.len();
             agreement_refuted += refuted;
+            cause.push_str(&format!(
+                "; with the players' marks as agreement (第九条) {} ({})",
+                agreed.report.result,
+                if GameResult::from_sgf(&agreed.report.result) == re { "= RE" } else { "not RE" }
+            ));
             if GameResult::from_sgf(&agreed.report.result) == re {
                 agreement_re += 1;
             }
             if strict && refuted > 0 {
                 failures.push(format!("{}: {refuted} agreed statuses refuted", f[c_file]));
             }
+        }
+        if ours != re {
+            mismatches.push(format!("{}: shinpan {} RE {}: {cause}", f[c_file], out.report.result, f[c_re]));
         }
         if strict && ours != Some(GameResult::Undecided) && ours != re {
             failures.push(format!("{}: decided {} but marks and RE say {}", f[c_file], out.report.result, f[c_re]));
@@ -140,6 +174,11 @@ fn real_games_final_positions() {
     for d in &decided_wrong {
         eprintln!("  {d}");
     }
+    eprintln!("games whose result is not RE, with the cause:");
+    for m in &mismatches {
+        eprintln!("  {m}");
+    }
+    assert_eq!(mismatches.len(), games - fouls - re_ok, "every game not reproducing RE is listed");
     assert!(games > 0);
     assert_eq!(undecided_by_reason.iter().sum::<usize>(), stones - stones_decided, "every undecided stone says why");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
