@@ -153,8 +153,10 @@
 //!    strategy), proves it alive; under 1989 the opponent (要請II-\[iii\]): such a move
 //!    after which a point of the chain is in the opponent's unconditional area proves it
 //!    dead. A forced win in one move is exact whatever else the region holds. Also an
-//!    answer of the owner to every move of the opponent that makes the chain pass-alive
-//!    (a miai, 見合い, of non-capturing one-move lives, or any life tried on the board)
+//!    answer of the owner to every move of the opponent that gives the chain such a life
+//!    (a miai, 見合い, of non-capturing one-move lives — making it pass-alive, or joining
+//!    it to a chain step 2 keeps alive when neither move is on a point its proofs use —
+//!    or any life tried on the board)
 //!    proves it alive: under 1989 at once (the opponent moves first), under 2011 after one
 //!    move of the owner. Without such a proof the chain is undecided. The
 //!    unconditional areas are computed per colour when first needed, cached per position
@@ -171,8 +173,9 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real games of `shared/games`, 16,530 of 29,084 stones are
-//! decided with 20 000 nodes per region (16,520 while the avoidance searches took half of a
+//! must rule). On the 153 real games of `shared/games`, 16,536 of 29,084 stones are
+//! decided with 20 000 nodes per region (16,530 before a join to a kept-alive chain
+//! answered in the miai step of the short proofs; 16,520 while the avoidance searches took half of a
 //! chain's budget instead of a third; 16,433 while the deepening of a failed proof went
 //! on to its last depth bound; 16,435 while the local games also left out the
 //! attacker's unconditional area, at 9% more time on 19x19; 16,379 before the quick proofs in regions of up to
@@ -704,6 +707,9 @@ fn short_proof(
             return false;
         }
         let me = cells[stones[0]];
+        if me != benson::cell(c) {
+            return false; // captured: nothing to join
+        }
         let mut seen = vec![false; cells.len()];
         let mut todo = vec![stones[0] as u32];
         let mut members: Vec<u32> = Vec::new();
@@ -743,6 +749,12 @@ fn short_proof(
         }
         links.iter().any(|&(h, p)| links.iter().any(|&(h2, p2)| h2 == h && p2 != p))
     };
+    // For the miai step: the owner's life by joining a chain the territory proofs keep alive
+    // (as above), and whether a local point is one those proofs rely on.
+    let kept = Kept {
+        alive: &kept_alive,
+        used: &|region: &Region, l: u32| safe[c.index()].used[gi(region.scope.points[l as usize])],
+    };
     // Liberties of the chain, then the empty points next to them.
     let cand = near_chain(&region.scope, &root.cells, stones[0]);
     let playable = region.playable(&root.cells);
@@ -771,7 +783,7 @@ fn short_proof(
     //    16.7 -> 24.2 ms); under 1989 (G the owner) the miai of lives 1,092 more.
     if region.mode == Mode::Kiyaku1989 {
         let root_f = State { ko: NONE, ..root.clone() };
-        let w = miai(region, &root_f, second, stones, &cand)?;
+        let w = miai(region, &root_f, second, stones, &cand, &kept)?;
         return Some((status_of(second_end), vec![(first, Move::Pass), (second, Move::Play(region.scope.points[w as usize]))]));
     }
     // 3. 2011: one move of the owner after which step 2 holds for the owner with the
@@ -780,7 +792,7 @@ fn short_proof(
         // The chain now (m may have joined it to others): its liberties and their neighbours.
         let cand2 = near_chain(&region.scope, &child.cells, stones[0]);
         let after_m = State { ko: NONE, ..child };
-        if let Some(w) = miai(region, &after_m, c, stones, &cand2) {
+        if let Some(w) = miai(region, &after_m, c, stones, &cand2, &kept) {
             let pt = |l: u32| Move::Play(region.scope.points[l as usize]);
             return Some((Status::Alive, vec![(c, pt(m)), (c.opponent(), Move::Pass), (c, pt(w))]));
         }
@@ -823,31 +835,56 @@ fn near_chain(sc: &Scope, cells: &[u8], s: usize) -> Vec<u32> {
     out
 }
 
+/// The owner's other kind of life in [`miai`]: `alive(region, cells, m)` — after the owner's
+/// move `m` the chain is joined (or connected by a miai of two free points) to a chain the
+/// territory proofs of module `safety` keep alive, `m` on no point they rely on — and
+/// `used(region, l)`: local point `l` is one they rely on.
+struct Kept<'a> {
+    alive: &'a dyn Fn(&Region, &[u8], Option<u32>) -> bool,
+    used: &'a dyn Fn(&Region, u32) -> bool,
+}
+
 /// The miai step of [`short_proof`]: in `root` (the side `F` to move, no ko ban — every move
 /// of `F` is answered, even a barred retake), the owner `g` of the chain `stones` (local
 /// indices) has a non-capturing move among `cand` that puts every stone of the chain in
 /// `U_g` when played at once (the answer to a pass, or to a move in an unconditional area,
 /// which counts as one), and every move `r` of `F` in the region is answered: by another
 /// such move (at once when neither captures, see `short_proof`; else by trying it) or by
-/// any move near the chain after `r` that puts it in `U_g` (tried). A direct check of
-/// the two plies, so exact. Returns the first winning move of `g`, or `None` (also when the
+/// any move near the chain after `r` that puts it in `U_g` (tried). A move that joins the
+/// chain to one the territory proofs keep alive (`kept`, as in step 1 of `short_proof`)
+/// counts as such a life too — as a winning move, and as an answer to an `r` on no point
+/// those proofs rely on (an `r` on one must be answered by their strategy itself), always
+/// checked on the position after `r` (a quiet `r` may take a point of a miai connection).
+/// The owner then follows their strategy, which ends with the joined chain pass-alive
+/// (module `safety`). Measured on the 153 real final positions at 20,000 nodes per region:
+/// 5,899 -> 6,009 stones decided under 1989, 16,530 -> 16,536 under 2011 (500,000
+/// nodes: 16,808 -> 16,814), none against the players' marks. A direct check of the two
+/// plies, so exact. Returns the first winning move of `g`, or `None` (also when the
 /// region's budget runs out). Each move played counts one node.
-fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u32]) -> Option<u32> {
+fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u32], kept: &Kept) -> Option<u32> {
     let stones_on = |cells: &[u8]| cells.iter().filter(|&&v| v != benson::EMPTY).count();
     let reached = |region: &mut Region, cells: &[u8]| region.holds_all(cells, g, stones);
     let on_root = stones_on(&root.cells);
     let root_g = State { to_move: g, ko: NONE, ..root.clone() };
     // G's non-capturing winning moves (the quick test first). A winning move may lie in an
-    // unconditional area: it is a real move all the same.
+    // unconditional area: it is a real move all the same. `by_join[i]`: `wins[i]` wins only by
+    // joining a chain the territory proofs keep alive (not pass-alive at once).
     let mut wins: Vec<u32> = Vec::new();
+    let mut by_join: Vec<bool> = Vec::new();
     for &m in cand {
         if region.nodes >= region.budget {
             return None;
         }
         region.nodes += 1;
         let Some(child) = region.play(&root_g, Some(m)) else { continue };
-        if stones_on(&child.cells) == on_root + 1 && reached(region, &child.cells) {
-            wins.push(m);
+        if stones_on(&child.cells) == on_root + 1 {
+            if reached(region, &child.cells) {
+                wins.push(m);
+                by_join.push(false);
+            } else if (kept.alive)(region, &child.cells, Some(m)) {
+                wins.push(m);
+                by_join.push(true);
+            }
         }
     }
     if wins.is_empty() {
@@ -880,10 +917,20 @@ fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u
         region.nodes += 1;
         let Some(after_r) = region.play(root, Some(r)) else { continue };
         let quiet_r = stones_on(&after_r.cells) == on_root + 1;
+        // A life by joining a kept-alive chain answers `r` only when `r` is on no point the
+        // territory proofs rely on (else their strategy must answer `r` itself).
+        let join_ok = !(kept.used)(region, r);
         let mut answered = false;
-        for &m in wins.iter().filter(|&&m| m != r) {
+        for (i, &m) in wins.iter().enumerate().filter(|&(_, &m)| m != r) {
+            if by_join[i] && !join_ok {
+                continue;
+            }
             let Some(after) = region.play(&after_r, Some(m)) else { continue };
-            if (quiet_r && stones_on(&after.cells) == on_root + 2) || reached(region, &after.cells) {
+            // The quiet shortcut holds for a pass-alive win only (an opponent stone that
+            // captures nothing keeps every healthy region healthy); a win by joining is
+            // checked on the position itself (`r` may have taken a point of a miai connection).
+            let quiet = !by_join[i] && quiet_r && stones_on(&after.cells) == on_root + 2;
+            if quiet || reached(region, &after.cells) || (join_ok && (kept.alive)(region, &after.cells, Some(m))) {
                 answered = true;
                 break;
             }
@@ -898,7 +945,7 @@ fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u
                 }
                 region.nodes += 1;
                 let Some(after) = region.play(&after_r, Some(w)) else { continue };
-                if reached(region, &after.cells) {
+                if reached(region, &after.cells) || (join_ok && (kept.alive)(region, &after.cells, Some(w))) {
                     answered = true;
                     break;
                 }

@@ -166,8 +166,16 @@ fn closed_stdout_ends_quietly() {
 /// must exit with `code` (0: everything decided; 4: some chains undecided): the JSON object
 /// and the proof entry of the chain holding `stone`.
 fn real_record(rel: &str, budget: &str, code: i32, stone: &str) -> (Value, Value) {
+    real_record_with(rel, &[], budget, code, stone)
+}
+
+/// As [`real_record`], with more arguments for `shinpan adjudicate` (e.g. `--rules`).
+fn real_record_with(rel: &str, more: &[&str], budget: &str, code: i32, stone: &str) -> (Value, Value) {
     let f = games_dir().join(rel);
-    let out = shinpan(&["adjudicate", "--json", "--budget", budget, f.to_str().unwrap()]);
+    let mut args = vec!["adjudicate", "--json", "--budget", budget];
+    args.extend_from_slice(more);
+    args.push(f.to_str().unwrap());
+    let out = shinpan(&args);
     assert_eq!(out.status.code(), Some(code), "exit code: {}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let proof = v["proofs"].as_array().unwrap().iter().find(|p| strs(&p["stones"]).contains(&stone.to_string())).cloned();
@@ -207,4 +215,20 @@ fn a_large_region_still_gets_quick_proofs() {
     assert_eq!(white["status"], "alive", "{white}");
     assert_eq!(strs(&white["line"]), ["W ag"]);
     assert!(strs(&v["status"]["alive"]).contains(&"ca".to_string()));
+}
+
+/// Under japanese-1989 the attacker moves first (要請II-[iii]): a chain in a region too
+/// large for the exhaustive search is alive when every attacker move is answered by a life.
+/// A life may be joining a chain that the territory proofs (module `safety`) keep alive, as
+/// long as neither the attacker's move nor the answer is on a point those proofs rely on.
+/// In this real 19x19 final position (`gnugo__joseki01.sgf`, 20,000 nodes per region),
+/// White's chain ig–ih–ii–jh–kh is proved alive so ("B pass W ij": whatever Black plays,
+/// White joins it to a kept-alive chain, at ij or elsewhere). Before such answers were
+/// allowed (only immediate pass-aliveness), it was undecided (checked).
+#[test]
+fn under_1989_joining_a_chain_kept_alive_answers_every_attack() {
+    let (_, white) = real_record_with("19/gnugo__joseki01.sgf", &["--rules", "japanese-1989"], "20000", 4, "ig");
+    assert_eq!(strs(&white["stones"]), ["ig", "ih", "ii", "jh", "kh"]);
+    assert_eq!(white["status"], "alive", "{white}");
+    assert_eq!(strs(&white["line"]), ["B pass", "W ij"]);
 }
