@@ -171,6 +171,97 @@ pub(crate) struct Safe {
     pub area: Bits,
 }
 
+/// Working buffers of [`benson_iteration`]; `alive` is its answer.
+#[derive(Default)]
+struct Iteration {
+    count: Vec<usize>,
+    regs_at: Vec<u32>,
+    fill: Vec<u32>,
+    regs_of: Vec<u32>,
+    alive: Vec<bool>,
+    work: Vec<u32>,
+}
+
+/// Benson's iteration, as a worklist, shared by [`unconditional`] and [`chain_in_area`]:
+/// chains `0..nc` (`fixed[k]`: touches `c` stones outside the scope, never dropped;
+/// `bonus[k]`: virtual healthy regions credited to it) and regions given flat — region `r`
+/// is healthy for the chains `healthy[healthy_at[r]..healthy_at[r + 1]]` (ids `>= nc` are
+/// chains outside the scope: never counted, never dropped) and borders the chains
+/// `border[border_at[r]..border_at[r + 1]]`, and counts at all only if `reg_ok[r]`. A chain
+/// with fewer than two healthy regions left is dropped, and so is every region it borders
+/// (which may drop further chains). Leaves in `it.alive[k]` whether chain `k` stays (is
+/// pass-alive); `reg_ok` ends false for every dropped region.
+#[allow(clippy::too_many_arguments)]
+fn benson_iteration(
+    nc: usize,
+    fixed: &[bool],
+    bonus: &[usize],
+    healthy: &[u32],
+    healthy_at: &[u32],
+    border: &[u32],
+    border_at: &[u32],
+    reg_ok: &mut [bool],
+    it: &mut Iteration,
+) {
+    let Iteration { count, regs_at, fill, regs_of, alive, work } = it;
+    let nreg = healthy_at.len() - 1;
+    let span = |at: &[u32], r: usize| at[r] as usize..at[r + 1] as usize;
+    reset(count, nc, 0);
+    for r in 0..nreg {
+        if reg_ok[r] {
+            for &h in &healthy[span(healthy_at, r)] {
+                if (h as usize) < nc {
+                    count[h as usize] += 1;
+                }
+            }
+        }
+    }
+    // The regions each chain borders (inverse of `border`), flat.
+    reset(regs_at, nc + 1, 0);
+    for &b in border {
+        regs_at[b as usize + 1] += 1;
+    }
+    for k in 0..nc {
+        regs_at[k + 1] += regs_at[k];
+    }
+    fill.clear();
+    fill.extend_from_slice(regs_at);
+    reset(regs_of, border.len(), 0);
+    for r in 0..nreg {
+        for &b in &border[span(border_at, r)] {
+            regs_of[fill[b as usize] as usize] = r as u32;
+            fill[b as usize] += 1;
+        }
+    }
+    reset(alive, nc, true);
+    work.clear();
+    for k in 0..nc {
+        if !fixed[k] && count[k] + bonus[k] < 2 {
+            alive[k] = false;
+            work.push(k as u32);
+        }
+    }
+    while let Some(k) = work.pop() {
+        for &r in &regs_of[span(regs_at, k as usize)] {
+            let r = r as usize;
+            if !reg_ok[r] {
+                continue;
+            }
+            reg_ok[r] = false;
+            for &h in &healthy[span(healthy_at, r)] {
+                let h = h as usize;
+                if h < nc && alive[h] && !fixed[h] {
+                    count[h] -= 1;
+                    if count[h] + bonus[h] < 2 {
+                        alive[h] = false;
+                        work.push(h as u32);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Benson's pass-alive chains of `c` and the unconditional area `U_c` for the local
 /// `cells` of scope `sc` (stones of `c` outside the scope count as pass-alive; other
 /// outside points as the opponent's pass-alive stones).
@@ -196,12 +287,7 @@ struct Scratch {
     all: Vec<u32>,
     last_reg: Vec<u32>,
     reg_ok: Vec<bool>,
-    count: Vec<usize>,
-    regs_at: Vec<u32>,
-    fill: Vec<u32>,
-    regs_of: Vec<u32>,
-    alive: Vec<bool>,
-    work: Vec<u32>,
+    it: Iteration,
     comp: Vec<bool>,
     pts: Vec<u32>,
 }
@@ -231,12 +317,7 @@ fn unconditional_in(sx: &mut Scratch, cells: &[u8], c: Color, sc: &Scope) -> Saf
         all,
         last_reg,
         reg_ok,
-        count,
-        regs_at,
-        fill,
-        regs_of,
-        alive,
-        work,
+        it,
         comp,
         pts,
     } = sx;
@@ -367,68 +448,12 @@ fn unconditional_in(sx: &mut Scratch, cells: &[u8], c: Color, sc: &Scope) -> Saf
         border_at.push(border.len() as u32);
         healthy_at.push(healthy.len() as u32);
     }
-    let nreg = open.len();
-    let span = |at: &[u32], r: usize| at[r] as usize..at[r + 1] as usize;
-
-    // Benson's iteration, as a worklist: a chain with fewer than two healthy regions left
-    // is dropped, and so is every region it borders (which may drop further chains).
+    // Benson's iteration (regions that reach outside points not holding `c` never count).
     let nc = nchains as usize;
     reg_ok.clear();
     reg_ok.extend(open.iter().map(|&o| !o));
-    reset(count, nc, 0);
-    for r in 0..nreg {
-        if reg_ok[r] {
-            for &h in &healthy[span(&healthy_at, r)] {
-                if h < nchains {
-                    count[h as usize] += 1;
-                }
-            }
-        }
-    }
-    // The regions each local chain borders (inverse of `border`).
-    reset(regs_at, nc + 1, 0);
-    for &b in border.iter() {
-        regs_at[b as usize + 1] += 1;
-    }
-    for k in 0..nc {
-        regs_at[k + 1] += regs_at[k];
-    }
-    fill.clear();
-    fill.extend_from_slice(regs_at);
-    reset(regs_of, border.len(), 0);
-    for r in 0..nreg {
-        for &b in &border[span(&border_at, r)] {
-            regs_of[fill[b as usize] as usize] = r as u32;
-            fill[b as usize] += 1;
-        }
-    }
-    reset(alive, nc, true);
-    work.clear();
-    for k in 0..nc {
-        if !fixed[k] && count[k] + bonus[k] < 2 {
-            alive[k] = false;
-            work.push(k as u32);
-        }
-    }
-    while let Some(k) = work.pop() {
-        for &r in &regs_of[span(&regs_at, k as usize)] {
-            let r = r as usize;
-            if !reg_ok[r] {
-                continue;
-            }
-            reg_ok[r] = false;
-            for &h in &healthy[span(&healthy_at, r)] {
-                let h = h as usize;
-                if h < nc && alive[h] && !fixed[h] {
-                    count[h] -= 1;
-                    if count[h] + bonus[h] < 2 {
-                        alive[h] = false;
-                        work.push(h as u32);
-                    }
-                }
-            }
-        }
-    }
+    benson_iteration(nc, fixed, bonus, healthy, healthy_at, border, border_at, reg_ok, it);
+    let alive = &it.alive;
 
     let mut pa = Bits::new(n);
     let mut area = Bits::new(n);
@@ -671,13 +696,8 @@ struct ClosureScratch {
     all: Vec<u32>,
     in_s: Vec<bool>,
     todo: Vec<u32>,
-    count: Vec<usize>,
-    regs_at: Vec<u32>,
-    fill: Vec<u32>,
-    regs_of: Vec<u32>,
-    alive: Vec<bool>,
     reg_ok: Vec<bool>,
-    work: Vec<u32>,
+    it: Iteration,
 }
 
 thread_local! {
@@ -701,13 +721,8 @@ fn chain_in_area_in(sx: &mut ClosureScratch, cells: &[u8], c: Color, sc: &Scope,
         all,
         in_s,
         todo,
-        count,
-        regs_at,
-        fill,
-        regs_of,
-        alive,
         reg_ok,
-        work,
+        it,
     } = sx;
     let me = cell(c);
     if stones.is_empty() || stones.iter().any(|&s| cells[s] != me) {
@@ -888,63 +903,11 @@ fn chain_in_area_in(sx: &mut ClosureScratch, cells: &[u8], c: Color, sc: &Scope,
             }
         }
     }
-    // Benson's iteration over S and its relevant regions.
-    let nc = fixed.len();
-    let nreg = healthy_at.len() - 1;
-    let span = |at: &[u32], r: usize| at[r] as usize..at[r + 1] as usize;
-    reset(count, nc, 0);
-    for r in 0..nreg {
-        for &h in &healthy[span(&healthy_at, r)] {
-            if h < OUT {
-                count[h as usize] += 1;
-            }
-        }
-    }
-    // The regions each chain borders (inverse of `border`), flat.
-    reset(regs_at, nc + 1, 0);
-    for &b in border.iter() {
-        regs_at[b as usize + 1] += 1;
-    }
-    for k in 0..nc {
-        regs_at[k + 1] += regs_at[k];
-    }
-    fill.clear();
-    fill.extend_from_slice(regs_at);
-    reset(regs_of, border.len(), 0);
-    for r in 0..nreg {
-        for &b in &border[span(border_at, r)] {
-            regs_of[fill[b as usize] as usize] = r as u32;
-            fill[b as usize] += 1;
-        }
-    }
-    reset(alive, nc, true);
-    reset(reg_ok, nreg, true);
-    work.clear();
-    for k in 0..nc {
-        if !fixed[k] && count[k] + bonus[k] < 2 {
-            alive[k] = false;
-            work.push(k as u32);
-        }
-    }
-    while let Some(k) = work.pop() {
-        for &r in &regs_of[span(regs_at, k as usize)] {
-            let r = r as usize;
-            if !reg_ok[r] {
-                continue;
-            }
-            reg_ok[r] = false;
-            for &h in &healthy[span(&healthy_at, r)] {
-                let h = h as usize;
-                if h < nc && alive[h] && !fixed[h] {
-                    count[h] -= 1;
-                    if count[h] + bonus[h] < 2 {
-                        alive[h] = false;
-                        work.push(h as u32);
-                    }
-                }
-            }
-        }
-    }
+    // Benson's iteration over S and its relevant regions (every one may count).
+    reset(reg_ok, healthy_at.len() - 1, true);
+    benson_iteration(fixed.len(), fixed, bonus, healthy, healthy_at, border, border_at, reg_ok, it);
+    let alive = &it.alive;
+
     if alive[x as usize] {
         Some(true)
     } else if member_at[x as usize + 1] - member_at[x as usize] <= 2 {
