@@ -171,6 +171,25 @@ pub(crate) struct Safe {
     pub area: Bits,
 }
 
+/// A region's flood meets an empty point next to the chains `adj`: the chains it is healthy
+/// for so far, `healthy[h0..]`, become those next to every empty point met (the first empty
+/// point gives the start, `first` is then cleared).
+fn next_to_empty(healthy: &mut Vec<u32>, h0: usize, first: &mut bool, adj: &[u32]) {
+    if *first {
+        healthy.extend_from_slice(adj);
+        *first = false;
+        return;
+    }
+    let mut k = h0;
+    for j in h0..healthy.len() {
+        if adj.contains(&healthy[j]) {
+            healthy[k] = healthy[j];
+            k += 1;
+        }
+    }
+    healthy.truncate(k);
+}
+
 /// Working buffers of [`benson_iteration`]; `alive` is its answer.
 #[derive(Default)]
 struct Iteration {
@@ -423,20 +442,7 @@ fn unconditional_in(sx: &mut Scratch, cells: &[u8], c: Color, sc: &Scope) -> Saf
                 }
             }
             if cells[l as usize] == EMPTY {
-                if first_empty {
-                    healthy.extend_from_slice(&adj[..na]);
-                    first_empty = false;
-                } else {
-                    // Keep the chains next to every empty point so far.
-                    let mut k = h0;
-                    for j in h0..healthy.len() {
-                        if adj[..na].contains(&healthy[j]) {
-                            healthy[k] = healthy[j];
-                            k += 1;
-                        }
-                    }
-                    healthy.truncate(k);
-                }
+                next_to_empty(healthy, h0, &mut first_empty, &adj[..na]);
             }
         }
         if first_empty {
@@ -852,19 +858,7 @@ fn chain_in_area_in(sx: &mut ClosureScratch, cells: &[u8], c: Color, sc: &Scope,
                         }
                     }
                     if cells[p] == EMPTY {
-                        if first_empty {
-                            healthy.extend_from_slice(&adj[..na]);
-                            first_empty = false;
-                        } else {
-                            let mut kk = h0;
-                            for j in h0..healthy.len() {
-                                if adj[..na].contains(&healthy[j]) {
-                                    healthy[kk] = healthy[j];
-                                    kk += 1;
-                                }
-                            }
-                            healthy.truncate(kk);
-                        }
+                        next_to_empty(healthy, h0, &mut first_empty, &adj[..na]);
                         if healthy.len() == h0 {
                             dead = true; // an empty point next to none of them: healthy for no one
                             break 'flood;
