@@ -697,7 +697,6 @@ struct ClosureScratch {
     healthy_at: Vec<u32>,
     border: Vec<u32>,
     border_at: Vec<u32>,
-    last_seen: Vec<u32>,
     pts: Vec<u32>,
     all: Vec<u32>,
     in_s: Vec<bool>,
@@ -722,7 +721,6 @@ fn chain_in_area_in(sx: &mut ClosureScratch, cells: &[u8], c: Color, sc: &Scope,
         healthy_at,
         border,
         border_at,
-        last_seen,
         pts,
         all,
         in_s,
@@ -787,7 +785,6 @@ fn chain_in_area_in(sx: &mut ClosureScratch, cells: &[u8], c: Color, sc: &Scope,
     reset(healthy_at, 1, 0);
     border.clear();
     reset(border_at, 1, 0);
-    last_seen.clear(); // by local chain id: last region listing it
     pts.clear();
     all.clear();
     // The closure S: a worklist of chain ids (a chain gets an id when first met, and joins
@@ -877,16 +874,13 @@ fn chain_in_area_in(sx: &mut ClosureScratch, cells: &[u8], c: Color, sc: &Scope,
                     }
                     continue;
                 }
-                // Every chain bordering it joins S (flooded above, so it has an id).
-                if last_seen.len() < fixed.len() {
-                    last_seen.resize(fixed.len(), NONE);
+                // Every local chain bordering it (`all` lists each once) joins S (flooded
+                // above, so it has an id).
+                if in_s.len() < fixed.len() {
                     in_s.resize(fixed.len(), false);
                 }
                 for &cid in all.iter().filter(|&&cid| cid < OUT) {
-                    if last_seen[cid as usize] != id {
-                        last_seen[cid as usize] = id;
-                        border.push(cid);
-                    }
+                    border.push(cid);
                     if !in_s[cid as usize] {
                         in_s[cid as usize] = true;
                         todo.push(cid);

@@ -701,9 +701,11 @@ fn short_proof(
     // Also when the chain shares two free points with such a chain (a miai connection, as in
     // module `safety`: when the opponent takes one, the owner takes the other), both points
     // on no point those proofs rely on.
+    // Whether local point `l` is one the owner's territory proofs rely on.
+    let used = |region: &Region, l: u32| safe[c.index()].used[gi(region.scope.points[l as usize])];
     let kept_alive = |region: &Region, cells: &[u8], m: Option<u32>| -> bool {
         let sf = &safe[c.index()];
-        if m.is_some_and(|m| sf.used[gi(region.scope.points[m as usize])]) {
+        if m.is_some_and(|m| used(region, m)) {
             return false;
         }
         let me = cells[stones[0]];
@@ -730,7 +732,7 @@ fn short_proof(
         let mut links: Vec<(Point, u32)> = Vec::new();
         for &l in &members {
             for &p in &region.scope.nbrs[l as usize] {
-                if p == NONE || p >= benson::OUT || cells[p as usize] != benson::EMPTY || sf.used[gi(region.scope.points[p as usize])] {
+                if p == NONE || p >= benson::OUT || cells[p as usize] != benson::EMPTY || used(region, p) {
                     continue;
                 }
                 for &q in &region.scope.nbrs[p as usize] {
@@ -751,10 +753,7 @@ fn short_proof(
     };
     // For the miai step: the owner's life by joining a chain the territory proofs keep alive
     // (as above), and whether a local point is one those proofs rely on.
-    let kept = Kept {
-        alive: &kept_alive,
-        used: &|region: &Region, l: u32| safe[c.index()].used[gi(region.scope.points[l as usize])],
-    };
+    let kept = Kept { alive: &kept_alive, used: &used };
     // Liberties of the chain, then the empty points next to them.
     let cand = near_chain(&region.scope, &root.cells, stones[0]);
     let playable = region.playable(&root.cells);
@@ -922,9 +921,6 @@ fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize], cand: &[u
         let join_ok = !(kept.used)(region, r);
         let mut answered = false;
         for (i, &m) in wins.iter().enumerate().filter(|&(_, &m)| m != r) {
-            if by_join[i] && !join_ok {
-                continue;
-            }
             let Some(after) = region.play(&after_r, Some(m)) else { continue };
             // The quiet shortcut holds for a pass-alive win only (an opponent stone that
             // captures nothing keeps every healthy region healthy); a win by joining is
