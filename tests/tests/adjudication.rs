@@ -361,6 +361,55 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     let mut req = tonic::Request::new(sgf_req(kakunin_sgf("9")));
     req.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
     check_kakunin("9", &c.adjudicate(req).await.unwrap().into_inner());
+
+    // A stored game: only its players and officials may adjudicate it (the adjudication is
+    // an event of the game); an SGF record or position anyone with a token.
+    let secret = AuthConfig::new("a production secret");
+    let bearer = |role: Role, sub: &str, tournament: Option<&str>| {
+        format!("Bearer {}", secret.issue(role, sub, tournament, None, None, 60).unwrap()).parse::<tonic::metadata::MetadataValue<_>>().unwrap()
+    };
+    let channel = shinpan::client::channel(&url).await.unwrap();
+    let mut rec = shinpan_proto::v1::game_recording_client::GameRecordingClient::new(channel.clone());
+    let sgf = kakunin_sgf("9").replacen("SZ[9]", "SZ[9]PB[Sakata]PW[Fujisawa]KM[6.5]", 1);
+    let sgf = format!("{};B[];W[])", sgf.trim_end().trim_end_matches(')'));
+    let mut imp = tonic::Request::new(pb::ImportSgfRequest { sgf, tournament: "Honinbo League".into(), round: 1, board_number: 1, rule_set: String::new() });
+    imp.metadata_mut().insert("authorization", bearer(Role::Referee, "referee-1", Some("Honinbo League")));
+    let id = rec.import_sgf(imp).await.unwrap().into_inner().game.unwrap().id;
+    let last_sequence = |rec: &mut shinpan_proto::v1::game_recording_client::GameRecordingClient<tonic::transport::Channel>, id: String| {
+        let mut r = tonic::Request::new(pb::GetGameRequest { game_id: id });
+        r.metadata_mut().insert("authorization", bearer(Role::ArchiveReader, "archive", None));
+        let mut rec = rec.clone();
+        async move { rec.get_game(r).await.unwrap().into_inner().last_sequence }
+    };
+    let before = last_sequence(&mut rec, id.clone()).await;
+    let call = |role: Role, sub: &str, tournament: Option<&str>, req: pb::AdjudicateRequest| {
+        let mut r = tonic::Request::new(req);
+        r.metadata_mut().insert("authorization", bearer(role, sub, tournament));
+        r
+    };
+    for (role, sub, tournament) in [
+        (Role::ArchiveReader, "archive", None),
+        (Role::Player, "Go Seigen", None),
+        (Role::Referee, "referee-2", Some("Kisei League")),
+    ] {
+        let e = c.adjudicate(call(role, sub, tournament, game_req(&id))).await.unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{role} {sub}: {e:?}");
+        assert!(e.message().contains("may not adjudicate a stored game"), "{}", e.message());
+        let e = c.adjudicate_stream(call(role, sub, tournament, game_req(&id))).await.err().expect("the stream refuses too");
+        assert_eq!(e.code(), Code::PermissionDenied, "{role} {sub}: {e:?}");
+    }
+    assert_eq!(last_sequence(&mut rec, id.clone()).await, before, "a refused adjudication records nothing");
+    // The archive reader may still adjudicate a record (nothing is stored).
+    check_kakunin("9", &c.adjudicate(call(Role::ArchiveReader, "archive", None, sgf_req(kakunin_sgf("9")))).await.unwrap().into_inner());
+    // The game's Black player and its tournament's referee may; each adjudication is an event.
+    let mut seq = before;
+    for (role, sub, tournament) in [(Role::Player, "Sakata", None), (Role::Referee, "referee-1", Some("Honinbo League"))] {
+        let r = c.adjudicate(call(role, sub, tournament, game_req(&id))).await.unwrap().into_inner();
+        check_kakunin("9", &r);
+        assert!(r.sequence > seq, "{role} {sub}: recorded after {seq}: {}", r.sequence);
+        seq = r.sequence;
+    }
+    assert_eq!(last_sequence(&mut rec, id).await, seq);
     let _ = tx.send(());
     server.await.unwrap().unwrap();
 }

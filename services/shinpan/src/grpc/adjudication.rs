@@ -22,9 +22,16 @@
 //! (0 = [`DEFAULT_BUDGET`]); a region not decided within it leaves its chains
 //! `UNDECIDED` and the result `?` — never a guess.
 //!
+//! Who may call it: anyone when the service is open (`--auth results`, the default). Behind
+//! tokens (`--auth all`) any valid token may adjudicate an SGF record or a bare position
+//! (nothing is stored), but a stored game only by its players and its officials (referee or
+//! chief arbiter of its tournament, federation admin: [`crate::auth::Claims::may_propose`]),
+//! because that appends an event to the game and may open an arbiter case; anyone else —
+//! an archive reader (read-only), a player of another game — gets `PERMISSION_DENIED`.
+//!
 //! Errors: `INVALID_ARGUMENT` (field violations) for a bad point, rule set, status, SGF or
-//! board; `NOT_FOUND` for an unknown game; `UNAVAILABLE` without a database (stored games
-//! only).
+//! board; `NOT_FOUND` for an unknown game; `PERMISSION_DENIED` as above; `UNAVAILABLE`
+//! without a database (stored games only).
 
 use crate::error::ApiError;
 use crate::grpc::results::{self, GameCtx};
@@ -339,13 +346,30 @@ impl AdjudicationService {
     }
 }
 
+/// Resolves the request's subject and, behind tokens (claims present), checks that the
+/// caller may record an adjudication of it (module docs: a stored game only by its players
+/// and officials).
+///
+/// # Errors
+/// As [`subject`], and `PERMISSION_DENIED` for a stored game the caller neither plays nor
+/// officiates.
+async fn permitted_subject(state: &AppState, req: Request<pb::AdjudicateRequest>) -> Result<Subject, Status> {
+    let claims = req.extensions().get::<crate::auth::Claims>().cloned();
+    let subject = subject(state, req.get_ref()).await?;
+    if let (Some(c), Some(ctx)) = (&claims, &subject.game) {
+        if !c.may_propose(&ctx.scope) {
+            return Err(crate::auth::denied(c, "adjudicate a stored game they neither play nor officiate (the adjudication is recorded as an event of the game)"));
+        }
+    }
+    Ok(subject)
+}
+
 type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateProgress, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl pb::adjudication_server::Adjudication for AdjudicationService {
     async fn adjudicate(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::AdjudicateResponse>, Status> {
-        let req = req.into_inner();
-        let subject = subject(&self.state, &req).await?;
+        let subject = permitted_subject(&self.state, req).await?;
         let adj = search(&subject, |_| {}).await?;
         let mut out = response(&subject, &adj);
         record(&self.state, &subject, &adj, &mut out).await?;
@@ -355,8 +379,7 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
     type AdjudicateStreamStream = ProgressStream;
 
     async fn adjudicate_stream(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<ProgressStream>, Status> {
-        let req = req.into_inner();
-        let subject = subject(&self.state, &req).await?;
+        let subject = permitted_subject(&self.state, req).await?;
         let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::AdjudicateProgress, Status>>(64);
         let state = self.state.clone();
         tokio::spawn(async move {
