@@ -19,9 +19,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = protox::compile(FILES, ["."])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("shinpan_descriptor.bin"), fds.encode_to_vec())?;
-    tonic_prost_build::configure()
-        .build_server(true)
-        .build_client(true)
-        .compile_fds(fds)?;
+    tonic_prost_build::configure().build_server(true).build_client(true).compile_fds(fds)?;
     Ok(())
 }

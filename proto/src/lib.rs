@@ -20,8 +20,7 @@ pub mod v1 {
 
 /// The encoded `google.protobuf.FileDescriptorSet` of every `shinpan.v1` file (and the
 /// well-known types they import), for gRPC server reflection.
-pub const FILE_DESCRIPTOR_SET: &[u8] =
-    include_bytes!(concat!(env!("OUT_DIR"), "/shinpan_descriptor.bin"));
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/shinpan_descriptor.bin"));
 
 /// Fully qualified service names, as reported by reflection and used by health checks.
 pub mod service_names {

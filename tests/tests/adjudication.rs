@@ -59,7 +59,13 @@ impl Env {
     async fn import(&self, sgf: String, board: u32) -> String {
         self.app
             .recording()
-            .import_sgf(pb::ImportSgfRequest { sgf, tournament: "Honinbo League".into(), round: 1, board_number: board, rule_set: String::new() })
+            .import_sgf(pb::ImportSgfRequest {
+                sgf,
+                tournament: "Honinbo League".into(),
+                round: 1,
+                board_number: board,
+                rule_set: String::new(),
+            })
             .await
             .expect("import")
             .into_inner()
@@ -166,8 +172,7 @@ async fn an_undecided_stored_adjudication_opens_an_arbiter_case() {
     req.budget_nodes = 1;
     let r = env.adj().adjudicate(req).await.unwrap().into_inner();
     assert_eq!(r.result, "?");
-    let undecided: Vec<&str> =
-        r.statuses.iter().filter(|s| s.status == pb::Status::Undecided as i32).map(|s| s.point.as_str()).collect();
+    let undecided: Vec<&str> = r.statuses.iter().filter(|s| s.status == pb::Status::Undecided as i32).map(|s| s.point.as_str()).collect();
     assert!(undecided.contains(&"ab"), "{undecided:?}");
     // Every undecided chain says why (here: the budget), decided ones say nothing.
     for p in &r.proofs {
@@ -176,7 +181,11 @@ async fn an_undecided_stored_adjudication_opens_an_arbiter_case() {
     }
     let cases = env
         .store
-        .list_cases(&CaseFilter { game_id: Some(uuid::Uuid::parse_str(&id).unwrap()), kind: Some(CaseKind::Undecided), ..Default::default() })
+        .list_cases(&CaseFilter {
+            game_id: Some(uuid::Uuid::parse_str(&id).unwrap()),
+            kind: Some(CaseKind::Undecided),
+            ..Default::default()
+        })
         .await
         .unwrap();
     assert_eq!(cases.len(), 1);
@@ -190,7 +199,11 @@ async fn an_undecided_stored_adjudication_opens_an_arbiter_case() {
     env.adj().adjudicate(again).await.unwrap();
     let cases = env
         .store
-        .list_cases(&CaseFilter { game_id: Some(uuid::Uuid::parse_str(&id).unwrap()), kind: Some(CaseKind::Undecided), ..Default::default() })
+        .list_cases(&CaseFilter {
+            game_id: Some(uuid::Uuid::parse_str(&id).unwrap()),
+            kind: Some(CaseKind::Undecided),
+            ..Default::default()
+        })
         .await
         .unwrap();
     assert_eq!(cases.len(), 1);
@@ -366,13 +379,21 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     // an event of the game); an SGF record or position anyone with a token.
     let secret = AuthConfig::new("a production secret");
     let bearer = |role: Role, sub: &str, tournament: Option<&str>| {
-        format!("Bearer {}", secret.issue(role, sub, tournament, None, None, 60).unwrap()).parse::<tonic::metadata::MetadataValue<_>>().unwrap()
+        format!("Bearer {}", secret.issue(role, sub, tournament, None, None, 60).unwrap())
+            .parse::<tonic::metadata::MetadataValue<_>>()
+            .unwrap()
     };
     let channel = shinpan::client::channel(&url).await.unwrap();
     let mut rec = shinpan_proto::v1::game_recording_client::GameRecordingClient::new(channel.clone());
     let sgf = kakunin_sgf("9").replacen("SZ[9]", "SZ[9]PB[Sakata]PW[Fujisawa]KM[6.5]", 1);
     let sgf = format!("{};B[];W[])", sgf.trim_end().trim_end_matches(')'));
-    let mut imp = tonic::Request::new(pb::ImportSgfRequest { sgf, tournament: "Honinbo League".into(), round: 1, board_number: 1, rule_set: String::new() });
+    let mut imp = tonic::Request::new(pb::ImportSgfRequest {
+        sgf,
+        tournament: "Honinbo League".into(),
+        round: 1,
+        board_number: 1,
+        rule_set: String::new(),
+    });
     imp.metadata_mut().insert("authorization", bearer(Role::Referee, "referee-1", Some("Honinbo League")));
     let id = rec.import_sgf(imp).await.unwrap().into_inner().game.unwrap().id;
     let last_sequence = |rec: &mut shinpan_proto::v1::game_recording_client::GameRecordingClient<tonic::transport::Channel>, id: String| {
@@ -387,11 +408,9 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
         r.metadata_mut().insert("authorization", bearer(role, sub, tournament));
         r
     };
-    for (role, sub, tournament) in [
-        (Role::ArchiveReader, "archive", None),
-        (Role::Player, "Go Seigen", None),
-        (Role::Referee, "referee-2", Some("Kisei League")),
-    ] {
+    for (role, sub, tournament) in
+        [(Role::ArchiveReader, "archive", None), (Role::Player, "Go Seigen", None), (Role::Referee, "referee-2", Some("Kisei League"))]
+    {
         let e = c.adjudicate(call(role, sub, tournament, game_req(&id))).await.unwrap_err();
         assert_eq!(e.code(), Code::PermissionDenied, "{role} {sub}: {e:?}");
         assert!(e.message().contains("may not adjudicate a stored game"), "{}", e.message());

@@ -83,11 +83,7 @@ async fn spans_reach_a_real_otlp_receiver_with_the_service_name_and_one_trace_sp
     let validation = TestApp::spawn_with(ServiceKind::Validation, None, false).await;
     let recording = TestApp::spawn_with(ServiceKind::Recording, Some(validation.url.clone()), true).await;
     let mut client = recording.recording();
-    let game = client
-        .create_game(new_game("Trace Cup", 1, 9))
-        .await
-        .unwrap()
-        .into_inner();
+    let game = client.create_game(new_game("Trace Cup", 1, 9)).await.unwrap().into_inner();
     let r = client
         .record_move(pb::RecordMoveRequest {
             game_id: game.id.clone(),
@@ -112,7 +108,11 @@ async fn spans_reach_a_real_otlp_receiver_with_the_service_name_and_one_trace_sp
         guard.flush().await;
     }
     assert!(!found.is_empty(), "the receiver got spans");
-    assert!(found.iter().all(|s| s.0 == "shinpan-otlp-test"), "service.name on every span: {:?}", found.iter().map(|s| &s.0).collect::<Vec<_>>());
+    assert!(
+        found.iter().all(|s| s.0 == "shinpan-otlp-test"),
+        "service.name on every span: {:?}",
+        found.iter().map(|s| &s.0).collect::<Vec<_>>()
+    );
     let record = found.iter().find(|s| s.1 == "GameRecording.RecordMove").expect("the RecordMove span");
     let validate = found.iter().find(|s| s.1 == "RuleValidation.ValidateMove").expect("the ValidateMove span");
     assert_eq!(record.2, validate.2, "one trace spans the recording and the validation service");

@@ -224,7 +224,8 @@ async fn a_retry_with_the_same_idempotency_key_returns_the_original_answer() {
 }
 
 /// Moves of a ko on a 9x9 board: after 9. B dc takes cc, 10. W cc retakes at once (第五条).
-const KO: [(&str, &str); 9] = [("B", "cb"), ("W", "db"), ("B", "bc"), ("W", "ec"), ("B", "cd"), ("W", "dd"), ("B", "ii"), ("W", "cc"), ("B", "dc")];
+const KO: [(&str, &str); 9] =
+    [("B", "cb"), ("W", "db"), ("B", "bc"), ("W", "ec"), ("B", "cd"), ("W", "dd"), ("B", "ii"), ("W", "cc"), ("B", "dc")];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_foul_is_stored_as_an_event_and_not_applied() {
@@ -296,7 +297,8 @@ async fn errors_use_standard_codes_with_rich_details() {
     let dup = client.create_game(new_game("Error Cup", 1, 9)).await.unwrap_err();
     assert_eq!(dup.code(), Code::AlreadyExists);
 
-    let bad_rules = client.create_game(pb::CreateGameRequest { rule_set: "fischer".into(), ..new_game("Error Cup", 2, 9) }).await.unwrap_err();
+    let bad_rules =
+        client.create_game(pb::CreateGameRequest { rule_set: "fischer".into(), ..new_game("Error Cup", 2, 9) }).await.unwrap_err();
     assert_eq!(bad_rules.code(), Code::InvalidArgument);
     assert_eq!(bad_rules.get_error_details().bad_request().unwrap().field_violations[0].field, "rule_set");
 
@@ -409,7 +411,13 @@ async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
     // W[aa] captured by B[ab] at move 5, then four passes (第九条2).
     let sgf = "(;GM[1]FF[4]SZ[9]RU[Japanese]KM[6.5];B[ba];W[aa];B[ee];W[gg];B[ab];W[cc];B[];W[];B[];W[])";
     let imported = client
-        .import_sgf(pb::ImportSgfRequest { sgf: sgf.into(), tournament: "Import Cup".into(), round: 1, board_number: 1, rule_set: String::new() })
+        .import_sgf(pb::ImportSgfRequest {
+            sgf: sgf.into(),
+            tournament: "Import Cup".into(),
+            round: 1,
+            board_number: 1,
+            rule_set: String::new(),
+        })
         .await
         .unwrap()
         .into_inner();
@@ -445,7 +453,13 @@ async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
 
     // The same board of the same round again: refused, and nothing more is stored.
     let dup = client
-        .import_sgf(pb::ImportSgfRequest { sgf: sgf.into(), tournament: "Import Cup".into(), round: 1, board_number: 1, rule_set: String::new() })
+        .import_sgf(pb::ImportSgfRequest {
+            sgf: sgf.into(),
+            tournament: "Import Cup".into(),
+            round: 1,
+            board_number: 1,
+            rule_set: String::new(),
+        })
         .await
         .unwrap_err();
     assert_eq!(dup.code(), Code::AlreadyExists);

@@ -106,9 +106,7 @@ const TRIPLE_KO_SETUP: &str = "B ba, W ca, B ga, W ha, B ab, W bb, B fb, W db, B
 const CYCLE: &str = "B cb, W gb, B cg, W bb, B hb, W bg";
 
 async fn confirm(r: &mut ResultConfirmationClient<Channel>, game: &str, token: &str) -> Result<pb::GameResult, tonic::Status> {
-    r.confirm_result(authed(pb::ConfirmResultRequest { game_id: game.into(), version: 0, color: 0 }, token))
-        .await
-        .map(|x| x.into_inner())
+    r.confirm_result(authed(pb::ConfirmResultRequest { game_id: game.into(), version: 0, color: 0 }, token)).await.map(|x| x.into_inner())
 }
 
 async fn confirm_all(env: &Env, game: &str, black: &str, white: &str) -> pb::GameResult {
@@ -140,11 +138,7 @@ async fn resignation_becomes_final_and_then_nothing_changes() {
     let env = Env::new().await;
     let g = env.game(1, 9, 6.5, "B-1", "W-1").await;
     env.record(&g, 1, "B ee, W cc, B gg").await;
-    env.app
-        .recording()
-        .resign(pb::ResignRequest { game_id: g.clone(), color: W as i32, idempotency_key: String::new() })
-        .await
-        .unwrap();
+    env.app.recording().resign(pb::ResignRequest { game_id: g.clone(), color: W as i32, idempotency_key: String::new() }).await.unwrap();
     // 第六条: White resigned, so Black wins 中押勝 — the recorded resignation decides.
     let bad = propose(&env, &g, pb::Ending::Resignation, W as i32, &player("B-1")).await.unwrap_err();
     assert_eq!(bad.code(), Code::InvalidArgument);
@@ -184,7 +178,11 @@ async fn resignation_becomes_final_and_then_nothing_changes() {
     }
     assert!(sqlx::query("DELETE FROM results WHERE id = $1").bind(id).execute(pool).await.is_err());
     assert!(sqlx::query("UPDATE confirmations SET who = 'x' WHERE result_id = $1").bind(id).execute(pool).await.is_err());
-    assert!(sqlx::query("UPDATE events SET kind = 'x' WHERE game_id = $1").bind(uuid::Uuid::parse_str(&g).unwrap()).execute(pool).await.is_err());
+    assert!(sqlx::query("UPDATE events SET kind = 'x' WHERE game_id = $1")
+        .bind(uuid::Uuid::parse_str(&g).unwrap())
+        .execute(pool)
+        .await
+        .is_err());
     let still: String = sqlx::query_scalar("SELECT result FROM results WHERE id = $1").bind(id).fetch_one(pool).await.unwrap();
     assert_eq!(still, "B+R");
 
@@ -192,7 +190,12 @@ async fn resignation_becomes_final_and_then_nothing_changes() {
     let admin = testing_token(Role::FederationAdmin, "egf-admin", None, None, None);
     let denied = r
         .correct_result(authed(
-            pb::CorrectResultRequest { game_id: g.clone(), result: "W+R".into(), ending: pb::Ending::Resignation as i32, reason: "x".into() },
+            pb::CorrectResultRequest {
+                game_id: g.clone(),
+                result: "W+R".into(),
+                ending: pb::Ending::Resignation as i32,
+                reason: "x".into(),
+            },
             &referee(),
         ))
         .await
@@ -330,7 +333,10 @@ async fn objection_reconstruction_readjudication_ruling_and_reconfirmation() {
         ..Default::default()
     };
     let e = a
-        .rule_case(authed(pb::RuleCaseRequest { case_id: case.id.clone(), ruling: Some(ruling(pb::RulingKind::Amend, "W+6.5", "x")) }, &player("W-1")))
+        .rule_case(authed(
+            pb::RuleCaseRequest { case_id: case.id.clone(), ruling: Some(ruling(pb::RulingKind::Amend, "W+6.5", "x")) },
+            &player("W-1"),
+        ))
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
@@ -351,7 +357,10 @@ async fn objection_reconstruction_readjudication_ruling_and_reconfirmation() {
     assert!(rl.at.is_some());
     // A ruling is given once.
     let again = a
-        .rule_case(authed(pb::RuleCaseRequest { case_id: case.id.clone(), ruling: Some(ruling(pb::RulingKind::Uphold, "", "again")) }, &referee()))
+        .rule_case(authed(
+            pb::RuleCaseRequest { case_id: case.id.clone(), ruling: Some(ruling(pb::RulingKind::Uphold, "", "again")) },
+            &referee(),
+        ))
         .await
         .unwrap_err();
     assert_eq!(again.code(), Code::FailedPrecondition);
@@ -374,13 +383,14 @@ async fn triple_ko_no_result_ruling() {
     let out = env.record(&g, 23, CYCLE).await;
     assert_eq!(out.last().unwrap().repetition.as_ref().unwrap().cycles, 1);
     let mut a = env.arbitration();
-    let list = a
-        .list_cases(authed(pb::ListCasesRequest { game_id: g.clone(), ..Default::default() }, &referee()))
-        .await
-        .unwrap()
-        .into_inner();
+    let list =
+        a.list_cases(authed(pb::ListCasesRequest { game_id: g.clone(), ..Default::default() }, &referee())).await.unwrap().into_inner();
     let rep = list.cases.iter().find(|c| c.kind == pb::CaseKind::CaseRepetition as i32).expect("the engine opened a repetition case");
-    let no_result = pb::Ruling { kind: pb::RulingKind::NoResultRuling as i32, reason: "neither player yields the triple ko".into(), ..Default::default() };
+    let no_result = pb::Ruling {
+        kind: pb::RulingKind::NoResultRuling as i32,
+        reason: "neither player yields the triple ko".into(),
+        ..Default::default()
+    };
     let early = a
         .rule_case(authed(pb::RuleCaseRequest { case_id: rep.id.clone(), ruling: Some(no_result.clone()) }, &referee()))
         .await
@@ -457,21 +467,15 @@ async fn foul_loss_ruling_on_an_illegal_ko_recapture() {
         ..Default::default()
     };
     // The ruling must name the player who committed the recorded foul.
-    let wrong = a
-        .rule_case(authed(pb::RuleCaseRequest { case_id: fc.id.clone(), ruling: Some(ruling(B, 24)) }, &referee()))
-        .await
-        .unwrap_err();
+    let wrong =
+        a.rule_case(authed(pb::RuleCaseRequest { case_id: fc.id.clone(), ruling: Some(ruling(B, 24)) }, &referee())).await.unwrap_err();
     assert_eq!(wrong.code(), Code::FailedPrecondition);
-    let wrong = a
-        .rule_case(authed(pb::RuleCaseRequest { case_id: fc.id.clone(), ruling: Some(ruling(W, 23)) }, &referee()))
-        .await
-        .unwrap_err();
+    let wrong =
+        a.rule_case(authed(pb::RuleCaseRequest { case_id: fc.id.clone(), ruling: Some(ruling(W, 23)) }, &referee())).await.unwrap_err();
     assert_eq!(wrong.code(), Code::FailedPrecondition);
     // A player may not rule, not even against the opponent.
-    let e = a
-        .rule_case(authed(pb::RuleCaseRequest { case_id: fc.id.clone(), ruling: Some(ruling(W, 24)) }, &player("B-1")))
-        .await
-        .unwrap_err();
+    let e =
+        a.rule_case(authed(pb::RuleCaseRequest { case_id: fc.id.clone(), ruling: Some(ruling(W, 24)) }, &player("B-1"))).await.unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
     let ruled = a
         .rule_case(authed(pb::RuleCaseRequest { case_id: fc.id.clone(), ruling: Some(ruling(W, 24)) }, &referee()))
@@ -486,19 +490,24 @@ async fn foul_loss_ruling_on_an_illegal_ko_recapture() {
 
     // After finality a foul changes nothing (第十二条: only before the result is confirmed).
     let late = a
-        .open_case(authed(pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseReferee as i32, reason: "late claim".into(), evidence: None }, &referee()))
+        .open_case(authed(
+            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseReferee as i32, reason: "late claim".into(), evidence: None },
+            &referee(),
+        ))
         .await
         .unwrap()
         .into_inner();
-    let e = a
-        .rule_case(authed(pb::RuleCaseRequest { case_id: late.id.clone(), ruling: Some(ruling(W, 24)) }, &referee()))
-        .await
-        .unwrap_err();
+    let e =
+        a.rule_case(authed(pb::RuleCaseRequest { case_id: late.id.clone(), ruling: Some(ruling(W, 24)) }, &referee())).await.unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition);
     // The referee dismisses it; a player may not.
     let close = |t: &str| {
         authed(
-            pb::SetCaseStateRequest { case_id: late.id.clone(), state: pb::CaseState::Closed as i32, reason: "the result is final (第十二条)".into() },
+            pb::SetCaseStateRequest {
+                case_id: late.id.clone(),
+                state: pb::CaseState::Closed as i32,
+                reason: "the result is final (第十二条)".into(),
+            },
             t,
         )
     };
@@ -522,7 +531,10 @@ async fn both_lose_and_resumption_rulings() {
     };
     // A player does not open cases.
     let e = a
-        .open_case(authed(pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseResumption as i32, reason: "x".into(), evidence: None }, &player("B-1")))
+        .open_case(authed(
+            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseResumption as i32, reason: "x".into(), evidence: None },
+            &player("B-1"),
+        ))
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
@@ -532,7 +544,11 @@ async fn both_lose_and_resumption_rulings() {
     a.rule_case(authed(
         pb::RuleCaseRequest {
             case_id: c1.id.clone(),
-            ruling: Some(pb::Ruling { kind: pb::RulingKind::Resumption as i32, reason: "the stop was not agreed (第九条)".into(), ..Default::default() }),
+            ruling: Some(pb::Ruling {
+                kind: pb::RulingKind::Resumption as i32,
+                reason: "the stop was not agreed (第九条)".into(),
+                ..Default::default()
+            }),
         },
         &referee(),
     ))
@@ -547,7 +563,11 @@ async fn both_lose_and_resumption_rulings() {
         .rule_case(authed(
             pb::RuleCaseRequest {
                 case_id: c2.id.clone(),
-                ruling: Some(pb::Ruling { kind: pb::RulingKind::BothLoseRuling as i32, reason: "要請II-[vii]3: no agreement".into(), ..Default::default() }),
+                ruling: Some(pb::Ruling {
+                    kind: pb::RulingKind::BothLoseRuling as i32,
+                    reason: "要請II-[vii]3: no agreement".into(),
+                    ..Default::default()
+                }),
             },
             &referee(),
         ))
@@ -564,7 +584,12 @@ async fn both_lose_and_resumption_rulings() {
     env.record(&g2, 1, WALLS).await;
     let c3 = a
         .open_case(authed(
-            pb::OpenCaseRequest { game_id: g2.clone(), kind: pb::CaseKind::CaseResumption as i32, reason: "White keeps refusing the end".into(), evidence: None },
+            pb::OpenCaseRequest {
+                game_id: g2.clone(),
+                kind: pb::CaseKind::CaseResumption as i32,
+                reason: "White keeps refusing the end".into(),
+                evidence: None,
+            },
             &referee(),
         ))
         .await
@@ -574,7 +599,11 @@ async fn both_lose_and_resumption_rulings() {
         .rule_case(authed(
             pb::RuleCaseRequest {
                 case_id: c3.id.clone(),
-                ruling: Some(pb::Ruling { kind: pb::RulingKind::EndByCount as i32, reason: "第九条 解説: a one-sided cycle to refuse the end is not allowed".into(), ..Default::default() }),
+                ruling: Some(pb::Ruling {
+                    kind: pb::RulingKind::EndByCount as i32,
+                    reason: "第九条 解説: a one-sided cycle to refuse the end is not allowed".into(),
+                    ..Default::default()
+                }),
             },
             &referee(),
         ))
@@ -592,11 +621,7 @@ async fn role_boundaries() {
     let env = Env::new().await;
     let g = env.game(1, 9, 6.5, "B-1", "W-1").await;
     env.record(&g, 1, "B ee").await;
-    env.app
-        .recording()
-        .resign(pb::ResignRequest { game_id: g.clone(), color: B as i32, idempotency_key: String::new() })
-        .await
-        .unwrap();
+    env.app.recording().resign(pb::ResignRequest { game_id: g.clone(), color: B as i32, idempotency_key: String::new() }).await.unwrap();
     let mut r = env.results();
     let req = |t: &str| authed(pb::GetResultRequest { game_id: g.clone() }, t);
     // No token, a malformed one, a wrong signature, an expired one: UNAUTHENTICATED.
@@ -606,7 +631,16 @@ async fn role_boundaries() {
     let forged = AuthConfig::new("not the server's secret").issue(Role::FederationAdmin, "mallory", None, None, None, 60).unwrap();
     assert_eq!(r.get_result(req(&forged)).await.unwrap_err().code(), Code::Unauthenticated);
     let expired = AuthConfig::new(DEV_SECRET)
-        .sign(&Claims { sub: "B-1".into(), role: Role::Player, tournament: None, game: None, color: None, iat: 1, exp: 2, iss: ISSUER.into() })
+        .sign(&Claims {
+            sub: "B-1".into(),
+            role: Role::Player,
+            tournament: None,
+            game: None,
+            color: None,
+            iat: 1,
+            exp: 2,
+            iss: ISSUER.into(),
+        })
         .unwrap();
     let e = r.get_result(req(&expired)).await.unwrap_err();
     assert_eq!(e.code(), Code::Unauthenticated);
@@ -636,10 +670,8 @@ async fn role_boundaries() {
         .unwrap()
         .into_inner();
     assert_eq!(ok.pending, vec!["black", "referee"]);
-    let e = r
-        .confirm_result(authed(pb::ConfirmResultRequest { game_id: g.clone(), version: 1, color: B as i32 }, &limited))
-        .await
-        .unwrap_err();
+    let e =
+        r.confirm_result(authed(pb::ConfirmResultRequest { game_id: g.clone(), version: 1, color: B as i32 }, &limited)).await.unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
     // A player confirming twice.
     assert_eq!(confirm(&mut r, &g, &player("W-1")).await.unwrap_err().code(), Code::AlreadyExists);
@@ -729,7 +761,12 @@ async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
     let e = env
         .results()
         .propose_result(authed(
-            pb::ProposeResultRequest { game_id: g.clone(), ending: pb::Ending::Count as i32, agreements: vec![undecided], ..Default::default() },
+            pb::ProposeResultRequest {
+                game_id: g.clone(),
+                ending: pb::Ending::Count as i32,
+                agreements: vec![undecided],
+                ..Default::default()
+            },
             &player("White"),
         ))
         .await
@@ -779,14 +816,20 @@ async fn no_result_replaced_by_the_tournament_policy() {
     let chief = testing_token(Role::ChiefArbiter, "director", Some(T), None, None);
     let p = a.set_no_result_policy(set(&chief)).await.unwrap().into_inner();
     assert_eq!(p.policy, "nigiri");
-    let seen = a.get_no_result_policy(authed(pb::NoResultPolicy { tournament: T.into(), policy: String::new() }, &referee())).await.unwrap();
+    let seen =
+        a.get_no_result_policy(authed(pb::NoResultPolicy { tournament: T.into(), policy: String::new() }, &referee())).await.unwrap();
     assert_eq!(seen.into_inner().policy, "nigiri");
     env.record(&g, 1, TRIPLE_KO_SETUP).await;
     env.record(&g, 23, CYCLE).await;
     env.record(&g, 29, CYCLE).await;
     let case = a
         .open_case(authed(
-            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseRepetition as i32, reason: "triple ko, neither yields".into(), evidence: None },
+            pb::OpenCaseRequest {
+                game_id: g.clone(),
+                kind: pb::CaseKind::CaseRepetition as i32,
+                reason: "triple ko, neither yields".into(),
+                evidence: None,
+            },
             &testing_token(Role::ChiefArbiter, "director", None, None, None),
         ))
         .await

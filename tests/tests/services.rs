@@ -68,12 +68,14 @@ async fn recording_validates_through_a_separate_validation_service() {
     assert!(services.contains(&"shinpan.v1.GameRecording".to_string()));
     assert!(!services.contains(&"shinpan.v1.RuleValidation".to_string()));
     let mut client = recording.recording();
-    let game = client
-        .create_game(new_game("Split Cup", 1, 9))
-        .await
-        .unwrap()
-        .into_inner();
-    let req = |n: u32, m: pb::Move| pb::RecordMoveRequest { game_id: game.id.clone(), move_number: n, r#move: Some(m), client_time: None, idempotency_key: String::new() };
+    let game = client.create_game(new_game("Split Cup", 1, 9)).await.unwrap().into_inner();
+    let req = |n: u32, m: pb::Move| pb::RecordMoveRequest {
+        game_id: game.id.clone(),
+        move_number: n,
+        r#move: Some(m),
+        client_time: None,
+        idempotency_key: String::new(),
+    };
     assert!(client.record_move(req(1, play(Black, "ee"))).await.unwrap().into_inner().legal);
     let foul = client.record_move(req(2, play(White, "ee"))).await.unwrap().into_inner();
     assert_eq!(foul.foul.map(|f| f.rule), Some("occupied".to_string()));

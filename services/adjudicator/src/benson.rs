@@ -322,24 +322,8 @@ fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
 }
 
 fn unconditional_in(sx: &mut Scratch, cells: &[u8], c: Color, sc: &Scope) -> Safe {
-    let Scratch {
-        chain,
-        fixed,
-        stack,
-        bonus,
-        reg_of,
-        open,
-        border,
-        border_at,
-        healthy,
-        healthy_at,
-        all,
-        last_reg,
-        reg_ok,
-        it,
-        comp,
-        pts,
-    } = sx;
+    let Scratch { chain, fixed, stack, bonus, reg_of, open, border, border_at, healthy, healthy_at, all, last_reg, reg_ok, it, comp, pts } =
+        sx;
     let n = sc.len();
     let me = cell(c);
     // Chains of `c` inside the scope.
@@ -602,11 +586,7 @@ pub(crate) fn may_be_in_area(cells: &[u8], c: Color, sc: &Scope, stones: &[usize
                 ns += 1;
                 let supported = sc.nbrs[q as usize].iter().any(|&h| {
                     h != NONE
-                        && if h >= OUT {
-                            sc.ext[(h - OUT) as usize].0 == me
-                        } else {
-                            cells[h as usize] == me && mark[h as usize] != 1
-                        }
+                        && if h >= OUT { sc.ext[(h - OUT) as usize].0 == me } else { cells[h as usize] == me && mark[h as usize] != 1 }
                 });
                 unsupported += usize::from(!supported);
             }
@@ -740,7 +720,13 @@ fn chain_in_area_in(sx: &mut ClosureScratch, cells: &[u8], c: Color, sc: &Scope,
     members.clear();
     reset(member_at, 1, 0);
     // Outside `c` chains get ids `OUT + ext chain id` (never dropped, never counted).
-    let flood_chain = |start: usize, chain: &mut Vec<u32>, fixed: &mut Vec<bool>, bonus: &mut Vec<usize>, members: &mut Vec<u32>, member_at: &mut Vec<u32>| -> u32 {
+    let flood_chain = |start: usize,
+                       chain: &mut Vec<u32>,
+                       fixed: &mut Vec<bool>,
+                       bonus: &mut Vec<usize>,
+                       members: &mut Vec<u32>,
+                       member_at: &mut Vec<u32>|
+     -> u32 {
         let id = fixed.len() as u32;
         let mut fx = false;
         let mut bn = 0;

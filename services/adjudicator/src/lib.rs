@@ -374,12 +374,7 @@ pub fn adjudicate(board: &Board, rules: RuleSet, opts: &Options) -> Adjudication
 }
 
 /// As [`adjudicate`], calling `progress` after each region is solved (for streaming).
-pub fn adjudicate_with_progress(
-    board: &Board,
-    rules: RuleSet,
-    opts: &Options,
-    progress: &mut dyn FnMut(&RegionReport),
-) -> Adjudication {
+pub fn adjudicate_with_progress(board: &Board, rules: RuleSet, opts: &Options, progress: &mut dyn FnMut(&RegionReport)) -> Adjudication {
     let mode = if rules == RuleSet::Japanese1989 { Mode::Kiyaku1989 } else { Mode::Kiyaku2011 };
     safety::forget_local_games();
     let whole = Scope::whole(board);
@@ -1141,9 +1136,7 @@ fn decide_with(
             region.nodes = region.nodes.min(budget);
             (status, line)
         }
-        (Mode::Kiyaku2011, None) => {
-            (Status::Seki, holding_line(region, &root, &keep_dead_out, Some(&keep_alive_out), stones, c, MAX_LINE))
-        }
+        (Mode::Kiyaku2011, None) => (Status::Seki, holding_line(region, &root, &keep_dead_out, Some(&keep_alive_out), stones, c, MAX_LINE)),
         (Mode::Kiyaku1989, None) => (Status::Alive, holding_line(region, &root, &keep_dead_out, None, stones, c, MAX_LINE)),
     }
 }

@@ -252,7 +252,9 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
         let mut v: Vec<Point> = cands.iter().filter(|c| c.credit > 0).flat_map(|c| c.credited.iter().map(|&h| block(h))).collect();
         v.sort();
         v.dedup();
-        v.retain(|&b| cands.iter().filter(|c| c.credit > 0 && c.credited.iter().any(|&k| block(k) == b)).map(|c| c.credit as u32).sum::<u32>() >= 2);
+        v.retain(|&b| {
+            cands.iter().filter(|c| c.credit > 0 && c.credited.iter().any(|&k| block(k) == b)).map(|c| c.credit as u32).sum::<u32>() >= 2
+        });
         v
     };
     for p in board.points() {
@@ -334,15 +336,7 @@ pub(crate) fn forget_local_games() {
 
 /// The local game itself: `scope` holds the territory's `inner` points, then its boundary
 /// stones up to `total`; `cells` their contents.
-fn local_game_run(
-    scope: Scope,
-    cells: Vec<u8>,
-    inner: usize,
-    total: usize,
-    colour: Color,
-    mode: Mode,
-    lb: u64,
-) -> (bool, u64, Line) {
+fn local_game_run(scope: Scope, cells: Vec<u8>, inner: usize, total: usize, colour: Color, mode: Mode, lb: u64) -> (bool, u64, Line) {
     let boundary: Vec<usize> = (inner..total).collect();
     let mut region = Region::new(scope, mode, lb);
     region.territory = Some(Territory { defender: colour, boundary: boundary.clone(), area: (0..inner).collect() });

@@ -469,16 +469,7 @@ pub(crate) struct Prover {
 impl Prover {
     pub fn new(stones: Vec<usize>, owner: Color, goal: End) -> Prover {
         let forcing = if goal == End::Alive { owner } else { owner.opponent() };
-        Prover {
-            stones,
-            owner,
-            goal,
-            forcing,
-            proved: HashMap::default(),
-            failed: HashMap::default(),
-            path: Vec::new(),
-            depth_cut: false,
-        }
+        Prover { stones, owner, goal, forcing, proved: HashMap::default(), failed: HashMap::default(), path: Vec::new(), depth_cut: false }
     }
 
     /// Whether the forcing side can force the goal from `root` (searching at most until
@@ -900,11 +891,8 @@ mod tests {
                 }
                 for c in [Color::Black, Color::White] {
                     let st = State { cells: cells.clone(), to_move: c, ko: NONE, bans: [Vec::new(), Vec::new()] };
-                    let mut heads: Vec<Point> = board
-                        .adjacent(p)
-                        .filter(|&q| board.get(q) == Some(c.opponent()))
-                        .map(|q| board.chain_id(q).unwrap())
-                        .collect();
+                    let mut heads: Vec<Point> =
+                        board.adjacent(p).filter(|&q| board.get(q) == Some(c.opponent())).map(|q| board.chain_id(q).unwrap()).collect();
                     let touches = heads.len();
                     heads.sort();
                     heads.dedup();

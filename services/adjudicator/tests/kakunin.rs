@@ -51,9 +51,7 @@ fn prop_values(text: &str, tag: &str) -> Vec<String> {
 }
 
 fn points(v: &serde_json::Value) -> Vec<Point> {
-    v.as_array()
-        .map(|a| a.iter().map(|s| Point::from_sgf(s.as_str().unwrap()).unwrap()).collect())
-        .unwrap_or_default()
+    v.as_array().map(|a| a.iter().map(|s| Point::from_sgf(s.as_str().unwrap()).unwrap()).collect()).unwrap_or_default()
 }
 
 /// Runs every example with `budget` nodes per region (env `SHINPAN_KAKUNIN_BUDGET`
@@ -109,9 +107,18 @@ fn run_all(budget: u64) -> (usize, Vec<String>, Vec<String>) {
                 }
             }
         }
-        for r in &adj.regions { eprintln!("{name}: region {} pts {:?} nodes {}", r.index, r.points.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(), r.nodes); }
+        for r in &adj.regions {
+            eprintln!("{name}: region {} pts {:?} nodes {}", r.index, r.points.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(), r.nodes);
+        }
         for pr in &adj.proofs {
-            eprintln!("{name}: {:?} {} {} nodes {}: {}", pr.color, pr.stones.iter().map(|p| p.to_sgf()).collect::<Vec<_>>().join(","), pr.status, pr.nodes, pr.line_text().join(" "));
+            eprintln!(
+                "{name}: {:?} {} {} nodes {}: {}",
+                pr.color,
+                pr.stones.iter().map(|p| p.to_sgf()).collect::<Vec<_>>().join(","),
+                pr.status,
+                pr.nodes,
+                pr.line_text().join(" ")
+            );
         }
     }
     (checked, failures, undecided)

@@ -235,9 +235,7 @@ fn plain_seki_two_shared_liberties_no_eyes() {
     // fills one puts its own chain in atari and is captured, so neither side can force its
     // end: 第七条 セキ. 1989: neither chain can be captured (alive) and both touch 駄目
     // (要請II-[v]) — セキ石 as well.
-    let b = board(&[
-        "OX.OX.X", "OX.OXXX", "OXXOXXX", "OOOXXXX", "O.OX.X.", "OOOXXXX", "O.OXXXX", "OOOXXXX",
-    ]);
+    let b = board(&["OX.OX.X", "OX.OXXX", "OXXOXXX", "OOOXXXX", "O.OX.X.", "OOOXXXX", "O.OXXXX", "OOOXXXX"]);
     for r in BOTH {
         assert_eq!(status(&b, r, "ba"), Status::Seki, "{r} black");
         assert_eq!(status(&b, r, "da"), Status::Seki, "{r} white");
@@ -861,7 +859,6 @@ fn a_miai_connection_to_a_chain_kept_alive_by_its_territories_is_alive_without_a
     }
 }
 
-
 #[test]
 fn the_whole_board_analysis_agrees_with_the_exact_region_search_on_random_small_boards() {
     // Random full boards of 5-7 x 4-5 points (no wall, no structure): every step of the
@@ -920,17 +917,7 @@ fn a_territory_proved_safe_ends_a_line_of_the_region_search() {
     // the lower right is a territory whose local game White wins, and the chain is kept
     // alive by it; shown pass-alive instead, the line is long — the region search alone
     // needs about 294,000 nodes (the chain was undecided within 20,000).
-    let b = board(&[
-        ".OOOOOX..",
-        ".OXXXX...",
-        ".OOX..XX.",
-        "O.OXXXOXX",
-        "OOXXOOOOX",
-        "XOXXXOO.O",
-        "XXXXO.OOO",
-        "..XOO....",
-        "..XXO....",
-    ]);
+    let b = board(&[".OOOOOX..", ".OXXXX...", ".OOX..XX.", "O.OXXXOXX", "OOXXOOOOX", "XOXXXOO.O", "XXXXO.OOO", "..XOO....", "..XXO...."]);
     let adj = adjudicate(&b, RuleSet::Japanese2011, &Options { budget_nodes: 20_000, ..Options::default() });
     let dh = Point::from_sgf("dh").unwrap();
     assert_eq!(adj.status.get(dh), Status::Alive);

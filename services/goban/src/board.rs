@@ -64,11 +64,7 @@ pub struct BoardError {
 
 impl fmt::Display for BoardError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "board size {}x{} is not supported (each side must be {}..={}, 第一条)",
-            self.width, self.height, MIN_SIZE, MAX_SIZE
-        )
+        write!(f, "board size {}x{} is not supported (each side must be {}..={}, 第一条)", self.width, self.height, MIN_SIZE, MAX_SIZE)
     }
 }
 impl std::error::Error for BoardError {}
@@ -219,10 +215,7 @@ impl Board {
     /// The on-board orthogonal neighbours of `p` (2 to 4 points).
     pub fn adjacent(&self, p: Point) -> impl Iterator<Item = Point> + '_ {
         let i = self.idx(p);
-        self.neighbours(i)
-            .into_iter()
-            .filter(move |&n| self.cells[n] != BORDER)
-            .map(move |n| self.pt(n))
+        self.neighbours(i).into_iter().filter(move |&n| self.cells[n] != BORDER).map(move |n| self.pt(n))
     }
 
     /// The stone on `p`, or `None` if it is empty (or off the board).
@@ -436,13 +429,7 @@ impl Board {
     ///
     /// # Errors
     /// As [`Board::play`].
-    pub fn play_into(
-        &mut self,
-        color: Color,
-        p: Point,
-        allow_suicide: bool,
-        placed: &mut Placed,
-    ) -> Result<(), PlayError> {
+    pub fn play_into(&mut self, color: Color, p: Point, allow_suicide: bool, placed: &mut Placed) -> Result<(), PlayError> {
         placed.captured.clear();
         placed.suicided.clear();
         placed.ko = None;
@@ -595,11 +582,7 @@ impl Board {
         }
         let i = self.idx(p);
         // Rebuild from the stone list: setup is rare, correctness matters more here.
-        let mut stones: Vec<(Point, Color)> = self
-            .points()
-            .filter_map(|q| self.get(q).map(|c| (q, c)))
-            .filter(|&(q, _)| q != p)
-            .collect();
+        let mut stones: Vec<(Point, Color)> = self.points().filter_map(|q| self.get(q).map(|c| (q, c))).filter(|&(q, _)| q != p).collect();
         if let Some(c) = stone {
             stones.push((p, c));
         }
@@ -720,19 +703,21 @@ mod tests {
     #[test]
     fn multi_stone_capture_restores_liberties() {
         let mut b = Board::new(4, 4).unwrap();
-        for (c, s) in [
-            (Color::White, "aa"),
-            (Color::White, "ba"),
-            (Color::Black, "ca"),
-            (Color::Black, "ab"),
-        ] {
+        for (c, s) in [(Color::White, "aa"), (Color::White, "ba"), (Color::Black, "ca"), (Color::Black, "ab")] {
             b.play(c, p(s), false).unwrap();
         }
         let r = b.play(Color::Black, p("bb"), false).unwrap();
         let mut cap = r.captured.clone();
         cap.sort();
         assert_eq!(cap, vec![p("aa"), p("ba")]);
-        assert_eq!(b.liberties(p("ab")), vec![p("aa"), p("ba"), p("ac"), p("cb"), p("bc")].into_iter().collect::<std::collections::BTreeSet<_>>().into_iter().collect::<Vec<_>>());
+        assert_eq!(
+            b.liberties(p("ab")),
+            vec![p("aa"), p("ba"), p("ac"), p("cb"), p("bc")]
+                .into_iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect::<Vec<_>>()
+        );
         assert_eq!(b.stone_count(Color::White), 0);
     }
 

@@ -254,10 +254,9 @@ pub enum HandicapError {
 impl fmt::Display for HandicapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HandicapError::Size { width, height } => write!(
-                f,
-                "no fixed handicap placement on a {width}x{height} board (only 19x19, 13x13, 9x9; use AB for free placement)"
-            ),
+            HandicapError::Size { width, height } => {
+                write!(f, "no fixed handicap placement on a {width}x{height} board (only 19x19, 13x13, 9x9; use AB for free placement)")
+            }
             HandicapError::Count(n) => write!(f, "handicap {n} is not 0 or 2..=9"),
             HandicapError::Board(e) => e.fmt(f),
         }
@@ -732,32 +731,18 @@ impl Game {
         // Full comparison: same player to move and the same stones.
         let to_move_then = self.history[first as usize].0;
         let seq = &self.history[first as usize..again as usize];
-        if to_move_then != self.to_move
-            || self.cells_at(first) != self.board.cells()
-            || seq.iter().all(|&(_, m)| m == Move::Pass)
-        {
+        if to_move_then != self.to_move || self.cells_at(first) != self.board.cells() || seq.iter().all(|&(_, m)| m == Move::Pass) {
             self.last_run = None;
             return;
         }
         let period = again - first;
         let last_move = self.history[again as usize - 1];
         let run = match self.last_run {
-            Some((p, r))
-                if p == period
-                    && again > period
-                    && self.history[(again - period) as usize - 1] == last_move =>
-            {
-                r + 1
-            }
+            Some((p, r)) if p == period && again > period && self.history[(again - period) as usize - 1] == last_move => r + 1,
             _ => 1,
         };
         self.last_run = Some((period, run));
-        self.repetitions.push(Repetition {
-            first,
-            again,
-            sequence: seq.to_vec(),
-            cycles: 1 + (run - 1) / period,
-        });
+        self.repetitions.push(Repetition { first, again, sequence: seq.to_vec(), cycles: 1 + (run - 1) / period });
     }
 
     /// The stones after move `m` (`m <= move_number`), rebuilt by undoing the move log

@@ -53,7 +53,7 @@ pub mod point;
 pub mod rules;
 pub mod score;
 
-pub use board::{Board, BoardError, PlayError, Placed, Preview};
+pub use board::{Board, BoardError, Placed, PlayError, Preview};
 pub use game::{handicap_points, Foul, FoulRule, Game, HandicapError, MoveOutcome, Phase, Repetition};
 pub use point::{Color, Move, Point, PointParseError, MAX_SIZE, MIN_SIZE};
 pub use rules::{KoRule, RuleSet, Scoring, UnknownRuleSet};

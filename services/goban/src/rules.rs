@@ -76,11 +76,7 @@ pub struct UnknownRuleSet(pub String);
 
 impl fmt::Display for UnknownRuleSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown rule set `{}` (known: japanese-2011, japanese-1989, chinese, jungo, japanese-jungo)",
-            self.0
-        )
+        write!(f, "unknown rule set `{}` (known: japanese-2011, japanese-1989, chinese, jungo, japanese-jungo)", self.0)
     }
 }
 impl std::error::Error for UnknownRuleSet {}
@@ -89,12 +85,8 @@ impl std::error::Error for UnknownRuleSet {}
 /// "ルール" so that `"Japanese 2011"`, `"japanese_2011"`, `"Japanese (2011)"` and
 /// `"japanese-2011"` compare equal.
 fn normalize(s: &str) -> String {
-    let n: String = s
-        .trim()
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '\t' | '-' | '_' | '.' | '\'' | '(' | ')'))
-        .flat_map(char::to_lowercase)
-        .collect();
+    let n: String =
+        s.trim().chars().filter(|c| !matches!(c, ' ' | '\t' | '-' | '_' | '.' | '\'' | '(' | ')')).flat_map(char::to_lowercase).collect();
     match n.strip_suffix("rules").or_else(|| n.strip_suffix("rule")) {
         Some(stem) if !stem.is_empty() => stem.to_string(),
         _ => n,
@@ -103,13 +95,7 @@ fn normalize(s: &str) -> String {
 
 impl RuleSet {
     /// Every rule set, the default first.
-    pub const ALL: [RuleSet; 5] = [
-        RuleSet::Japanese2011,
-        RuleSet::Japanese1989,
-        RuleSet::Chinese,
-        RuleSet::Jungo,
-        RuleSet::JapaneseJungo,
-    ];
+    pub const ALL: [RuleSet; 5] = [RuleSet::Japanese2011, RuleSet::Japanese1989, RuleSet::Chinese, RuleSet::Jungo, RuleSet::JapaneseJungo];
 
     /// The canonical name: `"japanese-2011"`, `"japanese-1989"`, `"chinese"`, `"jungo"`,
     /// `"japanese-jungo"` (the values of the `--rules` switch).
@@ -153,16 +139,23 @@ impl RuleSet {
             return Some(r);
         }
         match n.as_str() {
-            "japanese" | "jp" | "ja" | "jpn" | "japan" | "japanese2011" | "jp2011" | "nihonkiin"
-            | "日本" | "日本ルール" | "日本囲碁規約修正案" | "korean" | "ko" | "kr" | "kor" => {
-                Some(RuleSet::Japanese2011)
-            }
-            "japanese1989" | "jp1989" | "japan1989" | "日本囲碁規約" | "日本囲碁規約1989" => {
-                Some(RuleSet::Japanese1989)
-            }
-            "chinese" | "cn" | "zh" | "chn" | "china" | "中国" | "中国ルール" | "aga" => {
-                Some(RuleSet::Chinese)
-            }
+            "japanese"
+            | "jp"
+            | "ja"
+            | "jpn"
+            | "japan"
+            | "japanese2011"
+            | "jp2011"
+            | "nihonkiin"
+            | "日本"
+            | "日本ルール"
+            | "日本囲碁規約修正案"
+            | "korean"
+            | "ko"
+            | "kr"
+            | "kor" => Some(RuleSet::Japanese2011),
+            "japanese1989" | "jp1989" | "japan1989" | "日本囲碁規約" | "日本囲碁規約1989" => Some(RuleSet::Japanese1989),
+            "chinese" | "cn" | "zh" | "chn" | "china" | "中国" | "中国ルール" | "aga" => Some(RuleSet::Chinese),
             "純碁" => Some(RuleSet::Jungo),
             "日本式純碁" | "日本式純碁試案" => Some(RuleSet::JapaneseJungo),
             _ => None,

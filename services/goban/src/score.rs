@@ -34,9 +34,7 @@ impl Status {
 
     /// Parses [`Status::name`] (case-insensitive).
     pub fn from_name(s: &str) -> Option<Status> {
-        [Status::Alive, Status::Dead, Status::Seki, Status::Undecided]
-            .into_iter()
-            .find(|st| st.name().eq_ignore_ascii_case(s.trim()))
+        [Status::Alive, Status::Dead, Status::Seki, Status::Undecided].into_iter().find(|st| st.name().eq_ignore_ascii_case(s.trim()))
     }
 
     /// Whether the stone stays on the board as a living stone (alive or seki).
@@ -234,9 +232,7 @@ impl GameResult {
     /// The winner, if there is exactly one.
     pub fn winner(&self) -> Option<Color> {
         match *self {
-            GameResult::Win { winner, .. }
-            | GameResult::Resignation { winner }
-            | GameResult::Forfeit { winner } => Some(winner),
+            GameResult::Win { winner, .. } | GameResult::Resignation { winner } | GameResult::Forfeit { winner } => Some(winner),
             _ => None,
         }
     }
@@ -353,14 +349,7 @@ fn regions(board: &Board, member: &dyn Fn(Point) -> bool, status: &StatusMap) ->
 /// Any [`Status::Undecided`] stone makes the result [`GameResult::Undecided`] (except in
 /// the 純碁 counts, which never consult statuses); the scores are still computed treating
 /// regions with undecided stones as nobody's.
-pub fn score(
-    board: &Board,
-    status: &StatusMap,
-    prisoners: [u32; 2],
-    passes: [u32; 2],
-    komi: f64,
-    rules: RuleSet,
-) -> Score {
+pub fn score(board: &Board, status: &StatusMap, prisoners: [u32; 2], passes: [u32; 2], komi: f64, rules: RuleSet) -> Score {
     let kind = rules.scoring();
     let mut territory: [Vec<Point>; 2] = [Vec::new(), Vec::new()];
     let mut dame = Vec::new();
@@ -377,11 +366,7 @@ pub fn score(
                     [false, true] => Some(Color::White),
                     _ => None,
                 };
-                let owner = owner.filter(|o| {
-                    !r.undecided
-                        && r.inside[o.index()] == 0
-                        && (kind == Scoring::Area || !r.border_seki)
-                });
+                let owner = owner.filter(|o| !r.undecided && r.inside[o.index()] == 0 && (kind == Scoring::Area || !r.border_seki));
                 match owner {
                     Some(o) => {
                         held[o.index()] += r.inside[o.opponent().index()];
@@ -391,29 +376,15 @@ pub fn score(
                 }
             }
             if kind == Scoring::Territory {
-                score_pts = [
-                    territory[0].len() as f64 + held[0] as f64,
-                    territory[1].len() as f64 + held[1] as f64 + komi,
-                ];
+                score_pts = [territory[0].len() as f64 + held[0] as f64, territory[1].len() as f64 + held[1] as f64 + komi];
             } else {
-                let living = |c: Color| {
-                    board
-                        .points()
-                        .filter(|&p| board.get(p) == Some(c) && status.get(p).is_living())
-                        .count() as f64
-                };
-                score_pts = [
-                    living(Color::Black) + territory[0].len() as f64,
-                    living(Color::White) + territory[1].len() as f64 + komi,
-                ];
+                let living = |c: Color| board.points().filter(|&p| board.get(p) == Some(c) && status.get(p).is_living()).count() as f64;
+                score_pts = [living(Color::Black) + territory[0].len() as f64, living(Color::White) + territory[1].len() as f64 + komi];
             }
         }
         Scoring::Jungo => {
             dame.extend(board.points().filter(|&p| board.get(p).is_none()));
-            score_pts = [
-                board.stone_count(Color::Black) as f64,
-                board.stone_count(Color::White) as f64 + komi,
-            ];
+            score_pts = [board.stone_count(Color::Black) as f64, board.stone_count(Color::White) as f64 + komi];
         }
         Scoring::JapaneseJungo => {
             let all_alive = StatusMap::new(board);
@@ -427,10 +398,7 @@ pub fn score(
             }
             // A pass hands one stone to the opponent (試案 rule 2).
             held = [prisoners[0] + passes[1], prisoners[1] + passes[0]];
-            score_pts = [
-                territory[0].len() as f64 - held[1] as f64,
-                territory[1].len() as f64 - held[0] as f64 + komi,
-            ];
+            score_pts = [territory[0].len() as f64 - held[1] as f64, territory[1].len() as f64 - held[0] as f64 + komi];
         }
     }
     territory[0].sort();

@@ -18,7 +18,8 @@ fn play(g: &mut Game, c: Color, s: &str) -> goban::MoveOutcome {
 fn assert_foul(g: &mut Game, c: Color, s: &str, rule: FoulRule) -> goban::Foul {
     let mv = if s == "pass" { Move::Pass } else { Move::Play(p(s)) };
     let before_rows = rows(g.board());
-    let (n, tm, hist, pr, ph, ko) = (g.move_number(), g.to_move(), g.history().len(), [g.prisoners(B), g.prisoners(W)], g.phase(), g.ko_point());
+    let (n, tm, hist, pr, ph, ko) =
+        (g.move_number(), g.to_move(), g.history().len(), [g.prisoners(B), g.prisoners(W)], g.phase(), g.ko_point());
     assert_eq!(g.check(c, mv), Err(rule), "check() disagrees");
     let f = g.play(c, mv).expect_err("expected a foul");
     assert_eq!(f.rule, rule, "{f}");
@@ -371,10 +372,7 @@ fn handicap_fixed_placement_and_white_first() {
     assert_eq!(handicap_points(19, 19, 6).unwrap(), pts(&["pd", "dp", "pp", "dd", "dj", "pj"]));
     assert_eq!(handicap_points(19, 19, 7).unwrap(), pts(&["pd", "dp", "pp", "dd", "dj", "pj", "jj"]));
     assert_eq!(handicap_points(19, 19, 8).unwrap(), pts(&["pd", "dp", "pp", "dd", "dj", "pj", "jd", "jp"]));
-    assert_eq!(
-        handicap_points(19, 19, 9).unwrap(),
-        pts(&["pd", "dp", "pp", "dd", "dj", "pj", "jd", "jp", "jj"])
-    );
+    assert_eq!(handicap_points(19, 19, 9).unwrap(), pts(&["pd", "dp", "pp", "dd", "dj", "pj", "jd", "jp", "jj"]));
     assert_eq!(handicap_points(13, 13, 4).unwrap(), pts(&["jd", "dj", "jj", "dd"]));
     assert_eq!(handicap_points(13, 13, 9).unwrap().len(), 9);
     assert!(handicap_points(13, 13, 9).unwrap().contains(&p("gg")));
@@ -402,21 +400,7 @@ fn handicap_fixed_placement_and_white_first() {
 /// Three independent kos on a 9x9 board (三劫 shape): ko 1 (bb/cb) and ko 3 (bg/cg) hold
 /// a White stone Black can take, ko 2 (gb/hb) a Black stone White can take.
 fn triple_ko(r: RuleSet) -> Game {
-    game(
-        &[
-            ".XO...XO.",
-            "XO.O.X.XO",
-            ".XO...XO.",
-            ".........",
-            ".........",
-            ".XO......",
-            "XO.O.....",
-            ".XO......",
-            ".........",
-        ],
-        r,
-        B,
-    )
+    game(&[".XO...XO.", "XO.O.X.XO", ".XO...XO.", ".........", ".........", ".XO......", "XO.O.....", ".XO......", "........."], r, B)
 }
 const CYCLE: &str = "B cb, W gb, B cg, W bb, B hb, W bg";
 

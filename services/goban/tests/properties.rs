@@ -82,11 +82,7 @@ fn random_game(w: u32, h: u32, rules: RuleSet, choices: &[u16]) {
             assert_eq!(g.check(c, Move::Play(k)), Err(FoulRule::Ko));
         }
         let legal: Vec<Point> = all.iter().copied().filter(|&q| g.check(c, Move::Play(q)).is_ok()).collect();
-        let mv = if ch % 16 == 0 || legal.is_empty() {
-            Move::Pass
-        } else {
-            Move::Play(legal[(ch as usize / 16) % legal.len()])
-        };
+        let mv = if ch % 16 == 0 || legal.is_empty() { Move::Pass } else { Move::Play(legal[(ch as usize / 16) % legal.len()]) };
         let out = g.play(c, mv).expect("legal move");
         if let Move::Play(_) = mv {
             played += 1;
@@ -113,7 +109,8 @@ fn random_game(w: u32, h: u32, rules: RuleSet, choices: &[u16]) {
                 let l = n - f;
                 let mut k = 1;
                 while (k + 1) * l <= n
-                    && (n - (k + 1) * l..n - k * l).all(|i| g.history()[i] == g.history()[i + l] && positions[i + 1] == positions[i + 1 + l])
+                    && (n - (k + 1) * l..n - k * l)
+                        .all(|i| g.history()[i] == g.history()[i + l] && positions[i + 1] == positions[i + 1 + l])
                 {
                     k += 1;
                 }

@@ -127,10 +127,7 @@ impl Record {
     /// [`SgfError::Io`] if the file cannot be read, else as [`Record::parse`].
     pub fn read_file(path: impl AsRef<std::path::Path>) -> Result<Record, SgfError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| SgfError::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let bytes = std::fs::read(path).map_err(|e| SgfError::Io { path: path.display().to_string(), message: e.to_string() })?;
         Record::parse_bytes(&bytes)
     }
 
@@ -159,18 +156,14 @@ impl Record {
     pub fn parse(text: &str) -> Result<Record, SgfError> {
         let tree = scan::first_game_tree(text)?;
         let opts = sgf_parse::ParseOptions { convert_mixed_case_identifiers: true, lenient: false };
-        let trees = sgf_parse::parse_with_options(&tree, &opts)
-            .map_err(|e| match e {
-                sgf_parse::SgfParseError::InvalidGameType => SgfError::NotGo("?".into()),
-                e => SgfError::Parser(e.to_string()),
-            })?;
+        let trees = sgf_parse::parse_with_options(&tree, &opts).map_err(|e| match e {
+            sgf_parse::SgfParseError::InvalidGameType => SgfError::NotGo("?".into()),
+            e => SgfError::Parser(e.to_string()),
+        })?;
         let root = match trees.into_iter().next() {
             Some(GameTree::GoGame(root)) => root,
             Some(GameTree::Unknown(root)) => {
-                let gm = root
-                    .get_property("GM")
-                    .map(|p| p.to_string())
-                    .unwrap_or_else(|| "?".into());
+                let gm = root.get_property("GM").map(|p| p.to_string()).unwrap_or_else(|| "?".into());
                 let gm = gm.trim_start_matches("GM[").trim_end_matches(']').to_string();
                 teardown(root);
                 return Err(SgfError::NotGo(gm));
@@ -229,13 +222,7 @@ impl Reader {
         if p.x < self.width && p.y < self.height {
             Ok(Point::new(p.x, p.y))
         } else {
-            Err(SgfError::OffBoard {
-                at: self.at,
-                prop: prop.to_string(),
-                point: sgf_point(p),
-                width: self.width,
-                height: self.height,
-            })
+            Err(SgfError::OffBoard { at: self.at, prop: prop.to_string(), point: sgf_point(p), width: self.width, height: self.height })
         }
     }
     fn points(&self, prop: &str, ps: &HashSet<go::Point>) -> Result<Vec<Point>, SgfError> {
@@ -246,9 +233,7 @@ impl Reader {
     fn mv(&self, prop: &str, m: &go::Move) -> Result<Move, SgfError> {
         match m {
             go::Move::Pass => Ok(Move::Pass),
-            go::Move::Move(p) if p.x == 19 && p.y == 19 && self.width <= 19 && self.height <= 19 => {
-                Ok(Move::Pass)
-            }
+            go::Move::Move(p) if p.x == 19 && p.y == 19 && self.width <= 19 && self.height <= 19 => Ok(Move::Pass),
             go::Move::Move(p) => Ok(Move::Play(self.point(prop, p)?)),
         }
     }
@@ -314,10 +299,7 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
                     let color = if matches!(prop, Prop::B(_)) { Color::Black } else { Color::White };
                     let id = color.letter().to_string();
                     if node_move.is_some() {
-                        return Err(SgfError::Unsupported {
-                            at: rd.at,
-                            what: "two moves in one node".into(),
-                        });
+                        return Err(SgfError::Unsupported { at: rd.at, what: "two moves in one node".into() });
                     }
                     node_move = Some((color, rd.mv(&id, m)?));
                 }
@@ -328,10 +310,7 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
                         _ => ("AE", None),
                     };
                     if !rec.moves.is_empty() {
-                        return Err(SgfError::Unsupported {
-                            at: rd.at,
-                            what: format!("setup property {id} after the first move"),
-                        });
+                        return Err(SgfError::Unsupported { at: rd.at, what: format!("setup property {id} after the first move") });
                     }
                     for p in rd.points(id, ps)? {
                         black.remove(&p);
@@ -346,10 +325,7 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
                 }
                 Prop::PL(c) => {
                     if !rec.moves.is_empty() {
-                        return Err(SgfError::Unsupported {
-                            at: rd.at,
-                            what: "PL (player to move) after the first move".into(),
-                        });
+                        return Err(SgfError::Unsupported { at: rd.at, what: "PL (player to move) after the first move".into() });
                     }
                     rec.to_play = Some(match c {
                         sgf_parse::Color::Black => Color::Black,
@@ -400,9 +376,7 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
                         let v = values.first().map(|s| s.trim().replace(',', ".")).unwrap_or_default();
                         if values.len() == 1 && v.is_empty() {
                             // KM[]: no komi given.
-                        } else if let Some(k) =
-                            v.parse::<f64>().ok().filter(|k| values.len() == 1 && k.is_finite())
-                        {
+                        } else if let Some(k) = v.parse::<f64>().ok().filter(|k| values.len() == 1 && k.is_finite()) {
                             rec.info.komi.get_or_insert(k);
                         } else {
                             return Err(rd.bad("KM", values, "komi is not a number"));
@@ -443,10 +417,6 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
             }
         }
     }
-    rec.setup = Setup {
-        black: black.into_iter().collect(),
-        white: white.into_iter().collect(),
-        empty: empty.into_iter().collect(),
-    };
+    rec.setup = Setup { black: black.into_iter().collect(), white: white.into_iter().collect(), empty: empty.into_iter().collect() };
     Ok(rec)
 }

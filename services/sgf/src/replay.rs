@@ -57,13 +57,11 @@ impl Record {
         let has_stones = !self.setup.black.is_empty() || !self.setup.white.is_empty();
         let handicap = self.info.handicap;
         let mut game = if handicap >= 2 && !has_stones {
-            Game::with_handicap(self.width, self.height, rules, handicap).map_err(|e| {
-                SgfError::Handicap {
-                    handicap,
-                    width: self.width,
-                    height: self.height,
-                    message: e.to_string(),
-                }
+            Game::with_handicap(self.width, self.height, rules, handicap).map_err(|e| SgfError::Handicap {
+                handicap,
+                width: self.width,
+                height: self.height,
+                message: e.to_string(),
             })?
         } else {
             let mut board = Board::new(self.width as u32, self.height as u32)
@@ -71,9 +69,7 @@ impl Record {
             for (list, c) in [(&self.setup.black, Color::Black), (&self.setup.white, Color::White)] {
                 for &p in list {
                     // Points were checked against the board when the record was read.
-                    board.set(p, Some(c)).map_err(|_| SgfError::BadSize {
-                        value: format!("{}:{}", self.width, self.height),
-                    })?;
+                    board.set(p, Some(c)).map_err(|_| SgfError::BadSize { value: format!("{}:{}", self.width, self.height) })?;
                 }
             }
             let to_move = if handicap >= 2 {
@@ -105,11 +101,7 @@ impl Record {
     ///
     /// # Errors
     /// As [`Record::initial_game`].
-    pub fn replay_with(
-        &self,
-        rules: RuleSet,
-        mut each: impl FnMut(usize, &Game),
-    ) -> Result<Replayed, SgfError> {
+    pub fn replay_with(&self, rules: RuleSet, mut each: impl FnMut(usize, &Game)) -> Result<Replayed, SgfError> {
         let mut game = self.initial_game(rules)?;
         let mut resumed = Vec::new();
         for (index, m) in self.moves.iter().enumerate() {

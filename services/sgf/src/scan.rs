@@ -77,11 +77,7 @@ pub fn first_game_tree(text: &str) -> Result<String, SgfError> {
         cur.skip_ws();
         let (line, column) = (cur.line, cur.column);
         match cur.peek() {
-            None => {
-                return Err(cur.error(format!(
-                    "unexpected end of text: {depth} game tree(s) still open (missing `)`)"
-                )))
-            }
+            None => return Err(cur.error(format!("unexpected end of text: {depth} game tree(s) still open (missing `)`)"))),
             Some('(') => {
                 cur.bump();
                 out.push('(');
@@ -155,11 +151,7 @@ pub fn first_game_tree(text: &str) -> Result<String, SgfError> {
                     }
                 }
             }
-            Some(c) => {
-                return Err(cur.error(format!(
-                    "unexpected `{c}` (expected `;` node, `(` variation, `)` or a property identifier)"
-                )))
-            }
+            Some(c) => return Err(cur.error(format!("unexpected `{c}` (expected `;` node, `(` variation, `)` or a property identifier)"))),
         }
     }
 }

@@ -49,10 +49,7 @@ fn reads_game_info_setup_and_moves() {
 
 #[test]
 fn ff3_passes_compressed_lists_rectangles_and_marks() {
-    let r = Record::parse(
-        "(;GM[1]FF[3]SZ[19]HA[0]AB[aa:bc]AW[ss];B[tt];W[tt];TB[cc:dd]TW[pp];TW[qq][rr]C[end])",
-    )
-    .unwrap();
+    let r = Record::parse("(;GM[1]FF[3]SZ[19]HA[0]AB[aa:bc]AW[ss];B[tt];W[tt];TB[cc:dd]TW[pp];TW[qq][rr]C[end])").unwrap();
     assert_eq!(r.info.handicap, 0, "HA[0] means no handicap stones");
     assert_eq!(r.setup.black, vec![pt("aa"), pt("ab"), pt("ac"), pt("ba"), pt("bb"), pt("bc")]);
     assert_eq!(r.setup.white, vec![pt("ss")]);
@@ -109,13 +106,7 @@ fn malformed_input_names_what_and_where() {
     assert!(matches!(Record::parse("(;GM[2];B[aa])"), Err(SgfError::NotGo(g)) if g == "2"));
     assert_eq!(
         Record::parse("(;SZ[9];B[aa];W[jj])"),
-        Err(SgfError::OffBoard {
-            at: Location { node: 2, moves: 1 },
-            prop: "W".into(),
-            point: "jj".into(),
-            width: 9,
-            height: 9
-        })
+        Err(SgfError::OffBoard { at: Location { node: 2, moves: 1 }, prop: "W".into(), point: "jj".into(), width: 9, height: 9 })
     );
     assert!(matches!(Record::parse("(;SZ[9]AB[aa:kk])"), Err(SgfError::OffBoard { prop, .. }) if prop == "AB"));
     assert!(matches!(Record::parse("(;SZ[9];B[tt])"), Ok(r) if r.moves[0].mv == Move::Pass));
@@ -141,8 +132,7 @@ fn komi_written_loosely_is_read() {
 
 #[test]
 fn every_real_record_is_readable() {
-    let dir = std::env::var("SHINPAN_GAMES")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/games").to_string());
+    let dir = std::env::var("SHINPAN_GAMES").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/games").to_string());
     let mut n = 0;
     for sub in ["9", "13", "19"] {
         let Ok(entries) = std::fs::read_dir(format!("{dir}/{sub}")) else { continue };
@@ -161,9 +151,8 @@ fn every_real_record_is_readable() {
 
 fn sgfish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
-        "(", ")", ";", "[", "]", "\\", ":", " ", "\n", "B", "W", "AB", "AW", "AE", "SZ", "KM", "HA", "PL",
-        "TB", "TW", "C", "GM", "FF", "RE", "aa", "tt", "zz", "Aa", "19", "1", "0", "-3", "300", "6.5", "é",
-        "[aa:cc]", "[ss]", "[]", "(;", ";B[", "SZ[9:3]",
+        "(", ")", ";", "[", "]", "\\", ":", " ", "\n", "B", "W", "AB", "AW", "AE", "SZ", "KM", "HA", "PL", "TB", "TW", "C", "GM", "FF",
+        "RE", "aa", "tt", "zz", "Aa", "19", "1", "0", "-3", "300", "6.5", "é", "[aa:cc]", "[ss]", "[]", "(;", ";B[", "SZ[9:3]",
     ]);
     prop::collection::vec(atoms, 0..60).prop_map(|v| v.concat())
 }

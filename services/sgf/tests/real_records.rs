@@ -20,8 +20,8 @@ fn games_dir() -> PathBuf {
 fn records() -> Vec<PathBuf> {
     let dir = games_dir();
     let mut out = Vec::new();
-    let entries = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("games directory {} unreadable ({e}); set SHINPAN_GAMES", dir.display()));
+    let entries =
+        std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("games directory {} unreadable ({e}); set SHINPAN_GAMES", dir.display()));
     for sub in entries.flatten() {
         let p = sub.path();
         if p.is_dir() {
@@ -66,9 +66,7 @@ fn every_real_record_replays_under_japanese_2011() {
     let mut total_moves = 0usize;
     for path in &files {
         let record = Record::read_file(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let replayed = record
-            .to_game(RuleSet::Japanese2011)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let replayed = record.to_game(RuleSet::Japanese2011).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         match &replayed.foul {
             Some(f) => fouls.push(format!(
                 "{}: move {} {} at {}: {} ({})",
@@ -98,7 +96,7 @@ fn every_real_record_replays_under_japanese_2011() {
 #[derive(Default)]
 struct Theirs {
     setup: String,
-    boards: Vec<(usize, String, String)>, // (index, point, board)
+    boards: Vec<(usize, String, String)>,     // (index, point, board)
     illegal: Option<(usize, String, String)>, // (index, point, reason)
     unreadable: Option<String>,
 }
@@ -139,16 +137,11 @@ fn run_sgfmill(files: &[PathBuf]) -> HashMap<String, Theirs> {
             "S" => map.get_mut(current.as_ref().unwrap()).unwrap().setup = rest.to_string(),
             "M" => {
                 let f: Vec<&str> = rest.split(' ').collect();
-                map.get_mut(current.as_ref().unwrap()).unwrap().boards.push((
-                    f[0].parse().unwrap(),
-                    f[2].to_string(),
-                    f[3].to_string(),
-                ));
+                map.get_mut(current.as_ref().unwrap()).unwrap().boards.push((f[0].parse().unwrap(), f[2].to_string(), f[3].to_string()));
             }
             "I" => {
                 let f: Vec<&str> = rest.split(' ').collect();
-                map.get_mut(current.as_ref().unwrap()).unwrap().illegal =
-                    Some((f[0].parse().unwrap(), f[2].to_string(), f[3].to_string()));
+                map.get_mut(current.as_ref().unwrap()).unwrap().illegal = Some((f[0].parse().unwrap(), f[2].to_string(), f[3].to_string()));
             }
             "E" => current = None,
             other => panic!("unexpected line from the sgfmill script: {other} {rest}"),
@@ -238,9 +231,7 @@ fn boards_agree_with_sgfmill_after_every_move() {
                 f.mv,
                 f.rule.code()
             )),
-            (None, Some((i, pt, reason))) => {
-                problems.push(format!("{key}: sgfmill rejects move {} ({pt}: {reason}), we accept it", i + 1))
-            }
+            (None, Some((i, pt, reason))) => problems.push(format!("{key}: sgfmill rejects move {} ({pt}: {reason}), we accept it", i + 1)),
         }
     }
     assert!(problems.is_empty(), "disagreements with sgfmill:\n{}", problems.join("\n"));

@@ -17,7 +17,11 @@ fn random_game(w: u8, h: u8, setup: &[(u16, bool)], choices: &[u16]) -> (Record,
         if board.get(p).is_none() {
             let c = if black { Color::Black } else { Color::White };
             board.set(p, Some(c)).unwrap();
-            if black { rec.setup.black.push(p) } else { rec.setup.white.push(p) }
+            if black {
+                rec.setup.black.push(p)
+            } else {
+                rec.setup.white.push(p)
+            }
         }
     }
     rec.setup.black.sort();

@@ -41,8 +41,7 @@ fn gnugo_times(files: &[String]) -> Vec<f64> {
         .iter()
         .filter_map(|f| {
             let t = Instant::now();
-            let mut child =
-                Command::new(&gnugo).args(["--mode", "gtp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().ok()?;
+            let mut child = Command::new(&gnugo).args(["--mode", "gtp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().ok()?;
             child.stdin.take()?.write_all(format!("loadsgf {f}\nfinal_score\nquit\n").as_bytes()).ok()?;
             let out = child.wait_with_output().ok()?;
             String::from_utf8_lossy(&out.stdout).contains("= ").then(|| t.elapsed().as_secs_f64() * 1000.0)
@@ -95,12 +94,7 @@ fn bench(c: &mut Criterion) {
             undecided += 1;
         }
     }
-    eprintln!(
-        "19x19 final positions: {} adjudicated, {}, {} with undecided stones",
-        times.len(),
-        quantiles(times),
-        undecided
-    );
+    eprintln!("19x19 final positions: {} adjudicated, {}, {} with undecided stones", times.len(), quantiles(times), undecided);
     let files: Vec<String> = positions.iter().map(|p| p.0.clone()).collect();
     let g = gnugo_times(&files);
     eprintln!("GNU Go final_score on the same records: {} scored, {}", g.len(), quantiles(g));

@@ -204,11 +204,7 @@ pub fn record_of(g: &ArchiveGame) -> Result<Record, String> {
         Some("W") => Some(Color::White),
         _ => None,
     };
-    r.moves = g
-        .moves
-        .iter()
-        .map(|&(color, p)| RecordMove { color, mv: p.map_or(Move::Pass, Move::Play), comment: None })
-        .collect();
+    r.moves = g.moves.iter().map(|&(color, p)| RecordMove { color, mv: p.map_or(Move::Pass, Move::Play), comment: None }).collect();
     Ok(r)
 }
 
@@ -536,10 +532,42 @@ mod tests {
         let b = player("Cho Chikun", "4d", "222");
         let c = player("Go Seigen", "9p", "333");
         let games = vec![
-            EgfGame { round: 1, table: Some(1), black: a.clone(), white: b.clone(), handicap: 0, result: "B+3.5".into(), decided_by_play: true },
-            EgfGame { round: 2, table: Some(1), black: c.clone(), white: a.clone(), handicap: 0, result: "W+F".into(), decided_by_play: true },
-            EgfGame { round: 2, table: Some(2), black: b.clone(), white: b.clone(), handicap: 0, result: "x".into(), decided_by_play: true },
-            EgfGame { round: 3, table: Some(1), black: b.clone(), white: c.clone(), handicap: 2, result: "Void".into(), decided_by_play: true },
+            EgfGame {
+                round: 1,
+                table: Some(1),
+                black: a.clone(),
+                white: b.clone(),
+                handicap: 0,
+                result: "B+3.5".into(),
+                decided_by_play: true,
+            },
+            EgfGame {
+                round: 2,
+                table: Some(1),
+                black: c.clone(),
+                white: a.clone(),
+                handicap: 0,
+                result: "W+F".into(),
+                decided_by_play: true,
+            },
+            EgfGame {
+                round: 2,
+                table: Some(2),
+                black: b.clone(),
+                white: b.clone(),
+                handicap: 0,
+                result: "x".into(),
+                decided_by_play: true,
+            },
+            EgfGame {
+                round: 3,
+                table: Some(1),
+                black: b.clone(),
+                white: c.clone(),
+                handicap: 2,
+                result: "Void".into(),
+                decided_by_play: true,
+            },
         ];
         // Drop the nonsense self-pairing: only real pairings are exported.
         let games: Vec<EgfGame> = games.into_iter().filter(|g| g.black != g.white).collect();

@@ -61,11 +61,19 @@ pub fn report_text(r: &ChainReport) -> String {
     let mut out = String::new();
     for b in &r.breaks {
         let what = match &b.kind {
-            shinpan_storage::BreakKind::Gap { expected } => format!("sequence gap (expected event {expected}): an event was removed or inserted"),
+            shinpan_storage::BreakKind::Gap { expected } => {
+                format!("sequence gap (expected event {expected}): an event was removed or inserted")
+            }
             shinpan_storage::BreakKind::PrevHashMismatch => "prev_hash does not match the previous event's hash".to_string(),
-            shinpan_storage::BreakKind::HashMismatch => "the stored hash does not match the recomputed one: the row was altered".to_string(),
-            shinpan_storage::BreakKind::MoveMismatch { move_number } => format!("move {move_number} disagrees with the event that recorded it"),
-            shinpan_storage::BreakKind::ResultMismatch { result_id } => format!("result {result_id} disagrees with the event that recorded it"),
+            shinpan_storage::BreakKind::HashMismatch => {
+                "the stored hash does not match the recomputed one: the row was altered".to_string()
+            }
+            shinpan_storage::BreakKind::MoveMismatch { move_number } => {
+                format!("move {move_number} disagrees with the event that recorded it")
+            }
+            shinpan_storage::BreakKind::ResultMismatch { result_id } => {
+                format!("result {result_id} disagrees with the event that recorded it")
+            }
             #[allow(unreachable_patterns)]
             other => format!("{other:?}"),
         };

@@ -217,12 +217,10 @@ impl AuthConfig {
         v.leeway = 0;
         v.set_issuer(&[ISSUER]);
         v.set_required_spec_claims(&["exp", "iss", "sub"]);
-        jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(&self.secret), &v)
-            .map(|d| d.claims)
-            .map_err(|e| match e.kind() {
-                jsonwebtoken::errors::ErrorKind::ExpiredSignature => AuthError::Expired,
-                _ => AuthError::Invalid(e.to_string()),
-            })
+        jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(&self.secret), &v).map(|d| d.claims).map_err(|e| match e.kind() {
+            jsonwebtoken::errors::ErrorKind::ExpiredSignature => AuthError::Expired,
+            _ => AuthError::Invalid(e.to_string()),
+        })
     }
 
     /// Reads and verifies the bearer token of a request's metadata.
@@ -278,10 +276,7 @@ pub enum AuthScope {
 /// # Errors
 /// `UNAUTHENTICATED` when the service was mounted without the interceptor (no claims).
 pub fn claims<T>(req: &Request<T>) -> Result<Claims, Status> {
-    req.extensions()
-        .get::<Claims>()
-        .cloned()
-        .ok_or_else(|| Status::unauthenticated("no verified bearer token on this call"))
+    req.extensions().get::<Claims>().cloned().ok_or_else(|| Status::unauthenticated("no verified bearer token on this call"))
 }
 
 /// `PERMISSION_DENIED`, logged with who tried what.
@@ -318,8 +313,7 @@ impl Claims {
             None => false,
             Some(t) => {
                 let t = t.trim();
-                g.tournament_id.is_some_and(|id| id.to_string().eq_ignore_ascii_case(t))
-                    || g.tournament_name.as_deref() == Some(t)
+                g.tournament_id.is_some_and(|id| id.to_string().eq_ignore_ascii_case(t)) || g.tournament_name.as_deref() == Some(t)
             }
         }
     }

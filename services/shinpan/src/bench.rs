@@ -153,7 +153,15 @@ fn percentile(sorted: &[Duration], q: f64) -> Duration {
 /// `rate` 0 = closed loop (each game sends its next move on the previous answer); `rate` > 0 =
 /// open loop, each call's latency counted from the time it was due. `timeline`: also print the
 /// latency per 250 ms of due time to stderr.
-pub async fn measure(url: &str, games: usize, moves: usize, connections: usize, seed: u64, rate: f64, timeline: bool) -> anyhow::Result<Report> {
+pub async fn measure(
+    url: &str,
+    games: usize,
+    moves: usize,
+    connections: usize,
+    seed: u64,
+    rate: f64,
+    timeline: bool,
+) -> anyhow::Result<Report> {
     let sequence = std::sync::Arc::new(legal_sequence(moves, seed));
     let mut channels = Vec::new();
     for _ in 0..connections.max(1) {
@@ -291,10 +299,11 @@ pub fn run(args: Args) -> ExitCode {
                         match Application::build(&serve).await {
                             Ok(app) => {
                                 let _ = url_tx.send(Ok(app.url()));
-                                if let Err(e) = app.run_until(async move {
-                                    let _ = stop_rx.await;
-                                })
-                                .await
+                                if let Err(e) = app
+                                    .run_until(async move {
+                                        let _ = stop_rx.await;
+                                    })
+                                    .await
                                 {
                                     eprintln!("in-process server: {e}");
                                 }
@@ -307,7 +316,10 @@ pub fn run(args: Args) -> ExitCode {
                 });
                 let r = match url_rx.await {
                     Ok(Ok(url)) => {
-                        eprintln!("in-process server on {url} ({})", if args.database_url.is_some() { "DATABASE_URL" } else { "embedded PostgreSQL" });
+                        eprintln!(
+                            "in-process server on {url} ({})",
+                            if args.database_url.is_some() { "DATABASE_URL" } else { "embedded PostgreSQL" }
+                        );
                         measure(&url, args.games, args.moves, args.connections, args.seed, args.rate, args.timeline).await
                     }
                     Ok(Err(e)) => Err(e),

@@ -216,11 +216,7 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 Some(StateArg::Ruled) => pb::CaseState::Ruled as i32,
                 Some(StateArg::Closed) => pb::CaseState::Closed as i32,
             };
-            let l = c
-                .list_cases(authed(pb::ListCasesRequest { tournament, state, game_id: game }, t))
-                .await
-                .map_err(st)?
-                .into_inner();
+            let l = c.list_cases(authed(pb::ListCasesRequest { tournament, state, game_id: game }, t)).await.map_err(st)?.into_inner();
             for k in &l.cases {
                 println!("{}", case_text(k));
             }
@@ -238,11 +234,8 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 KindArg::Repetition => pb::CaseKind::CaseRepetition,
                 KindArg::Undecided => pb::CaseKind::CaseUndecided,
             } as i32;
-            let k = c
-                .open_case(authed(pb::OpenCaseRequest { game_id: game, kind, reason, evidence: None }, t))
-                .await
-                .map_err(st)?
-                .into_inner();
+            let k =
+                c.open_case(authed(pb::OpenCaseRequest { game_id: game, kind, reason, evidence: None }, t)).await.map_err(st)?.into_inner();
             println!("{}", case_text(&k));
         }
         Command::Policy { tournament, set } => {
@@ -290,11 +283,7 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 winner: colour(winner),
                 ..Default::default()
             };
-            let k = c
-                .rule_case(authed(pb::RuleCaseRequest { case_id: case, ruling: Some(ruling) }, t))
-                .await
-                .map_err(st)?
-                .into_inner();
+            let k = c.rule_case(authed(pb::RuleCaseRequest { case_id: case, ruling: Some(ruling) }, t)).await.map_err(st)?.into_inner();
             println!("{}", case_text(&k));
         }
     }

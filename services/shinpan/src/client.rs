@@ -190,8 +190,7 @@ pub enum GameCommand {
 /// # Errors
 /// A malformed URL, or the transport error when the server cannot be reached.
 pub async fn channel(url: &str) -> anyhow::Result<Channel> {
-    let endpoint = Channel::from_shared(url.to_string())
-        .map_err(|e| anyhow::anyhow!("bad server URL {url}: {e}"))?;
+    let endpoint = Channel::from_shared(url.to_string()).map_err(|e| anyhow::anyhow!("bad server URL {url}: {e}"))?;
     Ok(endpoint.connect().await?)
 }
 
@@ -251,11 +250,7 @@ pub fn event_line(e: &pb::GameEvent) -> String {
             e.r#move.as_ref().map(move_text).unwrap_or_default(),
             if e.captured.is_empty() { String::new() } else { format!(" (captures {})", e.captured.join(" ")) }
         ),
-        "foul" => format!(
-            "#{:<4} FOUL {}",
-            e.sequence,
-            e.foul.as_ref().map(|f| f.description.clone()).unwrap_or_default()
-        ),
+        "foul" => format!("#{:<4} FOUL {}", e.sequence, e.foul.as_ref().map(|f| f.description.clone()).unwrap_or_default()),
         _ => format!("#{:<4} {} {}", e.sequence, e.kind, e.payload_json),
     }
 }
@@ -263,9 +258,7 @@ pub fn event_line(e: &pb::GameEvent) -> String {
 /// A short human-readable summary of a game.
 pub fn game_summary(g: &pb::Game) -> String {
     let p = |p: &Option<pb::Player>| {
-        p.as_ref()
-            .map(|p| if p.rank.is_empty() { p.name.clone() } else { format!("{} ({})", p.name, p.rank) })
-            .unwrap_or_default()
+        p.as_ref().map(|p| if p.rank.is_empty() { p.name.clone() } else { format!("{} ({})", p.name, p.rank) }).unwrap_or_default()
     };
     format!(
         "game {id}\n  {t}\n  black {bl} — white {wh}\n  {s}x{s}, komi {k}, handicap {h}, rules {rules}\n  {n} moves, {to} to play, phase {phase}, prisoners B {pb_} W {pw}{flag}{res}",
@@ -399,13 +392,20 @@ async fn run_async(args: Args) -> ExitCode {
             }
             Err(s) => fail(status_text(&s)),
         },
-        GameCommand::List { tournament, round } => match client.list_games(authed(pb::ListGamesRequest { tournament, round }, token)).await {
+        GameCommand::List { tournament, round } => match client.list_games(authed(pb::ListGamesRequest { tournament, round }, token)).await
+        {
             Ok(r) => {
                 for g in r.into_inner().games {
                     let name = |p: &Option<pb::Player>| p.as_ref().map(|p| p.name.clone()).unwrap_or_default();
                     println!(
                         "{}  {} r{} b{}  {} - {}  {} moves  {}",
-                        g.id, g.tournament, g.round, g.board_number, name(&g.black), name(&g.white), g.move_number,
+                        g.id,
+                        g.tournament,
+                        g.round,
+                        g.board_number,
+                        name(&g.black),
+                        name(&g.white),
+                        g.move_number,
                         if g.result.is_empty() { "-" } else { g.result.as_str() }
                     );
                 }

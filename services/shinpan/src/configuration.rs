@@ -132,10 +132,7 @@ impl ServeArgs {
             level: self.log.clone(),
             format: self.log_format,
             otlp_endpoint: self.otlp_endpoint.clone().filter(|s| !s.trim().is_empty()),
-            service_name: self
-                .otel_service_name
-                .clone()
-                .unwrap_or_else(|| self.service.service_name().to_string()),
+            service_name: self.otel_service_name.clone().unwrap_or_else(|| self.service.service_name().to_string()),
         }
     }
 }

@@ -64,11 +64,9 @@ fn mv(color: pb::Color, point: &str) -> pb::Move {
 }
 
 async fn demo(args: Args) -> anyhow::Result<()> {
-    let record_path = pick_record(&args.games, args.file.as_deref()).ok_or_else(|| {
-        anyhow::anyhow!("no game record found under {} (give --games DIR or --file FILE.sgf)", args.games.display())
-    })?;
-    let sgf = std::fs::read(&record_path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", record_path.display()))?;
+    let record_path = pick_record(&args.games, args.file.as_deref())
+        .ok_or_else(|| anyhow::anyhow!("no game record found under {} (give --games DIR or --file FILE.sgf)", args.games.display()))?;
+    let sgf = std::fs::read(&record_path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", record_path.display()))?;
     let sgf = String::from_utf8_lossy(&sgf).into_owned();
 
     println!("== shinpan demo ==");
@@ -89,7 +87,10 @@ async fn demo(args: Args) -> anyhow::Result<()> {
 
     let _ = stop_tx.send(());
     match server.await {
-        Ok(Ok(())) => println!("7. server stopped gracefully{}", if args.database_url.is_none() { "; embedded PostgreSQL stopped (data kept for the next start)" } else { "" }),
+        Ok(Ok(())) => println!(
+            "7. server stopped gracefully{}",
+            if args.database_url.is_none() { "; embedded PostgreSQL stopped (data kept for the next start)" } else { "" }
+        ),
         Ok(Err(e)) => eprintln!("server error: {e}"),
         Err(e) => eprintln!("server task failed: {e}"),
     }
@@ -103,7 +104,10 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         .check(tonic_health::pb::HealthCheckRequest { service: shinpan_proto::service_names::GAME_RECORDING.into() })
         .await?
         .into_inner();
-    println!("   health of GameRecording: {:?}", tonic_health::pb::health_check_response::ServingStatus::try_from(h.status).unwrap_or_default());
+    println!(
+        "   health of GameRecording: {:?}",
+        tonic_health::pb::health_check_response::ServingStatus::try_from(h.status).unwrap_or_default()
+    );
     let mut validation = RuleValidationClient::new(channel.clone());
     let rule_sets = validation.list_rule_sets(pb::ListRuleSetsRequest {}).await?.into_inner().rule_sets;
     println!("   rule sets: {}", rule_sets.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "));
@@ -111,7 +115,13 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
 
     println!("2. importing {} through ImportSgf (every move validated) ...", record_path.display());
     let imported = client
-        .import_sgf(pb::ImportSgfRequest { sgf: sgf.clone(), tournament: String::new(), round: 0, board_number: 0, rule_set: String::new() })
+        .import_sgf(pb::ImportSgfRequest {
+            sgf: sgf.clone(),
+            tournament: String::new(),
+            round: 0,
+            board_number: 0,
+            rule_set: String::new(),
+        })
         .await?
         .into_inner();
     let game = imported.game.clone().unwrap_or_default();
@@ -145,10 +155,8 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
     let watching = tokio::spawn(async move {
         let mut lines = Vec::new();
-        let mut stream = watcher
-            .watch_game(pb::WatchGameRequest { game_id: watch_id, from_sequence: 1, until_end: true })
-            .await?
-            .into_inner();
+        let mut stream =
+            watcher.watch_game(pb::WatchGameRequest { game_id: watch_id, from_sequence: 1, until_end: true }).await?.into_inner();
         let _ = ready_tx.send(());
         while let Some(e) = stream.message().await? {
             println!("   [watcher] {}", crate::client::event_line(&e));
@@ -197,12 +205,9 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         })
         .await
     {
-        Err(s) => println!(
-            "   {:?}: {} (current move number in the details: {:?})",
-            s.code(),
-            s.message(),
-            crate::error::current_move_number(&s)
-        ),
+        Err(s) => {
+            println!("   {:?}: {} (current move number in the details: {:?})", s.code(), s.message(), crate::error::current_move_number(&s))
+        }
         Ok(_) => println!("   unexpectedly accepted"),
     }
     println!("6. a foul: move {} played on an occupied point ...", n + 1);
@@ -228,6 +233,12 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         .await?;
     let events = watching.await??;
     let after = client.get_game(pb::GetGameRequest { game_id: created.id.clone() }).await?.into_inner();
-    println!("   the watcher saw {} events; the game has {} moves, flagged for the arbiter: {}, result {}", events.len(), after.move_number, after.flagged, after.result);
+    println!(
+        "   the watcher saw {} events; the game has {} moves, flagged for the arbiter: {}, result {}",
+        events.len(),
+        after.move_number,
+        after.flagged,
+        after.result
+    );
     Ok(())
 }

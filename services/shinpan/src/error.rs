@@ -104,19 +104,13 @@ pub enum ApiError {
 }
 
 fn describe(v: &[FieldViolation]) -> String {
-    v.iter()
-        .map(|f| format!("{}: {}", f.field, f.description))
-        .collect::<Vec<_>>()
-        .join("; ")
+    v.iter().map(|f| format!("{}: {}", f.field, f.description)).collect::<Vec<_>>().join("; ")
 }
 
 impl ApiError {
     /// One invalid field.
     pub fn field(field: impl Into<String>, description: impl Into<String>) -> ApiError {
-        ApiError::InvalidArgument(vec![FieldViolation {
-            field: field.into(),
-            description: description.into(),
-        }])
+        ApiError::InvalidArgument(vec![FieldViolation { field: field.into(), description: description.into() }])
     }
 }
 
@@ -143,17 +137,10 @@ impl From<ApiError> for Status {
                 .map(|(k, v)| (k.to_string(), v))
                 .collect();
                 let mut d = ErrorDetails::with_error_info("FOUL", DOMAIN, metadata);
-                d.add_bad_request_violation(
-                    format!("moves[{}]", f.move_number.saturating_sub(1)),
-                    f.description,
-                );
+                d.add_bad_request_violation(format!("moves[{}]", f.move_number.saturating_sub(1)), f.description);
                 Status::with_error_details(Code::InvalidArgument, message, d)
             }
-            ApiError::OutOfSequence {
-                game_id,
-                current,
-                got,
-            } => {
+            ApiError::OutOfSequence { game_id, current, got } => {
                 let metadata: HashMap<String, String> = [
                     ("current_move_number".to_string(), current.to_string()),
                     ("expected_move_number".to_string(), (current + 1).to_string()),
@@ -171,30 +158,18 @@ impl From<ApiError> for Status {
             }
             ApiError::GameOver { game_id, result } => {
                 let metadata: HashMap<String, String> =
-                    [("game_id".to_string(), game_id), ("result".to_string(), result)]
-                        .into_iter()
-                        .collect();
-                Status::with_error_details(
-                    Code::FailedPrecondition,
-                    message,
-                    ErrorDetails::with_error_info("GAME_OVER", DOMAIN, metadata),
-                )
+                    [("game_id".to_string(), game_id), ("result".to_string(), result)].into_iter().collect();
+                Status::with_error_details(Code::FailedPrecondition, message, ErrorDetails::with_error_info("GAME_OVER", DOMAIN, metadata))
             }
-            ApiError::NotFound { kind, id } => Status::with_error_details(
-                Code::NotFound,
-                message,
-                ErrorDetails::with_resource_info(kind, id, "", "not found"),
-            ),
-            ApiError::AlreadyExists { kind, id } => Status::with_error_details(
-                Code::AlreadyExists,
-                message,
-                ErrorDetails::with_resource_info(kind, id, "", "already exists"),
-            ),
-            ApiError::Unavailable(_) => Status::with_error_details(
-                Code::Unavailable,
-                message,
-                ErrorDetails::with_retry_info(Some(Duration::from_secs(1))),
-            ),
+            ApiError::NotFound { kind, id } => {
+                Status::with_error_details(Code::NotFound, message, ErrorDetails::with_resource_info(kind, id, "", "not found"))
+            }
+            ApiError::AlreadyExists { kind, id } => {
+                Status::with_error_details(Code::AlreadyExists, message, ErrorDetails::with_resource_info(kind, id, "", "already exists"))
+            }
+            ApiError::Unavailable(_) => {
+                Status::with_error_details(Code::Unavailable, message, ErrorDetails::with_retry_info(Some(Duration::from_secs(1))))
+            }
             ApiError::Internal(_) => Status::internal(message),
             ApiError::Remote(status) => *status,
         }

@@ -5,24 +5,24 @@
 //!
 //! Exit codes shared by every subcommand: see [`exit`].
 
-pub mod exit;
-pub mod replay;
-pub mod report;
-pub mod score;
 pub mod adjudicate;
-pub mod client;
-pub mod configuration;
-pub mod error;
-pub mod grpc;
-pub mod telemetry;
-pub mod startup;
-pub mod serve;
-pub mod demo;
-pub mod bench;
-pub mod lifecycle;
-pub mod auth;
-pub mod token;
 pub mod archive;
 pub mod audit;
-pub mod result_cli;
+pub mod auth;
+pub mod bench;
 pub mod case_cli;
+pub mod client;
+pub mod configuration;
+pub mod demo;
+pub mod error;
+pub mod exit;
+pub mod grpc;
+pub mod lifecycle;
+pub mod replay;
+pub mod report;
+pub mod result_cli;
+pub mod score;
+pub mod serve;
+pub mod startup;
+pub mod telemetry;
+pub mod token;

@@ -53,15 +53,8 @@ pub enum Ending {
 
 impl Ending {
     /// Every ending.
-    pub const ALL: [Ending; 7] = [
-        Ending::Resignation,
-        Ending::Count,
-        Ending::TimeForfeit,
-        Ending::FoulLoss,
-        Ending::NoResult,
-        Ending::BothLose,
-        Ending::Jigo,
-    ];
+    pub const ALL: [Ending; 7] =
+        [Ending::Resignation, Ending::Count, Ending::TimeForfeit, Ending::FoulLoss, Ending::NoResult, Ending::BothLose, Ending::Jigo];
 
     /// The text stored as the result's `reason`: `"resignation"`, `"count"`, `"time"`,
     /// `"foul"`, `"no-result"`, `"both-lose"`, `"jigo"`.
@@ -257,10 +250,9 @@ pub fn result_text(ending: Ending, winner: Option<Color>, counted: Option<&GameR
             let r = counted.ok_or_else(|| LifecycleError::Invalid(format!("ending `{ending}` needs a count")))?;
             match r {
                 GameResult::Jigo => Ok((r.to_sgf(), Ending::Jigo)),
-                GameResult::Win { .. } if ending == Ending::Jigo => Err(LifecycleError::Invalid(format!(
-                    "the count gives {}, not 持碁 (jigo)",
-                    r.to_sgf()
-                ))),
+                GameResult::Win { .. } if ending == Ending::Jigo => {
+                    Err(LifecycleError::Invalid(format!("the count gives {}, not 持碁 (jigo)", r.to_sgf())))
+                }
                 GameResult::Win { .. } => Ok((r.to_sgf(), Ending::Count)),
                 GameResult::Undecided => Err(LifecycleError::Invalid(
                     "the count is undecided: a status could not be decided (第七条); an arbiter case is opened".into(),
@@ -438,9 +430,8 @@ pub fn rule(
             Ok((Effect::Propose { result, ending: Ending::NoResult }, Some(applied)))
         }
         RulingKind::FoulLoss => {
-            let loser = input
-                .loser
-                .ok_or_else(|| LifecycleError::Invalid("a 反則負け ruling names the player who committed the foul".into()))?;
+            let loser =
+                input.loser.ok_or_else(|| LifecycleError::Invalid("a 反則負け ruling names the player who committed the foul".into()))?;
             let foul = input
                 .foul
                 .as_ref()
@@ -449,12 +440,7 @@ pub fn rule(
                 return Err(LifecycleError::Invalid("the foul needs its move number, rule and article".into()));
             }
             match evidence.fouls.iter().find(|f| f.move_number == foul.move_number) {
-                None => {
-                    return Err(LifecycleError::Evidence(format!(
-                        "no foul is recorded at move {}",
-                        foul.move_number
-                    )))
-                }
+                None => return Err(LifecycleError::Evidence(format!("no foul is recorded at move {}", foul.move_number))),
                 Some(f) if f.color != loser => {
                     return Err(LifecycleError::Evidence(format!(
                         "the foul at move {} was played by {}, not {}",
@@ -472,15 +458,9 @@ pub fn rule(
                 Some(_) => {}
             }
             let winner = loser.opponent();
-            Ok((
-                Effect::Propose { result: GameResult::Forfeit { winner }.to_sgf(), ending: Ending::FoulLoss },
-                None,
-            ))
+            Ok((Effect::Propose { result: GameResult::Forfeit { winner }.to_sgf(), ending: Ending::FoulLoss }, None))
         }
-        RulingKind::BothLose => Ok((
-            Effect::Propose { result: GameResult::BothLose.to_sgf(), ending: Ending::BothLose },
-            None,
-        )),
+        RulingKind::BothLose => Ok((Effect::Propose { result: GameResult::BothLose.to_sgf(), ending: Ending::BothLose }, None)),
         RulingKind::Resumption => Ok((Effect::Resume, None)),
         RulingKind::EndByCount => Ok((Effect::Count, None)),
         RulingKind::Uphold => {
@@ -496,12 +476,10 @@ pub fn rule(
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
                 .ok_or_else(|| LifecycleError::Invalid("an amending ruling gives the amended result".into()))?;
-            let parsed = GameResult::from_sgf(text)
-                .ok_or_else(|| LifecycleError::Invalid(format!("`{text}` is not an SGF result (RE)")))?;
+            let parsed =
+                GameResult::from_sgf(text).ok_or_else(|| LifecycleError::Invalid(format!("`{text}` is not an SGF result (RE)")))?;
             let ending = match parsed {
-                GameResult::Undecided => {
-                    return Err(LifecycleError::Invalid("a ruling decides: `?` is not a result".into()))
-                }
+                GameResult::Undecided => return Err(LifecycleError::Invalid("a ruling decides: `?` is not a result".into())),
                 GameResult::Win { .. } => Ending::Count,
                 GameResult::Jigo => Ending::Jigo,
                 GameResult::Resignation { .. } => Ending::Resignation,
@@ -599,10 +577,7 @@ mod tests {
     #[test]
     fn no_result_policy_decides_with_a_named_winner() {
         let ev = Evidence { max_cycles: 3, fouls: vec![] };
-        assert!(matches!(
-            rule(Phase::Open, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::Nigiri),
-            Err(LifecycleError::Invalid(_))
-        ));
+        assert!(matches!(rule(Phase::Open, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::Nigiri), Err(LifecycleError::Invalid(_))));
         let mut r = ruling(RulingKind::NoResult);
         r.winner = Some(Color::White);
         let (effect, policy) = rule(Phase::Open, &r, &ev, NoResultPolicy::Nigiri).unwrap();
@@ -615,10 +590,7 @@ mod tests {
 
     #[test]
     fn foul_loss_must_match_a_recorded_foul_and_come_before_finality() {
-        let ev = Evidence {
-            max_cycles: 0,
-            fouls: vec![EvidenceFoul { move_number: 7, color: Color::White, rule: "ko".into() }],
-        };
+        let ev = Evidence { max_cycles: 0, fouls: vec![EvidenceFoul { move_number: 7, color: Color::White, rule: "ko".into() }] };
         let mut r = ruling(RulingKind::FoulLoss);
         assert!(matches!(rule(Phase::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Invalid(_))));
         r.loser = Some(Color::White);

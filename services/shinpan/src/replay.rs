@@ -95,10 +95,7 @@ impl FoulReport {
 
     /// One line: `move 123: white at dd: ko (第五条): <description>`.
     pub fn to_text(&self) -> String {
-        format!(
-            "move {}: {} at {}: {} ({}): {}",
-            self.move_number, self.color, self.point, self.rule, self.article, self.description
-        )
+        format!("move {}: {} at {}: {} ({}): {}", self.move_number, self.color, self.point, self.rule, self.article, self.description)
     }
 }
 

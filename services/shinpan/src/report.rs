@@ -108,11 +108,7 @@ impl Report {
     /// A short human-readable summary (several lines, no trailing newline).
     pub fn to_text(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "rules {}, {}x{}, komi {}, {} moves",
-            self.rules, self.size[0], self.size[1], self.komi, self.moves
-        );
+        let _ = writeln!(s, "rules {}, {}x{}, komi {}, {} moves", self.rules, self.size[0], self.size[1], self.komi, self.moves);
         let list = |v: &[String]| if v.is_empty() { "-".to_string() } else { v.join(",") };
         let _ = writeln!(s, "dead stones: {}", list(&self.status.dead));
         if !self.status.seki.is_empty() {
@@ -121,13 +117,7 @@ impl Report {
         if !self.status.undecided.is_empty() {
             let _ = writeln!(s, "undecided stones: {}", list(&self.status.undecided));
         }
-        let _ = writeln!(
-            s,
-            "black {}: territory {}, prisoners {}",
-            self.score.black,
-            self.territory.black.len(),
-            self.prisoners.black
-        );
+        let _ = writeln!(s, "black {}: territory {}, prisoners {}", self.score.black, self.territory.black.len(), self.prisoners.black);
         let _ = writeln!(
             s,
             "white {}: territory {}, prisoners {}, komi {}",

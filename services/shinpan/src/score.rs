@@ -52,11 +52,7 @@ pub fn parse_dead(text: &str, board: &goban::Board) -> Result<Vec<Point>, String
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let p = Point::from_sgf(item).map_err(|e| format!("--dead: {e}"))?;
         if !board.contains(p) {
-            return Err(format!(
-                "--dead: `{item}` is off the {}x{} board",
-                board.width(),
-                board.height()
-            ));
+            return Err(format!("--dead: `{item}` is off the {}x{} board", board.width(), board.height()));
         }
         if board.get(p).is_none() {
             return Err(format!("--dead: no stone on `{item}` in the final position"));

@@ -56,18 +56,13 @@ impl Application {
                         .await
                         .map_err(|e| StartupError::Database(e.to_string()))?
                         .map_err(|e| StartupError::Database(format!("embedded PostgreSQL in {}: {e}", dir.display())))?;
-                    let url = cluster
-                        .ensure_database("shinpan")
-                        .await
-                        .map_err(|e| StartupError::Database(e.to_string()))?;
+                    let url = cluster.ensure_database("shinpan").await.map_err(|e| StartupError::Database(e.to_string()))?;
                     tracing::info!(port = cluster.port(), dir = %dir.display(), reused = !cluster.owns_server(), "embedded PostgreSQL ready");
                     embedded = Some(cluster);
                     url
                 }
             };
-            let store = Store::connect_with(&url, args.max_connections)
-                .await
-                .map_err(|e| StartupError::Database(e.to_string()))?;
+            let store = Store::connect_with(&url, args.max_connections).await.map_err(|e| StartupError::Database(e.to_string()))?;
             Some(store)
         } else {
             None
@@ -91,9 +86,7 @@ impl Application {
         let incoming = TcpIncoming::bind(args.listen)
             .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?
             .with_nodelay(Some(true));
-        let addr = incoming
-            .local_addr()
-            .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
+        let addr = incoming.local_addr().map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
 
         let (health, health_service) = tonic_health::server::health_reporter();
         let mut routes = RoutesBuilder::default();
@@ -136,9 +129,7 @@ impl Application {
             served.push(shinpan_proto::service_names::ADJUDICATION);
         }
         if served.is_empty() {
-            return Err(StartupError::Config(format!(
-                "service {kind:?} is not available in this build"
-            )));
+            return Err(StartupError::Config(format!("service {kind:?} is not available in this build")));
         }
         // Reflection advertises exactly what this process serves.
         let mut reflection = tonic_reflection::server::Builder::configure()
@@ -149,9 +140,7 @@ impl Application {
         for name in &served {
             reflection = reflection.with_service_name(*name);
         }
-        let reflection = reflection
-            .build_v1()
-            .map_err(|e| StartupError::Config(format!("reflection: {e}")))?;
+        let reflection = reflection.build_v1().map_err(|e| StartupError::Config(format!("reflection: {e}")))?;
         routes.add_service(health_service);
         routes.add_service(reflection);
         for name in &served {

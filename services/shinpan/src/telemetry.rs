@@ -97,45 +97,24 @@ pub enum TelemetryError {
 /// channel needs one). Errors if a global subscriber is already set.
 pub fn init(config: &TelemetryConfig) -> Result<TelemetryGuard, TelemetryError> {
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new(config.level.clone()));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(config.level.clone()));
     let provider = match &config.otlp_endpoint {
         Some(endpoint) if !endpoint.trim().is_empty() => {
             let exporter = opentelemetry_otlp::SpanExporter::builder()
                 .with_tonic()
                 .with_endpoint(endpoint.clone())
                 .build()
-                .map_err(|source| TelemetryError::Exporter {
-                    endpoint: endpoint.clone(),
-                    source,
-                })?;
-            let resource = Resource::builder()
-                .with_service_name(config.service_name.clone())
-                .build();
-            Some(
-                SdkTracerProvider::builder()
-                    .with_batch_exporter(exporter)
-                    .with_resource(resource)
-                    .build(),
-            )
+                .map_err(|source| TelemetryError::Exporter { endpoint: endpoint.clone(), source })?;
+            let resource = Resource::builder().with_service_name(config.service_name.clone()).build();
+            Some(SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource).build())
         }
         _ => None,
     };
-    let otel_layer = provider.as_ref().map(|p| {
-        tracing_opentelemetry::layer().with_tracer(p.tracer(config.service_name.clone()))
-    });
+    let otel_layer = provider.as_ref().map(|p| tracing_opentelemetry::layer().with_tracer(p.tracer(config.service_name.clone())));
     let registry = tracing_subscriber::registry().with(filter).with(otel_layer);
     let result = match config.format {
-        LogFormat::Text => registry
-            .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-            .try_init(),
-        LogFormat::Json => registry
-            .with(
-                tracing_subscriber::fmt::layer()
-                    .json()
-                    .with_writer(std::io::stderr),
-            )
-            .try_init(),
+        LogFormat::Text => registry.with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr)).try_init(),
+        LogFormat::Json => registry.with(tracing_subscriber::fmt::layer().json().with_writer(std::io::stderr)).try_init(),
     };
     result.map_err(|e| TelemetryError::AlreadyInstalled(e.to_string()))?;
     if let Some(p) = &provider {
@@ -148,10 +127,9 @@ struct MetadataInjector<'a>(&'a mut tonic::metadata::MetadataMap);
 
 impl Injector for MetadataInjector<'_> {
     fn set(&mut self, key: &str, value: String) {
-        if let (Ok(k), Ok(v)) = (
-            tonic::metadata::MetadataKey::from_bytes(key.as_bytes()),
-            tonic::metadata::MetadataValue::try_from(value.as_str()),
-        ) {
+        if let (Ok(k), Ok(v)) =
+            (tonic::metadata::MetadataKey::from_bytes(key.as_bytes()), tonic::metadata::MetadataValue::try_from(value.as_str()))
+        {
             self.0.insert(k, v);
         }
     }
@@ -172,9 +150,7 @@ impl Extractor for HeaderExtractor<'_> {
 /// request metadata. A no-op when no OpenTelemetry layer is installed.
 pub fn inject_current(metadata: &mut tonic::metadata::MetadataMap) {
     let cx = tracing::Span::current().context();
-    opentelemetry::global::get_text_map_propagator(|p| {
-        p.inject_context(&cx, &mut MetadataInjector(metadata))
-    });
+    opentelemetry::global::get_text_map_propagator(|p| p.inject_context(&cx, &mut MetadataInjector(metadata)));
 }
 
 /// A tonic client interceptor that propagates the trace context of the calling span.
@@ -198,9 +174,7 @@ pub fn server_span(req: &http::Request<()>) -> tracing::Span {
         rpc.system = "grpc",
         rpc.method = %req.uri().path(),
     );
-    let parent = opentelemetry::global::get_text_map_propagator(|p| {
-        p.extract(&HeaderExtractor(req.headers()))
-    });
+    let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&HeaderExtractor(req.headers())));
     use opentelemetry::trace::TraceContextExt as _;
     if parent.span().span_context().is_valid() {
         let _ = span.set_parent(parent);

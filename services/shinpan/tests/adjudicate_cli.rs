@@ -46,10 +46,7 @@ fn kakunin_9_both_sides_alive_with_proofs() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort();
-    assert_eq!(
-        keys,
-        ["dame", "komi", "moves", "prisoners", "proofs", "result", "rules", "score", "size", "status", "territory"]
-    );
+    assert_eq!(keys, ["dame", "komi", "moves", "prisoners", "proofs", "result", "rules", "score", "size", "status", "territory"]);
     let alive = strs(&v["status"]["alive"]);
     for p in ["aa", "ba", "bb", "da"] {
         assert!(alive.contains(&p.to_string()), "{p} alive");

@@ -18,10 +18,10 @@
 //! other way round. Undecided is allowed (it is not a guess); the counts are printed.
 
 use goban::{GameResult, Status};
-use shinpan_adjudicator::Undecided;
 use shinpan::adjudicate::adjudicate_loaded;
 use shinpan::replay::load;
 use shinpan::score::status_from_marks;
+use shinpan_adjudicator::Undecided;
 use std::path::{Path, PathBuf};
 
 fn games_dir() -> PathBuf {

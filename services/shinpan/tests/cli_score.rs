@@ -55,10 +55,7 @@ fn json_has_exactly_the_specified_keys() {
     let v = score_json(&["--dead", "aa", f.to_str().unwrap()]);
     let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort();
-    assert_eq!(
-        keys,
-        ["dame", "komi", "moves", "prisoners", "result", "rules", "score", "size", "status", "territory"]
-    );
+    assert_eq!(keys, ["dame", "komi", "moves", "prisoners", "result", "rules", "score", "size", "status", "territory"]);
     let mut sk: Vec<&str> = v["status"].as_object().unwrap().keys().map(String::as_str).collect();
     sk.sort();
     assert_eq!(sk, ["alive", "dead", "seki", "undecided"]);

@@ -16,7 +16,11 @@ async fn shinpan(args: Vec<String>, env_token: Option<String>) -> (i32, String, 
             cmd.env("SHINPAN_TOKEN", t);
         }
         let out = cmd.output().expect("run shinpan");
-        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     })
     .await
     .unwrap()

@@ -26,11 +26,7 @@ fn play(c: pb::Color, p: &str) -> pb::Move {
 }
 
 fn state(size: u32, moves: &[(pb::Color, &str)]) -> pb::GameState {
-    pb::GameState {
-        board_size: size,
-        moves: moves.iter().map(|&(c, p)| play(c, p)).collect(),
-        ..Default::default()
-    }
+    pb::GameState { board_size: size, moves: moves.iter().map(|&(c, p)| play(c, p)).collect(), ..Default::default() }
 }
 
 const KO: [(pb::Color, &str); 9] =
@@ -125,7 +121,10 @@ async fn every_shared_record_validates_and_a_foul_is_found_first() {
             let text = String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap()).into_owned();
             let moves = shinpan_sgf::Record::parse(&text).unwrap().moves.len() as u32;
             let r = c
-                .validate_record(pb::ValidateRecordRequest { record: Some(pb::validate_record_request::Record::Sgf(text)), rule_set: String::new() })
+                .validate_record(pb::ValidateRecordRequest {
+                    record: Some(pb::validate_record_request::Record::Sgf(text)),
+                    rule_set: String::new(),
+                })
                 .await
                 .unwrap()
                 .into_inner();
@@ -138,7 +137,10 @@ async fn every_shared_record_validates_and_a_foul_is_found_first() {
     let mut bad = KO.to_vec();
     bad.extend([(White, "cc"), (Black, "aa")]);
     let r = c
-        .validate_record(pb::ValidateRecordRequest { record: Some(pb::validate_record_request::Record::Game(state(9, &bad))), rule_set: String::new() })
+        .validate_record(pb::ValidateRecordRequest {
+            record: Some(pb::validate_record_request::Record::Game(state(9, &bad))),
+            rule_set: String::new(),
+        })
         .await
         .unwrap()
         .into_inner();
@@ -146,7 +148,10 @@ async fn every_shared_record_validates_and_a_foul_is_found_first() {
     assert_eq!(r.first_foul.map(|f| (f.rule, f.move_number)), Some(("ko".into(), 10)));
     let sgf = "(;GM[1]FF[4]SZ[9];B[cb];W[db];B[bc];W[ec];B[cd];W[dd];B[ii];W[cc];B[dc];W[cc];B[aa])";
     let r = c
-        .validate_record(pb::ValidateRecordRequest { record: Some(pb::validate_record_request::Record::Sgf(sgf.into())), rule_set: String::new() })
+        .validate_record(pb::ValidateRecordRequest {
+            record: Some(pb::validate_record_request::Record::Sgf(sgf.into())),
+            rule_set: String::new(),
+        })
         .await
         .unwrap()
         .into_inner();

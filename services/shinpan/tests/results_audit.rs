@@ -14,18 +14,21 @@ async fn database_url(store: &Store) -> String {
 }
 
 fn audit(url: &str) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_shinpan"))
-        .args(["audit", "verify", "--database-url", url])
-        .output()
-        .expect("run shinpan");
+    let out = Command::new(env!("CARGO_BIN_EXE_shinpan")).args(["audit", "verify", "--database-url", url]).output().expect("run shinpan");
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 #[tokio::test]
 async fn audit_verify_reports_the_first_broken_link() {
     let store = shinpan_storage::testing::fresh_store().await;
-    let b = store.upsert_player(&NewPlayer { name: "Kato Masao".into(), rank: Some("5d".into()), federation_id: Some("111".into()) }).await.unwrap();
-    let w = store.upsert_player(&NewPlayer { name: "Cho Chikun".into(), rank: Some("4d".into()), federation_id: Some("222".into()) }).await.unwrap();
+    let b = store
+        .upsert_player(&NewPlayer { name: "Kato Masao".into(), rank: Some("5d".into()), federation_id: Some("111".into()) })
+        .await
+        .unwrap();
+    let w = store
+        .upsert_player(&NewPlayer { name: "Cho Chikun".into(), rank: Some("4d".into()), federation_id: Some("222".into()) })
+        .await
+        .unwrap();
     let mut ids = Vec::new();
     for _ in 0..2 {
         let g = store
@@ -59,13 +62,11 @@ async fn audit_verify_reports_the_first_broken_link() {
     assert!(sqlx::query("UPDATE events SET payload = '{}' WHERE game_id = $1 AND seq = 3").bind(ids[1]).execute(pool).await.is_err());
     let mut tx = pool.begin().await.unwrap();
     sqlx::query("ALTER TABLE events DISABLE TRIGGER events_immutable").execute(&mut *tx).await.unwrap();
-    let changed = sqlx::query(
-        "UPDATE events SET payload = jsonb_set(payload, '{move,point}', '\"aa\"') WHERE game_id = $1 AND seq = 3",
-    )
-    .bind(ids[1])
-    .execute(&mut *tx)
-    .await
-    .unwrap();
+    let changed = sqlx::query("UPDATE events SET payload = jsonb_set(payload, '{move,point}', '\"aa\"') WHERE game_id = $1 AND seq = 3")
+        .bind(ids[1])
+        .execute(&mut *tx)
+        .await
+        .unwrap();
     assert_eq!(changed.rows_affected(), 1);
     sqlx::query("ALTER TABLE events ENABLE TRIGGER events_immutable").execute(&mut *tx).await.unwrap();
     tx.commit().await.unwrap();

@@ -10,8 +10,17 @@ use std::process::Command;
 
 async fn shinpan(args: Vec<String>) -> (i32, String, String) {
     tokio::task::spawn_blocking(move || {
-        let out = Command::new(env!("CARGO_BIN_EXE_shinpan")).args(&args).env_remove("SHINPAN_JWT_SECRET").env_remove("SHINPAN_TOKEN").output().expect("run shinpan");
-        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+        let out = Command::new(env!("CARGO_BIN_EXE_shinpan"))
+            .args(&args)
+            .env_remove("SHINPAN_JWT_SECRET")
+            .env_remove("SHINPAN_TOKEN")
+            .output()
+            .expect("run shinpan");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     })
     .await
     .unwrap()
@@ -112,7 +121,8 @@ async fn result_and_case_subcommands() {
 
     // Export.
     let dir = std::env::temp_dir().join(format!("shinpan-cli-{}", uuid::Uuid::new_v4()));
-    let (code, out, err) = run(&["result", "export", "--tournament", "CLI Cup", "--class", "C", "--sgf-dir", dir.to_str().unwrap()], &reader).await;
+    let (code, out, err) =
+        run(&["result", "export", "--tournament", "CLI Cup", "--class", "C", "--sgf-dir", dir.to_str().unwrap()], &reader).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("; CL[C]\n; EV[CLI Cup]\n"), "{out}");
     assert!(out.contains("1 Cho Chikun 4d -- -- 1 2+/w0 |222"), "{out}");

@@ -93,12 +93,8 @@ impl Batcher {
     /// Stores `row` in the next batch; see the [module docs](self).
     pub(crate) async fn apply(&self, row: BatchRow) -> StoreResult<Applied> {
         let (reply, answer) = oneshot::channel();
-        self.tx
-            .send(Item { row, reply })
-            .map_err(|_| StoreError::Unavailable("the store's batch writer has stopped".into()))?;
-        answer
-            .await
-            .map_err(|_| StoreError::Unavailable("the store's batch writer stopped before answering".into()))?
+        self.tx.send(Item { row, reply }).map_err(|_| StoreError::Unavailable("the store's batch writer has stopped".into()))?;
+        answer.await.map_err(|_| StoreError::Unavailable("the store's batch writer stopped before answering".into()))?
     }
 }
 

@@ -48,10 +48,7 @@ pub struct CaseFilter {
     pub kind: Option<CaseKind>,
 }
 
-pub(crate) async fn open_case_locked(
-    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
-    c: &NewCase,
-) -> StoreResult<(Case, bool)> {
+pub(crate) async fn open_case_locked(tx: &mut sqlx::Transaction<'_, sqlx::Postgres>, c: &NewCase) -> StoreResult<(Case, bool)> {
     let evidence = match &c.evidence {
         Value::Null => json!({}),
         v => v.clone(),
@@ -167,8 +164,7 @@ impl Store {
         .bind(&evidence)
         .fetch_one(&mut *tx)
         .await?;
-        append_event_locked(&mut tx, game_id, "case_evidence_added", json!({"case_id": case_id, "evidence": evidence, "who": who}))
-            .await?;
+        append_event_locked(&mut tx, game_id, "case_evidence_added", json!({"case_id": case_id, "evidence": evidence, "who": who})).await?;
         self.commit_announce(tx, game_id).await?;
         Ok(updated)
     }
@@ -236,8 +232,7 @@ impl Store {
         .bind(why)
         .fetch_one(&mut *tx)
         .await?;
-        append_event_locked(&mut tx, game_id, "case_ruled", json!({"case_id": case_id, "ruling": ruling, "who": who, "why": why}))
-            .await?;
+        append_event_locked(&mut tx, game_id, "case_ruled", json!({"case_id": case_id, "ruling": ruling, "who": who, "why": why})).await?;
         self.commit_announce(tx, game_id).await?;
         Ok(updated)
     }

@@ -99,14 +99,7 @@ pub fn to_micros(t: DateTime<Utc>) -> DateTime<Utc> {
 
 /// The hash of an event, as defined in the [module docs](self). `created_at` must already be
 /// truncated to microseconds ([`to_micros`]); sub-microsecond digits are ignored.
-pub fn event_hash(
-    prev_hash: &[u8],
-    game_id: Uuid,
-    seq: i64,
-    kind: &str,
-    payload: &Value,
-    created_at: DateTime<Utc>,
-) -> [u8; 32] {
+pub fn event_hash(prev_hash: &[u8], game_id: Uuid, seq: i64, kind: &str, payload: &Value, created_at: DateTime<Utc>) -> [u8; 32] {
     let payload_text = canonical_json(payload);
     let mut h = Sha256::new();
     h.update(DOMAIN_TAG);

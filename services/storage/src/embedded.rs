@@ -46,7 +46,9 @@ pub enum EmbeddedError {
     )]
     BinariesMissing,
     /// The process is root but there is no `postgres` system user to run the server as.
-    #[error("running as root, but there is no `postgres` user to run PostgreSQL as (it refuses root); install the Debian package `postgresql`")]
+    #[error(
+        "running as root, but there is no `postgres` user to run PostgreSQL as (it refuses root); install the Debian package `postgresql`"
+    )]
     NoPostgresUser,
     /// `initdb` failed.
     #[error("initdb failed: {0}")]
@@ -246,10 +248,8 @@ impl EmbeddedPostgres {
             fs::write(&password_file, &this.password).map_err(io_err("write password file"))?;
             fs::set_permissions(&password_file, fs::Permissions::from_mode(0o600)).map_err(io_err("chmod password file"))?;
         } else {
-            this.password = fs::read_to_string(&password_file)
-                .map_err(io_err(format!("read {}", password_file.display())))?
-                .trim()
-                .to_string();
+            this.password =
+                fs::read_to_string(&password_file).map_err(io_err(format!("read {}", password_file.display())))?.trim().to_string();
             if let Some(port) = this.running_port() {
                 // A server is already running on this directory (another shinpan): reuse it.
                 this.port = port;
@@ -301,7 +301,9 @@ impl EmbeddedPostgres {
         fs::set_permissions(&self.data_dir, fs::Permissions::from_mode(0o700)).map_err(io_err("chmod data dir"))?;
         // The password goes through a file readable by the server user, removed right after.
         let pwfile = self.root.parent().unwrap_or(Path::new("/tmp")).join(format!(".shinpan-pw-{}", uuid::Uuid::new_v4().simple()));
-        let pwfile = if fs::write(&pwfile, &self.password).is_ok() { pwfile } else {
+        let pwfile = if fs::write(&pwfile, &self.password).is_ok() {
+            pwfile
+        } else {
             let p = std::env::temp_dir().join(format!(".shinpan-pw-{}", uuid::Uuid::new_v4().simple()));
             fs::write(&p, &self.password).map_err(io_err("write initdb password file"))?;
             p
@@ -321,11 +323,7 @@ impl EmbeddedPostgres {
         let _ = fs::remove_file(&pwfile);
         let out = out.map_err(io_err("run initdb"))?;
         if !out.status.success() {
-            return Err(EmbeddedError::Init(format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )));
+            return Err(EmbeddedError::Init(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))));
         }
         Ok(())
     }
@@ -349,19 +347,14 @@ impl EmbeddedPostgres {
 
     fn spawn_server(&mut self, port: u16, opts: &EmbeddedOptions, run_as: Option<(u32, u32)>) -> Result<(), EmbeddedError> {
         let log_path = self.log_path();
-        let log = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log_path)
-            .map_err(io_err(format!("open {}", log_path.display())))?;
+        let log =
+            fs::OpenOptions::new().create(true).append(true).open(&log_path).map_err(io_err(format!("open {}", log_path.display())))?;
         let log2 = log.try_clone().map_err(io_err("dup log"))?;
         let mut cmd = self.command("postgres", run_as);
         // A Unix socket in the data directory, if its path fits a socket address (108 bytes
         // with the NUL) and needs no quoting in the setting's list syntax.
         let dir = self.data_dir.to_string_lossy().into_owned();
-        let socket = opts.unix_socket
-            && self.socket_path(port).as_os_str().len() < 100
-            && !dir.contains(['"', ',', ' ', '\'', '\\', '\n']);
+        let socket = opts.unix_socket && self.socket_path(port).as_os_str().len() < 100 && !dir.contains(['"', ',', ' ', '\'', '\\', '\n']);
         cmd.arg("-D")
             .arg(&self.data_dir)
             .arg("-p")
@@ -493,10 +486,8 @@ impl EmbeddedPostgres {
     pub async fn ensure_database(&self, database: &str) -> Result<String, crate::StoreError> {
         use sqlx::Connection;
         let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
-        let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
-            .bind(database)
-            .fetch_optional(&mut conn)
-            .await?;
+        let exists: Option<i32> =
+            sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1").bind(database).fetch_optional(&mut conn).await?;
         if exists.is_none() {
             let q = format!("CREATE DATABASE \"{}\"", database.replace('"', "\"\""));
             match sqlx::query(sqlx::AssertSqlSafe(q)).execute(&mut conn).await {

@@ -76,6 +76,7 @@
 
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod cases;
 pub mod chain;
 pub mod embedded;
@@ -83,7 +84,6 @@ mod error;
 pub mod model;
 pub mod results;
 mod store;
-pub mod batch;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod watch;

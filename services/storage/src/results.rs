@@ -21,8 +21,7 @@ use crate::store::{append_event_locked, lock_game, Store};
 
 pub(crate) const RESULT_COLUMNS: &str = "id, game_id, state, result, reason, statuses, detail, proposed_by, \
      created_at, finalized_at, supersedes_result_id, corrects_result_id";
-const OBJECTION_COLUMNS: &str =
-    "id, game_id, result_id, role, who, reason, created_at, case_id, reconstruction, adjudication";
+const OBJECTION_COLUMNS: &str = "id, game_id, result_id, role, who, reason, created_at, case_id, reconstruction, adjudication";
 
 /// A result to propose (or, for [`Store::correct_result`], the corrected result).
 #[derive(Debug, Clone, PartialEq)]
@@ -76,13 +75,11 @@ async fn result_game(store: &Store, result_id: Uuid) -> StoreResult<Uuid> {
 }
 
 async fn lock_result(tx: &mut sqlx::Transaction<'_, sqlx::Postgres>, result_id: Uuid) -> StoreResult<StoredResult> {
-    sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
-        "SELECT {RESULT_COLUMNS} FROM results WHERE id = $1 FOR UPDATE"
-    )))
-    .bind(result_id)
-    .fetch_optional(&mut **tx)
-    .await?
-    .ok_or_else(|| StoreError::NotFound(format!("result {result_id}")))
+    sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!("SELECT {RESULT_COLUMNS} FROM results WHERE id = $1 FOR UPDATE")))
+        .bind(result_id)
+        .fetch_optional(&mut **tx)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("result {result_id}")))
 }
 
 fn detail_object(v: &Value) -> StoreResult<Value> {
@@ -120,17 +117,13 @@ impl Store {
             )));
         }
         if state == GameState::Playing {
-            sqlx::query("UPDATE games SET state = 'ended' WHERE id = $1")
-                .bind(r.game_id)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query("UPDATE games SET state = 'ended' WHERE id = $1").bind(r.game_id).execute(&mut *tx).await?;
         }
-        let previous: Option<Uuid> = sqlx::query_scalar(
-            "UPDATE results SET state = 'superseded' WHERE game_id = $1 AND state = 'proposed' RETURNING id",
-        )
-        .bind(r.game_id)
-        .fetch_optional(&mut *tx)
-        .await?;
+        let previous: Option<Uuid> =
+            sqlx::query_scalar("UPDATE results SET state = 'superseded' WHERE game_id = $1 AND state = 'proposed' RETURNING id")
+                .bind(r.game_id)
+                .fetch_optional(&mut *tx)
+                .await?;
         let id = Uuid::new_v4();
         let stored = sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
             "INSERT INTO results (id, game_id, state, result, reason, statuses, detail, proposed_by, supersedes_result_id)
@@ -180,14 +173,10 @@ impl Store {
         let current = lock_result(&mut tx, result_id).await?;
         match current.state {
             ResultState::Final => {
-                return Err(StoreError::Immutable(format!(
-                    "result {result_id} is final; confirmations are closed (第十条)"
-                )))
+                return Err(StoreError::Immutable(format!("result {result_id} is final; confirmations are closed (第十条)")))
             }
             ResultState::Superseded => {
-                return Err(StoreError::FailedPrecondition(format!(
-                    "result {result_id} was superseded by an amended proposal"
-                )))
+                return Err(StoreError::FailedPrecondition(format!("result {result_id} was superseded by an amended proposal")))
             }
             ResultState::Proposed => {}
         }
@@ -198,9 +187,7 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(|e| match StoreError::from(e) {
-                StoreError::AlreadyExists(_) => {
-                    StoreError::AlreadyExists(format!("result {result_id} is already confirmed by {role}"))
-                }
+                StoreError::AlreadyExists(_) => StoreError::AlreadyExists(format!("result {result_id} is already confirmed by {role}")),
                 other => other,
             })?;
         append_event_locked(&mut tx, game_id, "result_confirmed", json!({"result_id": result_id, "role": role.as_str(), "who": who}))
@@ -233,9 +220,7 @@ impl Store {
         let current = lock_result(&mut tx, result_id).await?;
         match current.state {
             ResultState::Final => return Err(StoreError::Immutable(format!("result {result_id} is already final (第十条)"))),
-            ResultState::Superseded => {
-                return Err(StoreError::FailedPrecondition(format!("result {result_id} was superseded")))
-            }
+            ResultState::Superseded => return Err(StoreError::FailedPrecondition(format!("result {result_id} was superseded"))),
             ResultState::Proposed => {}
         }
         let r = finalize_locked(&mut tx, &current, who, why).await?;
@@ -380,11 +365,10 @@ impl Store {
                 o.game_id
             )));
         }
-        let result_id: Option<Uuid> =
-            sqlx::query_scalar("SELECT id FROM results WHERE game_id = $1 AND state = 'proposed'")
-                .bind(o.game_id)
-                .fetch_optional(&mut *tx)
-                .await?;
+        let result_id: Option<Uuid> = sqlx::query_scalar("SELECT id FROM results WHERE game_id = $1 AND state = 'proposed'")
+            .bind(o.game_id)
+            .fetch_optional(&mut *tx)
+            .await?;
         let objection_id = Uuid::new_v4();
         let evidence = json!({
             "objection_id": objection_id,
@@ -480,12 +464,10 @@ impl Store {
 
     /// The objection that opened a case, if the case is an objection case.
     pub async fn objection_of_case(&self, case_id: Uuid) -> StoreResult<Option<Objection>> {
-        Ok(sqlx::query_as::<_, Objection>(sqlx::AssertSqlSafe(format!(
-            "SELECT {OBJECTION_COLUMNS} FROM objections WHERE case_id = $1"
-        )))
-        .bind(case_id)
-        .fetch_optional(&self.pool)
-        .await?)
+        Ok(sqlx::query_as::<_, Objection>(sqlx::AssertSqlSafe(format!("SELECT {OBJECTION_COLUMNS} FROM objections WHERE case_id = $1")))
+            .bind(case_id)
+            .fetch_optional(&self.pool)
+            .await?)
     }
 
     /// The objections of a game, oldest first.
@@ -511,10 +493,7 @@ async fn finalize_locked(
     .bind(current.id)
     .fetch_one(&mut **tx)
     .await?;
-    sqlx::query("UPDATE games SET state = 'final' WHERE id = $1")
-        .bind(current.game_id)
-        .execute(&mut **tx)
-        .await?;
+    sqlx::query("UPDATE games SET state = 'final' WHERE id = $1").bind(current.game_id).execute(&mut **tx).await?;
     append_event_locked(
         tx,
         current.game_id,

@@ -160,8 +160,7 @@ pub struct WriteOutcome {
 }
 
 pub(crate) const EVENT_COLUMNS: &str = "game_id, seq, kind, payload, created_at, prev_hash, hash";
-const MOVE_COLUMNS: &str =
-    "game_id, move_number, colour, point, client_time, idempotency_key, event_seq, recorded_at";
+const MOVE_COLUMNS: &str = "game_id, move_number, colour, point, client_time, idempotency_key, event_seq, recorded_at";
 
 const GAME_SELECT: &str = "SELECT g.id, g.tournament_id, g.round, g.table_number, g.board_width, g.board_height,
         g.komi, g.handicap, g.rule_set, g.state, g.setup, g.created_at,
@@ -209,18 +208,15 @@ fn tournament_from_row(r: &PgRow) -> StoreResult<Tournament> {
     Ok(Tournament {
         id: r.try_get("id")?,
         name: r.try_get("name")?,
-        settings: serde_json::from_value(settings)
-            .map_err(|e| StoreError::Other(format!("bad tournament settings: {e}")))?,
+        settings: serde_json::from_value(settings).map_err(|e| StoreError::Other(format!("bad tournament settings: {e}")))?,
         created_at: r.try_get("created_at")?,
     })
 }
 
 /// Lock a game's row for the rest of the transaction; returns its state.
 pub(crate) async fn lock_game(tx: &mut Transaction<'_, Postgres>, game_id: Uuid) -> StoreResult<GameState> {
-    let state: Option<String> = sqlx::query_scalar("SELECT state FROM games WHERE id = $1 FOR UPDATE")
-        .bind(game_id)
-        .fetch_optional(&mut **tx)
-        .await?;
+    let state: Option<String> =
+        sqlx::query_scalar("SELECT state FROM games WHERE id = $1 FOR UPDATE").bind(game_id).fetch_optional(&mut **tx).await?;
     match state {
         Some(s) => s.parse(),
         None => Err(StoreError::NotFound(format!("game {game_id}"))),
@@ -235,10 +231,8 @@ pub(crate) async fn append_event_locked(
     kind: &str,
     payload: Value,
 ) -> StoreResult<StoredEvent> {
-    let (last_seq, last_hash): (i64, Vec<u8>) = sqlx::query_as("SELECT last_seq, last_hash FROM games WHERE id = $1")
-        .bind(game_id)
-        .fetch_one(&mut **tx)
-        .await?;
+    let (last_seq, last_hash): (i64, Vec<u8>) =
+        sqlx::query_as("SELECT last_seq, last_hash FROM games WHERE id = $1").bind(game_id).fetch_one(&mut **tx).await?;
     let last = (last_seq > 0).then_some((last_seq, last_hash));
     let event = build_event(game_id, last, kind, payload);
     sqlx::query(
@@ -354,31 +348,25 @@ impl Store {
     /// Create a tournament. Errors: [`StoreError::AlreadyExists`] when the name is taken.
     pub async fn create_tournament(&self, name: &str, settings: &TournamentSettings) -> StoreResult<Tournament> {
         let settings = serde_json::to_value(settings).map_err(|e| StoreError::Other(e.to_string()))?;
-        let row = sqlx::query(
-            "INSERT INTO tournaments (id, name, settings) VALUES ($1, $2, $3) RETURNING id, name, settings, created_at",
-        )
-        .bind(Uuid::new_v4())
-        .bind(name)
-        .bind(settings)
-        .fetch_one(&self.pool)
-        .await?;
+        let row = sqlx::query("INSERT INTO tournaments (id, name, settings) VALUES ($1, $2, $3) RETURNING id, name, settings, created_at")
+            .bind(Uuid::new_v4())
+            .bind(name)
+            .bind(settings)
+            .fetch_one(&self.pool)
+            .await?;
         tournament_from_row(&row)
     }
 
     /// The tournament named `name`, created with `settings` if it does not exist yet.
     pub async fn ensure_tournament(&self, name: &str, settings: &TournamentSettings) -> StoreResult<Tournament> {
         let settings_json = serde_json::to_value(settings).map_err(|e| StoreError::Other(e.to_string()))?;
-        sqlx::query(
-            "INSERT INTO tournaments (id, name, settings) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(Uuid::new_v4())
-        .bind(name)
-        .bind(settings_json)
-        .execute(&self.pool)
-        .await?;
-        self.find_tournament(name)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("tournament {name:?}")))
+        sqlx::query("INSERT INTO tournaments (id, name, settings) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING")
+            .bind(Uuid::new_v4())
+            .bind(name)
+            .bind(settings_json)
+            .execute(&self.pool)
+            .await?;
+        self.find_tournament(name).await?.ok_or_else(|| StoreError::NotFound(format!("tournament {name:?}")))
     }
 
     /// A tournament by id. Errors: [`StoreError::NotFound`].
@@ -402,23 +390,20 @@ impl Store {
 
     /// All tournaments, oldest first.
     pub async fn list_tournaments(&self) -> StoreResult<Vec<Tournament>> {
-        let rows = sqlx::query("SELECT id, name, settings, created_at FROM tournaments ORDER BY created_at, name")
-            .fetch_all(&self.pool)
-            .await?;
+        let rows =
+            sqlx::query("SELECT id, name, settings, created_at FROM tournaments ORDER BY created_at, name").fetch_all(&self.pool).await?;
         rows.iter().map(tournament_from_row).collect()
     }
 
     /// Replace a tournament's settings (e.g. its 無勝負 policy). Errors: [`StoreError::NotFound`].
     pub async fn update_tournament_settings(&self, id: Uuid, settings: &TournamentSettings) -> StoreResult<Tournament> {
         let settings = serde_json::to_value(settings).map_err(|e| StoreError::Other(e.to_string()))?;
-        let row = sqlx::query(
-            "UPDATE tournaments SET settings = $2 WHERE id = $1 RETURNING id, name, settings, created_at",
-        )
-        .bind(id)
-        .bind(settings)
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("tournament {id}")))?;
+        let row = sqlx::query("UPDATE tournaments SET settings = $2 WHERE id = $1 RETURNING id, name, settings, created_at")
+            .bind(id)
+            .bind(settings)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("tournament {id}")))?;
         tournament_from_row(&row)
     }
 
@@ -455,14 +440,12 @@ impl Store {
         if let Some(pl) = existing {
             return Ok(pl);
         }
-        Ok(sqlx::query_as::<_, Player>(
-            "INSERT INTO players (id, name, rank) VALUES ($1, $2, $3) RETURNING id, name, rank, federation_id",
-        )
-        .bind(Uuid::new_v4())
-        .bind(&p.name)
-        .bind(&p.rank)
-        .fetch_one(&self.pool)
-        .await?)
+        Ok(sqlx::query_as::<_, Player>("INSERT INTO players (id, name, rank) VALUES ($1, $2, $3) RETURNING id, name, rank, federation_id")
+            .bind(Uuid::new_v4())
+            .bind(&p.name)
+            .bind(&p.rank)
+            .fetch_one(&self.pool)
+            .await?)
     }
 
     /// A player by id. Errors: [`StoreError::NotFound`].
@@ -647,11 +630,7 @@ impl Store {
         if old == GameState::Final {
             return Err(StoreError::Immutable(format!("game {game_id} is final (第十条)")));
         }
-        sqlx::query("UPDATE games SET state = $2 WHERE id = $1")
-            .bind(game_id)
-            .bind(state.as_str())
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query("UPDATE games SET state = $2 WHERE id = $1").bind(game_id).bind(state.as_str()).execute(&mut *tx).await?;
         let mut payload = object_or_empty(payload)?;
         payload.insert("from_state".into(), json!(old.as_str()));
         payload.insert("to_state".into(), json!(state.as_str()));
@@ -866,14 +845,12 @@ impl Store {
 
     /// One event of a game. Errors: [`StoreError::NotFound`].
     pub async fn get_event(&self, game_id: Uuid, seq: i64) -> StoreResult<StoredEvent> {
-        sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
-            "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq = $2"
-        )))
-        .bind(game_id)
-        .bind(seq)
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("event {seq} of game {game_id}")))
+        sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!("SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq = $2")))
+            .bind(game_id)
+            .bind(seq)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("event {seq} of game {game_id}")))
     }
 
     // ------------------------------------------------------------------------------ audit
@@ -882,10 +859,8 @@ impl Store {
     /// row agrees with the event that recorded it. The report's `breaks` holds the game's first
     /// broken link, if any. Errors: [`StoreError::NotFound`] for an unknown game.
     pub async fn verify_chain(&self, game_id: Uuid) -> StoreResult<ChainReport> {
-        let exists: Option<Uuid> = sqlx::query_scalar("SELECT id FROM games WHERE id = $1")
-            .bind(game_id)
-            .fetch_optional(&self.pool)
-            .await?;
+        let exists: Option<Uuid> =
+            sqlx::query_scalar("SELECT id FROM games WHERE id = $1").bind(game_id).fetch_optional(&self.pool).await?;
         if exists.is_none() {
             return Err(StoreError::NotFound(format!("game {game_id}")));
         }
@@ -945,10 +920,7 @@ impl Store {
         }
         // The head kept on the game row against the log's tail (catches events cut off the end).
         let (head_seq, head_hash, head_moves): (i64, Vec<u8>, i32) =
-            sqlx::query_as("SELECT last_seq, last_hash, move_count FROM games WHERE id = $1")
-                .bind(game_id)
-                .fetch_one(&self.pool)
-                .await?;
+            sqlx::query_as("SELECT last_seq, last_hash, move_count FROM games WHERE id = $1").bind(game_id).fetch_one(&self.pool).await?;
         let (tail_seq, tail_hash) = tail.unwrap_or((0, GENESIS.to_vec()));
         if head_seq != tail_seq || head_hash != tail_hash {
             report.breaks.push(chain::ChainBreak {
@@ -967,11 +939,7 @@ impl Store {
             }
         };
         if moves.last().map_or(0, |m| m.move_number) != head_moves {
-            note(chain::ChainBreak {
-                game_id,
-                seq: tail_seq,
-                kind: chain::BreakKind::MoveMismatch { move_number: head_moves },
-            });
+            note(chain::ChainBreak { game_id, seq: tail_seq, kind: chain::BreakKind::MoveMismatch { move_number: head_moves } });
         }
         let mut seen = std::collections::BTreeSet::new();
         for m in &moves {
@@ -1007,8 +975,7 @@ impl Store {
                     && p.get("reason") == Some(&json!(r.reason))
                     && p.get("statuses") == Some(&r.statuses)
             });
-            let ok_final = r.state != ResultState::Final
-                || evs.iter().any(|(_, k, _)| k == "result_finalized" || k == "result_corrected");
+            let ok_final = r.state != ResultState::Final || evs.iter().any(|(_, k, _)| k == "result_finalized" || k == "result_corrected");
             if !(ok_created && ok_final) {
                 note(chain::ChainBreak {
                     game_id,
@@ -1047,13 +1014,11 @@ impl Store {
             }
         }
         // Cases: opened as recorded, ruled as recorded (or not at all), none missing.
-        let cases = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
-            "SELECT {} FROM cases WHERE game_id = $1",
-            crate::cases::CASE_COLUMNS
-        )))
-        .bind(game_id)
-        .fetch_all(&self.pool)
-        .await?;
+        let cases =
+            sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!("SELECT {} FROM cases WHERE game_id = $1", crate::cases::CASE_COLUMNS)))
+                .bind(game_id)
+                .fetch_all(&self.pool)
+                .await?;
         for c in &cases {
             let evs = case_events.get(&c.id).map(Vec::as_slice).unwrap_or(&[]);
             let opened = evs.iter().find(|(_, k, _)| k == "case_opened");
@@ -1279,12 +1244,7 @@ fn check_write(w: &GameWrite, head: &Head) -> StoreResult<()> {
     let required = if w.mv.is_some() { Some(GameState::Playing) } else { w.require_state };
     if let Some(req) = required {
         if head.state != req {
-            return Err(StoreError::FailedPrecondition(format!(
-                "game {} is {}, not {}",
-                w.game_id,
-                head.state.as_str(),
-                req.as_str()
-            )));
+            return Err(StoreError::FailedPrecondition(format!("game {} is {}, not {}", w.game_id, head.state.as_str(), req.as_str())));
         }
     }
     if let Some(expected) = w.expected_move_number {

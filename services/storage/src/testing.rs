@@ -48,8 +48,8 @@ pub fn ensure_database_url() -> String {
                 return url;
             }
         }
-        let pg = EmbeddedPostgres::start(EmbeddedOptions::ephemeral())
-            .unwrap_or_else(|e| panic!("cannot start a test PostgreSQL cluster: {e}"));
+        let pg =
+            EmbeddedPostgres::start(EmbeddedOptions::ephemeral()).unwrap_or_else(|e| panic!("cannot start a test PostgreSQL cluster: {e}"));
         let url = pg.url("postgres");
         // SAFETY (edition 2024 semantics): called from the ctor before main or under the OnceLock
         // before tests read the variable.
@@ -88,16 +88,9 @@ pub async fn fresh_pool() -> PgPool {
     let opts: PgConnectOptions = url.parse().expect("DATABASE_URL parses");
     let name = format!("shinpan_fresh_{}", uuid::Uuid::new_v4().simple());
     let mut admin = sqlx::PgConnection::connect_with(&opts).await.expect("connect to the test server");
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-        .execute(&mut admin)
-        .await
-        .expect("create test database");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\""))).execute(&mut admin).await.expect("create test database");
     let _ = admin.close().await;
-    let pool = PgPoolOptions::new()
-        .max_connections(20)
-        .connect_with(opts.database(&name))
-        .await
-        .expect("connect to the fresh database");
+    let pool = PgPoolOptions::new().max_connections(20).connect_with(opts.database(&name)).await.expect("connect to the fresh database");
     crate::migrate(&pool).await.expect("migrations apply");
     pool
 }

@@ -23,10 +23,7 @@ fn throwaway_cluster_is_removed_when_the_process_dies() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let dir = stdout
-        .lines()
-        .find_map(|l| l.split("CLUSTER_DIR=").nth(1))
-        .unwrap_or_else(|| panic!("no CLUSTER_DIR in {stdout}"));
+    let dir = stdout.lines().find_map(|l| l.split("CLUSTER_DIR=").nth(1)).unwrap_or_else(|| panic!("no CLUSTER_DIR in {stdout}"));
     let dir = std::path::PathBuf::from(dir);
     let root = dir.parent().unwrap().to_path_buf();
     let deadline = Instant::now() + Duration::from_secs(60);

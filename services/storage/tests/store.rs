@@ -78,10 +78,8 @@ async fn create_and_get_game(pool: PgPool) {
         .await;
     assert!(matches!(dup, Err(StoreError::AlreadyExists(_))), "{dup:?}");
     // upsert by federation id updates, does not duplicate
-    let again = store
-        .upsert_player(&NewPlayer { name: "Honinbo Shusaku".into(), rank: None, federation_id: Some("egd-1".into()) })
-        .await
-        .unwrap();
+    let again =
+        store.upsert_player(&NewPlayer { name: "Honinbo Shusaku".into(), rank: None, federation_id: Some("egd-1".into()) }).await.unwrap();
     assert_eq!(again.id, g.black.id);
     assert_eq!(again.rank.as_deref(), Some("7d"));
     assert_eq!(store.get_player(g.black.id).await.unwrap().name, "Honinbo Shusaku");
@@ -190,7 +188,11 @@ async fn concurrent_append(pool: PgPool, locking: bool) {
             let point = format!("{}{}", (b'a' + i as u8) as char, (b'a' + n as u8) as char);
             tasks.push(tokio::spawn(async move {
                 let w = mv(g.id, n, &point).with_key(format!("client-{i}-move-{n}"));
-                if locking { store.write_locking(w).await } else { store.write(w).await }
+                if locking {
+                    store.write_locking(w).await
+                } else {
+                    store.write(w).await
+                }
             }));
         }
         let mut won = 0;
@@ -275,8 +277,7 @@ async fn concurrent_writes_of_many_games_each_get_their_own_answer(pool: PgPool)
         let moves = store.moves(g).await.unwrap();
         let stored: Vec<(i32, Option<String>, Option<String>)> =
             moves.into_iter().map(|m| (m.move_number, m.point, m.idempotency_key)).collect();
-        let expected: Vec<(i32, Option<String>, Option<String>)> =
-            (1..=3).map(|n| (n, Some(point(i, n)), Some(format!("m{n}")))).collect();
+        let expected: Vec<(i32, Option<String>, Option<String>)> = (1..=3).map(|n| (n, Some(point(i, n)), Some(format!("m{n}")))).collect();
         assert_eq!(stored, expected, "game {i}");
         assert_eq!(store.get_game(g).await.unwrap().move_count, 3);
         assert!(store.verify_chain(g).await.unwrap().is_intact());
@@ -328,9 +329,16 @@ async fn writes_interleave_with_other_events_and_other_servers(pool: PgPool) {
     let g = new_game(&a).await;
     a.write(mv(g.id, 1, "pd")).await.unwrap();
     // the log advances behind a's cached head: a case event, and a move through another server
-    b.open_case(&NewCase { game_id: g.id, kind: CaseKind::Manual, evidence: json!({}), opened_by: "referee".into(), reason: "check clock".into(), dedupe_key: None })
-        .await
-        .unwrap();
+    b.open_case(&NewCase {
+        game_id: g.id,
+        kind: CaseKind::Manual,
+        evidence: json!({}),
+        opened_by: "referee".into(),
+        reason: "check clock".into(),
+        dedupe_key: None,
+    })
+    .await
+    .unwrap();
     b.write(mv(g.id, 2, "dp")).await.unwrap();
     // a's stale view is not trusted: the conflict names the stored move count
     let e = a.write(mv(g.id, 2, "dd")).await.unwrap_err();
@@ -368,10 +376,8 @@ async fn out_of_sequence_move_reports_current_number(pool: PgPool) {
 async fn idempotent_retry_returns_the_original_answer(pool: PgPool) {
     let store = Store::new(pool);
     let g = new_game(&store).await;
-    let first = store
-        .write(mv(g.id, 1, "pd").with_key("abc").with_payload(json!({"captures": []})).with_response(json!({"ok": 1})))
-        .await
-        .unwrap();
+    let first =
+        store.write(mv(g.id, 1, "pd").with_key("abc").with_payload(json!({"captures": []})).with_response(json!({"ok": 1}))).await.unwrap();
     assert!(!first.replayed);
     // a later move, then the retry of move 1: the original answer, nothing stored twice
     store.write(mv(g.id, 2, "dp").with_key("def")).await.unwrap();
@@ -414,10 +420,7 @@ async fn foul_is_an_event_not_a_move(pool: PgPool) {
     assert!(replay.replayed);
     assert_eq!(replay.event.seq, out.event.seq);
     // resign ends the game; then no more moves
-    store
-        .write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended))
-        .await
-        .unwrap();
+    store.write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended)).await.unwrap();
     assert_eq!(store.get_game(g.id).await.unwrap().state, GameState::Ended);
     let e = store.write(mv(g.id, 2, "dd")).await.unwrap_err();
     assert!(matches!(e, StoreError::FailedPrecondition(_)), "{e:?}");
@@ -453,11 +456,7 @@ async fn tampering_is_detected_by_the_hash_chain(pool: PgPool) {
 
     // rewriting a move row (not the event) is caught by the move/event cross-check
     sqlx::query("ALTER TABLE moves DISABLE TRIGGER moves_immutable").execute(&pool).await.unwrap();
-    sqlx::query("UPDATE moves SET point = 'aa' WHERE game_id = $1 AND move_number = 3")
-        .bind(other.id)
-        .execute(&pool)
-        .await
-        .unwrap();
+    sqlx::query("UPDATE moves SET point = 'aa' WHERE game_id = $1 AND move_number = 3").bind(other.id).execute(&pool).await.unwrap();
     sqlx::query("ALTER TABLE moves ENABLE TRIGGER moves_immutable").execute(&pool).await.unwrap();
     let report = store.verify_chain(other.id).await.unwrap();
     assert_eq!(report.first_break(), Some(&ChainBreak { game_id: other.id, seq: 4, kind: BreakKind::MoveMismatch { move_number: 3 } }));
@@ -522,10 +521,7 @@ async fn database_refuses_changes_to_moves_and_events(pool: PgPool) {
 async fn ended_game_with_result(store: &Store) -> (Game, StoredResult) {
     let g = new_game(store).await;
     store.write(mv(g.id, 1, "pd")).await.unwrap();
-    store
-        .write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended))
-        .await
-        .unwrap();
+    store.write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: g.id,
@@ -563,11 +559,19 @@ async fn result_becomes_final_after_all_confirmations_and_never_changes(pool: Pg
     let e = store.confirm_result(r.id, Role::Director, "td", &ALL_THREE).await.unwrap_err();
     assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
     let e = store
-        .propose_result(&NewResult { game_id: g.id, result: "W+R".into(), reason: "resignation".into(), statuses: json!({}), detail: json!(null), proposed_by: "x".into() })
+        .propose_result(&NewResult {
+            game_id: g.id,
+            result: "W+R".into(),
+            reason: "resignation".into(),
+            statuses: json!({}),
+            detail: json!(null),
+            proposed_by: "x".into(),
+        })
         .await
         .unwrap_err();
     assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
-    let e = store.object(&NewObjection { game_id: g.id, role: Role::White, who: "gennan".into(), reason: "late".into() }).await.unwrap_err();
+    let e =
+        store.object(&NewObjection { game_id: g.id, role: Role::White, who: "gennan".into(), reason: "late".into() }).await.unwrap_err();
     assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
 
     // ... and the database itself refuses direct SQL
@@ -591,14 +595,34 @@ async fn result_becomes_final_after_all_confirmations_and_never_changes(pool: Pg
 
     // a federation correction is a new linked row; the original is kept
     let fix = store
-        .correct_result(r.id, &NewResult { game_id: g.id, result: "W+F".into(), reason: "foul".into(), statuses: json!({}), detail: json!({"note": "appeal board"}), proposed_by: "federation".into() })
+        .correct_result(
+            r.id,
+            &NewResult {
+                game_id: g.id,
+                result: "W+F".into(),
+                reason: "foul".into(),
+                statuses: json!({}),
+                detail: json!({"note": "appeal board"}),
+                proposed_by: "federation".into(),
+            },
+        )
         .await
         .unwrap();
     assert_eq!((fix.state, fix.corrects_result_id), (ResultState::Final, Some(r.id)));
     assert_eq!(store.current_result(g.id).await.unwrap().unwrap().id, fix.id);
     assert_eq!(store.get_result(r.id).await.unwrap().result, "B+R");
     let e = store
-        .correct_result(r.id, &NewResult { game_id: g.id, result: "B+R".into(), reason: "x".into(), statuses: json!({}), detail: json!({}), proposed_by: "f".into() })
+        .correct_result(
+            r.id,
+            &NewResult {
+                game_id: g.id,
+                result: "B+R".into(),
+                reason: "x".into(),
+                statuses: json!({}),
+                detail: json!({}),
+                proposed_by: "f".into(),
+            },
+        )
         .await
         .unwrap_err();
     assert!(matches!(e, StoreError::AlreadyExists(_)), "{e:?}");
@@ -609,7 +633,17 @@ async fn result_becomes_final_after_all_confirmations_and_never_changes(pool: Pg
     let kinds: Vec<String> = store.events_since(g.id, 0, 100).await.unwrap().into_iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds,
-        ["game_created", "move", "resign", "result_proposed", "result_confirmed", "result_confirmed", "result_confirmed", "result_finalized", "result_corrected"]
+        [
+            "game_created",
+            "move",
+            "resign",
+            "result_proposed",
+            "result_confirmed",
+            "result_confirmed",
+            "result_confirmed",
+            "result_finalized",
+            "result_corrected"
+        ]
     );
     assert!(store.verify_chain(g.id).await.unwrap().is_intact());
 
@@ -707,10 +741,7 @@ async fn objection_opens_a_case_and_an_amended_result_supersedes(pool: PgPool) {
     assert_eq!(o.result_id, Some(r.id));
     assert_eq!((case.kind, case.state), (CaseKind::Objection, CaseState::Open));
     assert_eq!(case.evidence["objection_id"], json!(o.id));
-    let o2 = store
-        .attach_appeal_material(o.id, Some(json!({"moves": 1, "fouls": []})), Some(json!({"result": "B+R"})))
-        .await
-        .unwrap();
+    let o2 = store.attach_appeal_material(o.id, Some(json!({"moves": 1, "fouls": []})), Some(json!({"result": "B+R"}))).await.unwrap();
     assert_eq!(o2.reconstruction.unwrap()["moves"], json!(1));
     assert_eq!(store.objection_of_case(case.id).await.unwrap().unwrap().id, o.id);
     store.set_case_state(case.id, CaseState::UnderReview, "referee-1", "reviewing").await.unwrap();
@@ -721,7 +752,14 @@ async fn objection_opens_a_case_and_an_amended_result_supersedes(pool: PgPool) {
     assert_eq!(ruled.state, CaseState::Ruled);
     assert_eq!(ruled.ruled_by.as_deref(), Some("referee-1"));
     let amended = store
-        .propose_result(&NewResult { game_id: g.id, result: "W+R".into(), reason: "resignation".into(), statuses: json!({}), detail: json!({"case_id": case.id}), proposed_by: "referee-1".into() })
+        .propose_result(&NewResult {
+            game_id: g.id,
+            result: "W+R".into(),
+            reason: "resignation".into(),
+            statuses: json!({}),
+            detail: json!({"case_id": case.id}),
+            proposed_by: "referee-1".into(),
+        })
         .await
         .unwrap();
     assert_eq!(amended.supersedes_result_id, Some(r.id));
@@ -737,7 +775,12 @@ async fn objection_opens_a_case_and_an_amended_result_supersedes(pool: PgPool) {
     assert_eq!(store.current_result(g.id).await.unwrap().unwrap().result, "W+R");
     assert!(store.verify_chain(g.id).await.unwrap().is_intact());
     // the superseded proposal is history: immutable
-    let e = sqlx::query("UPDATE results SET detail = '{}' WHERE id = $1").bind(r.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+    let e = sqlx::query("UPDATE results SET detail = '{}' WHERE id = $1")
+        .bind(r.id)
+        .execute(&pool)
+        .await
+        .map_err(StoreError::from)
+        .unwrap_err();
     assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
 }
 
@@ -761,13 +804,19 @@ async fn cases_follow_their_state_machine(pool: PgPool) {
     let c = store.add_case_evidence(c.id, json!({"positions": ["..."]}), "engine").await.unwrap();
     assert_eq!(c.evidence["cycle"], json!([5, 6, 7, 8]));
     assert_eq!(c.evidence["positions"], json!(["..."]));
-    let listed = store.list_cases(&CaseFilter { tournament_id: g.tournament_id, state: Some(CaseState::Open), ..Default::default() }).await.unwrap();
+    let listed =
+        store.list_cases(&CaseFilter { tournament_id: g.tournament_id, state: Some(CaseState::Open), ..Default::default() }).await.unwrap();
     assert_eq!(listed.iter().map(|x| x.id).collect::<Vec<_>>(), vec![c.id]);
     assert!(store.list_cases(&CaseFilter { kind: Some(CaseKind::Foul), ..Default::default() }).await.unwrap().is_empty());
     let e = store.set_case_state(c.id, CaseState::Ruled, "r", "x").await.unwrap_err();
     assert!(matches!(e, StoreError::FailedPrecondition(_)));
     let ruled = store
-        .rule_case(c.id, json!({"decision": "no-result", "policy": "no-result", "article": "第十一条"}), "referee-1", "triple ko, neither yields")
+        .rule_case(
+            c.id,
+            json!({"decision": "no-result", "policy": "no-result", "article": "第十一条"}),
+            "referee-1",
+            "triple ko, neither yields",
+        )
         .await
         .unwrap();
     assert_eq!(ruled.state, CaseState::Ruled);
@@ -776,13 +825,23 @@ async fn cases_follow_their_state_machine(pool: PgPool) {
     let e = store.add_case_evidence(c.id, json!({"x": 1}), "r").await.unwrap_err();
     assert!(matches!(e, StoreError::FailedPrecondition(_)), "{e:?}");
     // the database refuses rewriting a ruling or deleting a case
-    let e = sqlx::query("UPDATE cases SET ruling = '{\"decision\":\"foul-loss\"}' WHERE id = $1").bind(c.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+    let e = sqlx::query("UPDATE cases SET ruling = '{\"decision\":\"foul-loss\"}' WHERE id = $1")
+        .bind(c.id)
+        .execute(&pool)
+        .await
+        .map_err(StoreError::from)
+        .unwrap_err();
     assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
     let e = sqlx::query("DELETE FROM cases WHERE id = $1").bind(c.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
     assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
     let closed = store.set_case_state(c.id, CaseState::Closed, "referee-1", "done").await.unwrap();
     assert!(closed.closed_at.is_some());
-    let e = sqlx::query("UPDATE cases SET opened_reason = 'x' WHERE id = $1").bind(c.id).execute(&pool).await.map_err(StoreError::from).unwrap_err();
+    let e = sqlx::query("UPDATE cases SET opened_reason = 'x' WHERE id = $1")
+        .bind(c.id)
+        .execute(&pool)
+        .await
+        .map_err(StoreError::from)
+        .unwrap_err();
     assert!(matches!(e, StoreError::Immutable(_)), "{e:?}");
     let kinds: Vec<String> = store.events_since(g.id, 0, 100).await.unwrap().into_iter().map(|e| e.kind).collect();
     assert_eq!(kinds, ["game_created", "case_opened", "case_evidence_added", "case_ruled", "case_state_changed"]);

@@ -138,11 +138,8 @@ pub fn read(s: &str) -> Result<Record, String> {
                     }
                 }
                 "PL" => {
-                    let c = if vals.first().map(|v| v.trim().to_ascii_uppercase()) == Some("W".into()) {
-                        Color::White
-                    } else {
-                        Color::Black
-                    };
+                    let c =
+                        if vals.first().map(|v| v.trim().to_ascii_uppercase()) == Some("W".into()) { Color::White } else { Color::Black };
                     events.push(Event::ToMove(c));
                 }
                 _ => {}

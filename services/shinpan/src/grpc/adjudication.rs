@@ -127,8 +127,7 @@ fn stone_at(field: &str, s: &str, board: &Board) -> Result<Point, ApiError> {
 /// UNAVAILABLE.
 pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Subject, Status> {
     use pb::adjudicate_request::Position as P;
-    let override_rules =
-        if req.rule_set.trim().is_empty() { None } else { Some(convert::rule_set("rule_set", &req.rule_set)?) };
+    let override_rules = if req.rule_set.trim().is_empty() { None } else { Some(convert::rule_set("rule_set", &req.rule_set)?) };
     if let Some(k) = req.komi {
         if !k.is_finite() || k.abs() > 1000.0 || (k * 2.0).fract() != 0.0 {
             return Err(ApiError::field("komi", format!("{k} is not a whole or half number of points")).into());
@@ -140,16 +139,24 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
             let store = state.store()?;
             let ctx = match results::load_game(store, uuid).await {
                 Ok(c) => c,
-                Err(s) if s.code() == tonic::Code::NotFound => {
-                    return Err(ApiError::NotFound { kind: "game", id: uuid.to_string() }.into())
-                }
+                Err(s) if s.code() == tonic::Code::NotFound => return Err(ApiError::NotFound { kind: "game", id: uuid.to_string() }.into()),
                 Err(s) => return Err(s),
             };
             let recon = results::reconstruct(store, &ctx).await?;
             let rules = override_rules.unwrap_or(recon.rules);
             let komi = req.komi.unwrap_or(ctx.game.komi);
             let g = recon.replayed.game;
-            (g.board().clone(), rules, komi, g.to_move(), g.ko_point(), [g.prisoners(Color::Black), g.prisoners(Color::White)], [g.passes(Color::Black), g.passes(Color::White)], g.move_number(), Some(ctx))
+            (
+                g.board().clone(),
+                rules,
+                komi,
+                g.to_move(),
+                g.ko_point(),
+                [g.prisoners(Color::Black), g.prisoners(Color::White)],
+                [g.passes(Color::Black), g.passes(Color::White)],
+                g.move_number(),
+                Some(ctx),
+            )
         }
         Some(P::Sgf(text)) => {
             let (record, rules) = validation::parse_sgf("sgf", text, &req.rule_set)?;
@@ -159,7 +166,17 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
             }
             let komi = req.komi.unwrap_or_else(|| record.komi_or_default(rules));
             let g = replayed.game;
-            (g.board().clone(), rules, komi, g.to_move(), g.ko_point(), [g.prisoners(Color::Black), g.prisoners(Color::White)], [g.passes(Color::Black), g.passes(Color::White)], g.move_number(), None)
+            (
+                g.board().clone(),
+                rules,
+                komi,
+                g.to_move(),
+                g.ko_point(),
+                [g.prisoners(Color::Black), g.prisoners(Color::White)],
+                [g.passes(Color::Black), g.passes(Color::White)],
+                g.move_number(),
+                None,
+            )
         }
         Some(P::Board(pos)) => {
             let (board, to_move, ko) = board_of(pos)?;
@@ -185,12 +202,8 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
         }
         Some(m)
     };
-    let dispute = req
-        .disputed
-        .iter()
-        .enumerate()
-        .map(|(i, s)| stone_at(&format!("disputed[{i}]"), s, &board))
-        .collect::<Result<Vec<_>, _>>()?;
+    let dispute =
+        req.disputed.iter().enumerate().map(|(i, s)| stone_at(&format!("disputed[{i}]"), s, &board)).collect::<Result<Vec<_>, _>>()?;
     let options = Options {
         budget_nodes: if req.budget_nodes == 0 { DEFAULT_BUDGET } else { req.budget_nodes },
         agreed,
@@ -207,10 +220,7 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
 ///
 /// # Errors
 /// INTERNAL if the search task panics.
-pub async fn search(
-    subject: &Subject,
-    progress: impl FnMut(&RegionReport) + Send + 'static,
-) -> Result<Adjudication, Status> {
+pub async fn search(subject: &Subject, progress: impl FnMut(&RegionReport) + Send + 'static) -> Result<Adjudication, Status> {
     let board = subject.board.clone();
     let rules = subject.rules;
     let opts = subject.options.clone();
@@ -358,7 +368,10 @@ async fn permitted_subject(state: &AppState, req: Request<pb::AdjudicateRequest>
     let subject = subject(state, req.get_ref()).await?;
     if let (Some(c), Some(ctx)) = (&claims, &subject.game) {
         if !c.may_propose(&ctx.scope) {
-            return Err(crate::auth::denied(c, "adjudicate a stored game they neither play nor officiate (the adjudication is recorded as an event of the game)"));
+            return Err(crate::auth::denied(
+                c,
+                "adjudicate a stored game they neither play nor officiate (the adjudication is recorded as an event of the game)",
+            ));
         }
     }
     Ok(subject)

@@ -28,9 +28,7 @@
 
 use crate::auth::{self, Claims, Role};
 use crate::grpc::convert;
-use crate::grpc::results::{
-    load_game, phase_of, reconstruct, recorded_fouls, store_status, sync_repetition_case, uuid_field, GameCtx,
-};
+use crate::grpc::results::{load_game, phase_of, reconstruct, recorded_fouls, store_status, sync_repetition_case, uuid_field, GameCtx};
 use crate::grpc::AppState;
 use crate::lifecycle::{self, Effect, Ending, FoulRef, NoResultPolicy, RulingInput, RulingKind};
 use goban::Color;
@@ -177,7 +175,11 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
         .map(|a| {
             a.iter()
                 .map(|p| pb::Proof {
-                    stones: p.get("stones").and_then(Value::as_array).map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
+                    stones: p
+                        .get("stones")
+                        .and_then(Value::as_array)
+                        .map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                        .unwrap_or_default(),
                     status: match p.get("status").and_then(Value::as_str) {
                         Some("alive") => pb::Status::Alive,
                         Some("dead") => pb::Status::Dead,
@@ -185,7 +187,11 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
                         Some("undecided") => pb::Status::Undecided,
                         _ => pb::Status::Unspecified,
                     } as i32,
-                    line: p.get("line").and_then(Value::as_array).map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
+                    line: p
+                        .get("line")
+                        .and_then(Value::as_array)
+                        .map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                        .unwrap_or_default(),
                     nodes: p.get("nodes").and_then(Value::as_u64).unwrap_or(0),
                     reason: p.get("reason").and_then(Value::as_str).unwrap_or_default().to_string(),
                 })
@@ -195,7 +201,11 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
     let readjudication = e.get("readjudication").map(|r| {
         let d = r.get("detail").cloned().unwrap_or(Value::Null);
         let pts = |k: &str| -> Vec<String> {
-            r.get("statuses").and_then(|s| s.get(k)).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+            r.get("statuses")
+                .and_then(|s| s.get(k))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default()
         };
         let mut statuses = Vec::new();
         for (k, st) in [("dead", pb::Status::Dead), ("seki", pb::Status::Seki), ("undecided", pb::Status::Undecided)] {
@@ -216,8 +226,16 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
     let position_pb = |p: &Value| pb::Position {
         width: p.get("width").and_then(Value::as_u64).unwrap_or(0) as u32,
         height: p.get("height").and_then(Value::as_u64).unwrap_or(0) as u32,
-        black: p.get("black").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
-        white: p.get("white").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
+        black: p
+            .get("black")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default(),
+        white: p
+            .get("white")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default(),
         to_move: colour_pb(p.get("to_move")),
         ko_point: p.get("ko_point").and_then(Value::as_str).map(str::to_string),
     };
@@ -384,8 +402,8 @@ impl ArbitrationService {
             filter.tournament_id = Some(t.id);
         }
         if filter.game_id.is_none() && filter.tournament_id.is_none() {
-            let everywhere = matches!(c.role, Role::FederationAdmin | Role::ArchiveReader)
-                || (c.role == Role::ChiefArbiter && c.tournament.is_none());
+            let everywhere =
+                matches!(c.role, Role::FederationAdmin | Role::ArchiveReader) || (c.role == Role::ChiefArbiter && c.tournament.is_none());
             if !everywhere {
                 return Err(auth::denied(c, "list every tournament's cases (name a tournament or a game)"));
             }
@@ -466,8 +484,8 @@ impl ArbitrationService {
         // undecided status cannot end the game this way.
         let counted = if effect == Effect::Count {
             let cnt = crate::grpc::results::count(&recon, ctx.game.komi, &[]).await?;
-            let (text, ending) = lifecycle::result_text(Ending::Count, None, Some(&cnt.result))
-                .map_err(|e| crate::grpc::results::lifecycle_status(&e))?;
+            let (text, ending) =
+                lifecycle::result_text(Ending::Count, None, Some(&cnt.result)).map_err(|e| crate::grpc::results::lifecycle_status(&e))?;
             Some((text, ending, cnt))
         } else {
             None
@@ -508,9 +526,7 @@ impl ArbitrationService {
         });
         let ruled = store.rule_case(case_id, ruling.clone(), &c.sub, &input.reason).await.map_err(store_status)?;
         tracing::info!(game = %ctx.game.id, case = %case_id, decision = ruling_kind_name(kind), by = %c.sub, "case ruled");
-        let detail = |ending: &str, article: &str| {
-            json!({"ruling_text": text, "ruling": ruling, "case_id": case_id, "ending": ending, "article": article})
-        };
+        let detail = |ending: &str, article: &str| json!({"ruling_text": text, "ruling": ruling, "case_id": case_id, "ending": ending, "article": article});
         match effect {
             Effect::Propose { result, ending } => {
                 let statuses = cur.as_ref().map(|r| r.statuses.clone()).unwrap_or_else(|| json!({}));
@@ -616,11 +632,8 @@ impl ArbitrationService {
         if !matches!(c.role, Role::ChiefArbiter | Role::FederationAdmin) {
             return Err(auth::denied(c, "set the tournament's 無勝負 policy (chief arbiter or federation admin)"));
         }
-        let policy: storage::NoResultPolicy = req
-            .policy
-            .trim()
-            .parse()
-            .map_err(|_| Status::invalid_argument("policy: no-result, time-used or nigiri"))?;
+        let policy: storage::NoResultPolicy =
+            req.policy.trim().parse().map_err(|_| Status::invalid_argument("policy: no-result, time-used or nigiri"))?;
         let mut settings = t.settings.clone();
         settings.no_result_policy = policy;
         let t = store.update_tournament_settings(t.id, &settings).await.map_err(store_status)?;
@@ -734,12 +747,18 @@ mod tests {
         });
         let p = evidence_pb(&e);
         assert_eq!(p.move_numbers, vec![24]);
-        assert_eq!((p.fouls[0].move_number, p.fouls[0].rule.as_str(), p.fouls[0].r#move.as_ref().unwrap().color), (24, "ko", pb::Color::White as i32));
+        assert_eq!(
+            (p.fouls[0].move_number, p.fouls[0].rule.as_str(), p.fouls[0].r#move.as_ref().unwrap().color),
+            (24, "ko", pb::Color::White as i32)
+        );
         let r = &p.repetitions[0];
         assert_eq!((r.first, r.again, r.cycles, r.sequence.len()), (28, 34, 2, 3));
         assert_eq!(r.sequence[2].action, Some(pb::r#move::Action::Pass(true)));
         let pos = &p.positions[0];
-        assert_eq!((pos.black.clone(), pos.to_move, pos.ko_point.as_deref()), (vec!["cb".to_string()], pb::Color::White as i32, Some("bb")));
+        assert_eq!(
+            (pos.black.clone(), pos.to_move, pos.ko_point.as_deref()),
+            (vec!["cb".to_string()], pb::Color::White as i32, Some("bb"))
+        );
         let a = p.readjudication.unwrap();
         assert_eq!((a.result.as_str(), a.score_white, a.statuses.len()), ("W+6.5", 10.5, 1));
     }
@@ -757,7 +776,10 @@ mod tests {
         };
         let foul = json!({"move_number": 24, "rule": "ko", "article": "第五条", "description": "ko recapture forbidden"});
         let t = ruling_text(&r, None, Some("B+F"), "ref-1", id, Some(&foul));
-        assert!(t.starts_with("反則負け (第十二条) of white for the foul at move 24 (ko, 第五条: ko recapture forbidden); result B+F"), "{t}");
+        assert!(
+            t.starts_with("反則負け (第十二条) of white for the foul at move 24 (ko, 第五条: ko recapture forbidden); result B+F"),
+            "{t}"
+        );
         assert!(t.contains("reason: immediate recapture; ruled by ref-1"), "{t}");
         r.kind = RulingKind::NoResult;
         assert!(ruling_text(&r, Some(NoResultPolicy::NoResult), Some("Void"), "ref-1", id, None).starts_with("無勝負 (第十一条)"));

@@ -39,48 +39,25 @@ pub fn opt_color_to_pb(c: Option<Color>) -> i32 {
 pub fn point_from_sgf(field: &str, s: &str, width: u32, height: u32) -> Result<Point, ApiError> {
     let p = Point::from_sgf(s).map_err(|e| ApiError::field(field, e.to_string()))?;
     if u32::from(p.x) >= width || u32::from(p.y) >= height {
-        return Err(ApiError::field(
-            field,
-            format!("point `{s}` is off the {width}x{height} board"),
-        ));
+        return Err(ApiError::field(field, format!("point `{s}` is off the {width}x{height} board")));
     }
     Ok(p)
 }
 
 /// Parses a list of SGF points (`field[i]` in errors).
-pub fn points_from_sgf(
-    field: &str,
-    v: &[String],
-    width: u32,
-    height: u32,
-) -> Result<Vec<Point>, ApiError> {
-    v.iter()
-        .enumerate()
-        .map(|(i, s)| point_from_sgf(&format!("{field}[{i}]"), s, width, height))
-        .collect()
+pub fn points_from_sgf(field: &str, v: &[String], width: u32, height: u32) -> Result<Vec<Point>, ApiError> {
+    v.iter().enumerate().map(|(i, s)| point_from_sgf(&format!("{field}[{i}]"), s, width, height)).collect()
 }
 
 /// A protobuf move as (colour, move). A point off the board is INVALID_ARGUMENT (not a foul:
 /// it cannot be played at all). Errors name `field` (`"move"`, `"moves[3]"`).
-pub fn move_from_pb(
-    field: &str,
-    m: Option<&pb::Move>,
-    width: u32,
-    height: u32,
-) -> Result<(Color, Move), ApiError> {
+pub fn move_from_pb(field: &str, m: Option<&pb::Move>, width: u32, height: u32) -> Result<(Color, Move), ApiError> {
     let m = m.ok_or_else(|| ApiError::field(field, "a move is required"))?;
     let color = color_from_pb(&format!("{field}.color"), m.color)?;
     let mv = match &m.action {
-        Some(pb::r#move::Action::Point(s)) => {
-            Move::Play(point_from_sgf(&format!("{field}.point"), s, width, height)?)
-        }
+        Some(pb::r#move::Action::Point(s)) => Move::Play(point_from_sgf(&format!("{field}.point"), s, width, height)?),
         Some(pb::r#move::Action::Pass(true)) => Move::Pass,
-        _ => {
-            return Err(ApiError::field(
-                field,
-                "a move is a point (SGF coordinates) or pass = true",
-            ))
-        }
+        _ => return Err(ApiError::field(field, "a move is a point (SGF coordinates) or pass = true")),
     };
     Ok((color, mv))
 }
@@ -157,10 +134,7 @@ pub fn rule_set(field: &str, name: &str) -> Result<RuleSet, ApiError> {
     RuleSet::from_name(name.trim()).ok_or_else(|| {
         ApiError::field(
             field,
-            format!(
-                "unknown rule set `{name}`; known: {}",
-                RuleSet::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
-            ),
+            format!("unknown rule set `{name}`; known: {}", RuleSet::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")),
         )
     })
 }
@@ -170,10 +144,7 @@ pub fn board_size(field: &str, size: u32) -> Result<u32, ApiError> {
     match size {
         0 => Ok(19),
         2..=MAX_BOARD => Ok(size),
-        _ => Err(ApiError::field(
-            field,
-            format!("board size must be 2..={MAX_BOARD} (0 = 19)"),
-        )),
+        _ => Err(ApiError::field(field, format!("board size must be 2..={MAX_BOARD} (0 = 19)"))),
     }
 }
 
@@ -201,8 +172,7 @@ impl GameStart {
     /// INVALID_ARGUMENT for an impossible handicap or overlapping setup stones.
     pub fn game(&self) -> Result<Game, ApiError> {
         if self.setup_black.is_empty() && self.setup_white.is_empty() && self.handicap >= 2 {
-            let h = u8::try_from(self.handicap)
-                .map_err(|_| ApiError::field("handicap", "too many handicap stones"))?;
+            let h = u8::try_from(self.handicap).map_err(|_| ApiError::field("handicap", "too many handicap stones"))?;
             let mut g = Game::with_handicap(self.size as u8, self.size as u8, self.rules, h)
                 .map_err(|e| ApiError::field("handicap", e.to_string()))?;
             if let Some(c) = self.first_to_move {
@@ -210,31 +180,20 @@ impl GameStart {
             }
             return Ok(g);
         }
-        let mut board = Board::new(self.size, self.size)
-            .map_err(|e| ApiError::field("board_size", e.to_string()))?;
-        for (field, color, stones) in [
-            ("setup_black", Color::Black, &self.setup_black),
-            ("setup_white", Color::White, &self.setup_white),
-        ] {
+        let mut board = Board::new(self.size, self.size).map_err(|e| ApiError::field("board_size", e.to_string()))?;
+        for (field, color, stones) in [("setup_black", Color::Black, &self.setup_black), ("setup_white", Color::White, &self.setup_white)] {
             for (i, &p) in stones.iter().enumerate() {
                 if board.get(p).is_some() {
-                    return Err(ApiError::field(
-                        format!("{field}[{i}]"),
-                        format!("two setup stones on {}", p.to_sgf()),
-                    ));
+                    return Err(ApiError::field(format!("{field}[{i}]"), format!("two setup stones on {}", p.to_sgf())));
                 }
-                board
-                    .set(p, Some(color))
-                    .map_err(|e| ApiError::field(format!("{field}[{i}]"), e.to_string()))?;
+                board.set(p, Some(color)).map_err(|e| ApiError::field(format!("{field}[{i}]"), e.to_string()))?;
             }
         }
-        let first = self.first_to_move.unwrap_or(
-            if !self.setup_black.is_empty() && self.setup_white.is_empty() || self.handicap >= 2 {
-                Color::White
-            } else {
-                Color::Black
-            },
-        );
+        let first = self.first_to_move.unwrap_or(if !self.setup_black.is_empty() && self.setup_white.is_empty() || self.handicap >= 2 {
+            Color::White
+        } else {
+            Color::Black
+        });
         Ok(Game::new(board, self.rules, first))
     }
 }
@@ -283,10 +242,7 @@ pub fn game_state(start: &GameStart, moves: Vec<pb::Move>) -> pb::GameState {
 
 /// Converts a `chrono` time to a protobuf timestamp.
 pub fn timestamp(t: chrono::DateTime<chrono::Utc>) -> prost_types::Timestamp {
-    prost_types::Timestamp {
-        seconds: t.timestamp(),
-        nanos: t.timestamp_subsec_nanos() as i32,
-    }
+    prost_types::Timestamp { seconds: t.timestamp(), nanos: t.timestamp_subsec_nanos() as i32 }
 }
 
 /// Converts a protobuf timestamp to `chrono` (None when out of range).

@@ -10,12 +10,12 @@
 // path, so returning it by value is fine.
 #![allow(clippy::result_large_err)]
 
+pub mod adjudication;
+pub mod arbitration;
 pub mod convert;
 pub mod recording;
-pub mod validation;
 pub mod results;
-pub mod arbitration;
-pub mod adjudication;
+pub mod validation;
 
 use shinpan_storage::Store;
 use validation::Validator;
@@ -36,8 +36,6 @@ pub struct AppState {
 impl AppState {
     /// The store, or UNAVAILABLE when this process runs without one.
     pub fn store(&self) -> Result<&Store, crate::error::ApiError> {
-        self.store
-            .as_ref()
-            .ok_or_else(|| crate::error::ApiError::Unavailable("this process has no database".into()))
+        self.store.as_ref().ok_or_else(|| crate::error::ApiError::Unavailable("this process has no database".into()))
     }
 }

@@ -40,16 +40,11 @@ use uuid::Uuid;
 pub fn store_error(e: StoreError, game_id: Option<Uuid>) -> ApiError {
     let gid = game_id.map(|g| g.to_string()).unwrap_or_default();
     match e {
-        StoreError::NotFound(what) => ApiError::NotFound {
-            kind: "game",
-            id: if gid.is_empty() { what } else { gid },
-        },
+        StoreError::NotFound(what) => ApiError::NotFound { kind: "game", id: if gid.is_empty() { what } else { gid } },
         StoreError::AlreadyExists(what) => ApiError::AlreadyExists { kind: "resource", id: what },
-        StoreError::Conflict { current_move_number, expected } => ApiError::OutOfSequence {
-            game_id: gid,
-            current: current_move_number.max(0) as u32,
-            got: expected.max(0) as u32,
-        },
+        StoreError::Conflict { current_move_number, expected } => {
+            ApiError::OutOfSequence { game_id: gid, current: current_move_number.max(0) as u32, got: expected.max(0) as u32 }
+        }
         StoreError::FailedPrecondition(m) | StoreError::Immutable(m) => {
             if m.contains("not playing") || m.contains(" is ended") || m.contains(" is final") {
                 ApiError::GameOver { game_id: gid, result: String::new() }
@@ -72,10 +67,9 @@ pub fn game_id(field: &str, s: &str) -> Result<Uuid, ApiError> {
 /// `ALREADY_EXISTS` naming "tournament/round r/board b"; others as [`store_error`].
 fn create_error(e: StoreError, req: &pb::CreateGameRequest) -> ApiError {
     match e {
-        StoreError::AlreadyExists(_) => ApiError::AlreadyExists {
-            kind: "game",
-            id: format!("{}/round {}/board {}", req.tournament, req.round, req.board_number),
-        },
+        StoreError::AlreadyExists(_) => {
+            ApiError::AlreadyExists { kind: "game", id: format!("{}/round {}/board {}", req.tournament, req.round, req.board_number) }
+        }
         e => store_error(e, None),
     }
 }
@@ -107,8 +101,8 @@ fn points_from_json(v: Option<&Value>) -> Vec<goban::Point> {
 /// The start of a stored game (rule set, size, handicap, setup stones from the `setup` JSON:
 /// `{"AB": [...], "AW": [...], "PL": "B"|"W"}`).
 pub fn stored_start(g: &storage::Game) -> Result<GameStart, ApiError> {
-    let rules = RuleSet::from_name(&g.rule_set)
-        .ok_or_else(|| ApiError::Internal(format!("game {} has unknown rule set {}", g.id, g.rule_set)))?;
+    let rules =
+        RuleSet::from_name(&g.rule_set).ok_or_else(|| ApiError::Internal(format!("game {} has unknown rule set {}", g.id, g.rule_set)))?;
     let first_to_move = match g.setup.get("PL").and_then(Value::as_str) {
         Some("B") => Some(Color::Black),
         Some("W") => Some(Color::White),
@@ -140,10 +134,9 @@ fn stored_moves(moves: &[storage::StoredMove]) -> Result<Vec<(Color, Move)>, Api
         .iter()
         .map(|m| {
             let mv = match &m.point {
-                Some(p) => Move::Play(
-                    goban::Point::from_sgf(p)
-                        .map_err(|e| ApiError::Internal(format!("stored move {}: {e}", m.move_number)))?,
-                ),
+                Some(p) => {
+                    Move::Play(goban::Point::from_sgf(p).map_err(|e| ApiError::Internal(format!("stored move {}: {e}", m.move_number)))?)
+                }
                 None => Move::Pass,
             };
             Ok((from_colour(m.colour), mv))
@@ -258,9 +251,7 @@ async fn stopping(rx: &mut tokio::sync::watch::Receiver<bool>) {
 /// closes the log with its own `ended` event, which the watcher must still receive.
 fn ends_game(e: &storage::StoredEvent) -> bool {
     let imported = e.payload.get("imported").and_then(Value::as_bool) == Some(true);
-    e.kind == "resign"
-        || e.kind == "ended"
-        || (!imported && e.payload.get("phase").and_then(Value::as_str) == Some("ENDED"))
+    e.kind == "resign" || e.kind == "ended" || (!imported && e.payload.get("phase").and_then(Value::as_str) == Some("ENDED"))
 }
 
 /// A game before its next move: start, moves, and the rules engine's state after them.
@@ -335,23 +326,16 @@ impl RecordingService {
     async fn game_pb(&self, g: &storage::Game, tournament: String, with_moves: bool) -> Result<pb::Game, ApiError> {
         let store = self.store()?;
         let moves = store.moves(g.id).await.map_err(|e| store_error(e, Some(g.id)))?;
-        let events = store
-            .events_since(g.id, 0, i64::MAX)
-            .await
-            .map_err(|e| store_error(e, Some(g.id)))?;
+        let events = store.events_since(g.id, 0, i64::MAX).await.map_err(|e| store_error(e, Some(g.id)))?;
         let start = stored_start(g)?;
         let moves = stored_moves(&moves)?;
         let mut game = start.game()?;
         for &(c, m) in &moves {
-            apply_recorded(&mut game, c, m)
-                .map_err(|f| ApiError::Internal(format!("stored game {} does not replay: {f}", g.id)))?;
+            apply_recorded(&mut game, c, m).map_err(|f| ApiError::Internal(format!("stored game {} does not replay: {f}", g.id)))?;
         }
         let flagged = events.iter().any(|e| e.kind == "foul");
-        let result = events
-            .iter()
-            .rev()
-            .find_map(|e| e.payload.get("result").and_then(Value::as_str).map(str::to_string))
-            .unwrap_or_default();
+        let result =
+            events.iter().rev().find_map(|e| e.payload.get("result").and_then(Value::as_str).map(str::to_string)).unwrap_or_default();
         let phase = match g.state {
             storage::GameState::Playing => convert::phase_to_pb(game.phase()),
             _ => pb::Phase::Ended as i32,
@@ -383,7 +367,12 @@ impl RecordingService {
     }
 
     /// Creates a game with no moves (`CreateGame`): see [`RecordingService::new_game`].
-    async fn create(&self, req: &pb::CreateGameRequest, start: &GameStart, extra: serde_json::Map<String, Value>) -> Result<storage::Game, ApiError> {
+    async fn create(
+        &self,
+        req: &pb::CreateGameRequest,
+        start: &GameStart,
+        extra: serde_json::Map<String, Value>,
+    ) -> Result<storage::Game, ApiError> {
         let new = self.new_game(req, start, extra).await?;
         self.store()?.create_game(&new).await.map_err(|e| create_error(e, req))
     }
@@ -391,7 +380,12 @@ impl RecordingService {
     /// Checks a game's particulars (players' names, komi a multiple of 0.5, a playable start)
     /// and resolves its tournament and players (created when new), giving the row to store.
     /// Errors: `INVALID_ARGUMENT` with one violation per bad field; store errors.
-    async fn new_game(&self, req: &pb::CreateGameRequest, start: &GameStart, extra: serde_json::Map<String, Value>) -> Result<storage::NewGame, ApiError> {
+    async fn new_game(
+        &self,
+        req: &pb::CreateGameRequest,
+        start: &GameStart,
+        extra: serde_json::Map<String, Value>,
+    ) -> Result<storage::NewGame, ApiError> {
         let store = self.store()?;
         let mut violations = Vec::new();
         let name_of = |p: &Option<pb::Player>| p.as_ref().map(|p| p.name.trim().to_string()).unwrap_or_default();
@@ -403,7 +397,8 @@ impl RecordingService {
         }
         if let Some(k) = req.komi {
             if !k.is_finite() || k.abs() > 1000.0 || (k * 2.0).fract() != 0.0 {
-                violations.push(crate::error::FieldViolation { field: "komi".into(), description: "komi must be a multiple of 0.5".into() });
+                violations
+                    .push(crate::error::FieldViolation { field: "komi".into(), description: "komi must be a multiple of 0.5".into() });
             }
         }
         if !violations.is_empty() {
@@ -471,8 +466,7 @@ impl RecordingService {
                 let history = stored_moves(&moves[..(n as usize - 1).min(moves.len())])?;
                 let mut game = start.game()?;
                 for &(c, m) in &history {
-                    apply_recorded(&mut game, c, m)
-                        .map_err(|f| ApiError::Internal(format!("stored game {id} does not replay: {f}")))?;
+                    apply_recorded(&mut game, c, m).map_err(|f| ApiError::Internal(format!("stored game {id} does not replay: {f}")))?;
                 }
                 let snap = std::sync::Arc::new(Snapshot { start, moves: history, game });
                 if n == recorded + 1 && g.state == storage::GameState::Playing {
@@ -520,8 +514,7 @@ impl RecordingService {
                 Move::Play(p) => Some(p.to_sgf()),
                 Move::Pass => None,
             };
-            let mut w = GameWrite::new_move(id, n as i32, colour(color), point.as_deref())
-                .with_payload(move_event_payload(&verdict));
+            let mut w = GameWrite::new_move(id, n as i32, colour(color), point.as_deref()).with_payload(move_event_payload(&verdict));
             if let Some(t) = req.client_time.as_ref().and_then(convert::from_timestamp) {
                 w = w.with_client_time(t);
             }
@@ -623,7 +616,14 @@ impl RecordingService {
             rule_set: rules.name().to_string(),
         };
         let mut extra = serde_json::Map::new();
-        for (k, v) in [("DT", &info.date), ("EV", &info.event), ("RO", &info.round), ("GN", &info.game_name), ("PC", &info.place), ("RE", &info.result)] {
+        for (k, v) in [
+            ("DT", &info.date),
+            ("EV", &info.event),
+            ("RO", &info.round),
+            ("GN", &info.game_name),
+            ("PC", &info.place),
+            ("RE", &info.result),
+        ] {
             if let Some(v) = v {
                 extra.insert(k.to_string(), Value::String(v.clone()));
             }
@@ -673,8 +673,7 @@ impl RecordingService {
         let tournament = self.tournament_name(g.tournament_id).await?;
         let pbg = self.game_pb(&g, tournament.clone(), true).await?;
         let start = stored_start(&g)?;
-        let mut record = shinpan_sgf::Record::new(start.size as u8, start.size as u8)
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let mut record = shinpan_sgf::Record::new(start.size as u8, start.size as u8).map_err(|e| ApiError::Internal(e.to_string()))?;
         let text = |k: &str| g.setup.get(k).and_then(Value::as_str).map(str::to_string);
         let info = &mut record.info;
         info.komi = Some(g.komi);
@@ -693,10 +692,7 @@ impl RecordingService {
         record.setup.black = start.setup_black.clone();
         record.setup.white = start.setup_white.clone();
         let moves = stored_moves(&store.moves(id).await.map_err(|e| store_error(e, Some(id)))?)?;
-        record.moves = moves
-            .iter()
-            .map(|&(color, mv)| shinpan_sgf::RecordMove { color, mv, comment: None })
-            .collect();
+        record.moves = moves.iter().map(|&(color, mv)| shinpan_sgf::RecordMove { color, mv, comment: None }).collect();
         // PL only when the record's default (see Record::initial_game) would differ.
         if let Some(first) = start.first_to_move {
             let default = record.initial_game(start.rules).map(|g| g.to_move()).ok();
@@ -754,8 +750,13 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         let color = convert::color_from_pb("color", req.color)?;
         let store = self.store().map_err(Status::from)?;
         let result = format!("{}+R", color.opponent().letter());
-        let mut w = GameWrite::event_only(id, None, "resign", json!({ "colour": color.letter().to_string(), "result": result, "article": "第六条" }))
-            .with_set_state(storage::GameState::Ended);
+        let mut w = GameWrite::event_only(
+            id,
+            None,
+            "resign",
+            json!({ "colour": color.letter().to_string(), "result": result, "article": "第六条" }),
+        )
+        .with_set_state(storage::GameState::Ended);
         if !req.idempotency_key.trim().is_empty() {
             w = w.with_key(req.idempotency_key.trim().to_string());
         }

@@ -125,11 +125,7 @@ pub async fn find_tournament(store: &Store, t: &str) -> Result<storage::Tourname
     if let Ok(id) = Uuid::parse_str(t) {
         return store.get_tournament(id).await.map_err(store_status);
     }
-    store
-        .find_tournament(t)
-        .await
-        .map_err(store_status)?
-        .ok_or_else(|| Status::not_found(format!("tournament {t}")))
+    store.find_tournament(t).await.map_err(store_status)?.ok_or_else(|| Status::not_found(format!("tournament {t}")))
 }
 
 /// Whether the game has an objection case that is open or under review.
@@ -263,8 +259,7 @@ fn status_pb(s: StoneStatus) -> i32 {
 }
 
 fn status_from_pb(s: i32) -> Result<StoneStatus, Status> {
-    super::convert::status_from_pb(s)
-        .ok_or_else(|| Status::invalid_argument("agreements.status: ALIVE, DEAD, SEKI or UNDECIDED"))
+    super::convert::status_from_pb(s).ok_or_else(|| Status::invalid_argument("agreements.status: ALIVE, DEAD, SEKI or UNDECIDED"))
 }
 
 /// A count of the final position: statuses, the count's result and the JSON detail.
@@ -303,11 +298,7 @@ pub async fn count(recon: &Reconstruction, komi: f64, agreements: &[pb::Agreemen
         Some(m) => (m, "agreement (第九条)".to_string(), Value::Array(vec![])),
         None => {
             let b = board.clone();
-            let opts = shinpan_adjudicator::Options {
-                to_move: game.to_move(),
-                ko_pending: game.ko_point(),
-                ..Default::default()
-            };
+            let opts = shinpan_adjudicator::Options { to_move: game.to_move(), ko_pending: game.ko_point(), ..Default::default() };
             let adj = tokio::task::spawn_blocking(move || shinpan_adjudicator::adjudicate(&b, rules, &opts))
                 .await
                 .map_err(|e| Status::internal(format!("adjudication: {e}")))?;
@@ -520,13 +511,12 @@ impl ResultsService {
             Ending::Resignation => {
                 // The recorded resignation names the winner (第六条).
                 let events = store.events_since(id, 0, i64::MAX).await.map_err(store_status)?;
-                let resigned = events.iter().rev().find(|e| e.kind == "resign").and_then(|e| {
-                    match e.payload.get("colour").and_then(Value::as_str) {
+                let resigned =
+                    events.iter().rev().find(|e| e.kind == "resign").and_then(|e| match e.payload.get("colour").and_then(Value::as_str) {
                         Some("B") => Some(Color::Black),
                         Some("W") => Some(Color::White),
                         _ => None,
-                    }
-                });
+                    });
                 let w = match (resigned, winner) {
                     (Some(r), Some(w)) if r.opponent() != w => {
                         return Err(Status::invalid_argument(format!(
@@ -687,9 +677,7 @@ impl ResultsService {
         // play has stopped (第九条). A resignation or a loss on time in the middle of the game
         // has no final position to count.
         let objected = store.current_result(id).await.map_err(store_status)?;
-        let is_count = objected
-            .as_ref()
-            .is_some_and(|r| matches!(Ending::from_reason(&r.reason), Some(Ending::Count | Ending::Jigo)));
+        let is_count = objected.as_ref().is_some_and(|r| matches!(Ending::from_reason(&r.reason), Some(Ending::Count | Ending::Jigo)));
         let readj = if is_count || recon.replayed.game.phase() != goban::Phase::Playing {
             let cnt = count(&recon, ctx.game.komi, &[]).await?;
             json!({
@@ -709,10 +697,7 @@ impl ResultsService {
             })
         };
         let fouls: Vec<Value> = recorded_fouls(store, id).await?.into_iter().map(|(_, v)| v).collect();
-        store
-            .attach_appeal_material(objection.id, Some(recon.to_json()), Some(readj.clone()))
-            .await
-            .map_err(store_status)?;
+        store.attach_appeal_material(objection.id, Some(recon.to_json()), Some(readj.clone())).await.map_err(store_status)?;
         store
             .add_case_evidence(
                 case.id,
@@ -756,7 +741,10 @@ impl ResultsService {
                 if !gc.is_empty() {
                     gc.push_str("; ");
                 }
-                gc.push_str(&format!("federation correction of result {id}: {}", r.detail.get("note").and_then(Value::as_str).unwrap_or("")));
+                gc.push_str(&format!(
+                    "federation correction of result {id}: {}",
+                    r.detail.get("note").and_then(Value::as_str).unwrap_or("")
+                ));
             }
             sgf.push(archive::sgf_with_result(&rec, &r.result, Some(&gc)));
             if let Some(d) = &ag.date {

@@ -59,12 +59,9 @@ pub fn check_move(game: &mut Game, color: Color, mv: Move, number: u32) -> pb::V
             repetition: o.repetition.as_ref().map(convert::repetition_to_pb),
             phase: convert::phase_to_pb(o.phase),
         },
-        Ok(None) => pb::ValidateMoveResponse {
-            legal: true,
-            move_number: number,
-            phase: convert::phase_to_pb(game.phase()),
-            ..Default::default()
-        },
+        Ok(None) => {
+            pb::ValidateMoveResponse { legal: true, move_number: number, phase: convert::phase_to_pb(game.phase()), ..Default::default() }
+        }
         Err(mut f) => {
             f.move_number = number;
             pb::ValidateMoveResponse {
@@ -96,12 +93,8 @@ pub fn validate_move(req: &pb::ValidateMoveRequest) -> Result<pb::ValidateMoveRe
             let rules = convert::rule_set("rule_set", &req.rule_set)?;
             let width = convert::board_size("position.width", pos.width)?;
             let height = convert::board_size("position.height", pos.height)?;
-            let mut board = Board::new(width, height)
-                .map_err(|e| ApiError::field("position.width", e.to_string()))?;
-            for (field, color, stones) in [
-                ("position.black", Color::Black, &pos.black),
-                ("position.white", Color::White, &pos.white),
-            ] {
+            let mut board = Board::new(width, height).map_err(|e| ApiError::field("position.width", e.to_string()))?;
+            for (field, color, stones) in [("position.black", Color::Black, &pos.black), ("position.white", Color::White, &pos.white)] {
                 for p in convert::points_from_sgf(field, stones, width, height)? {
                     if board.get(p).is_some() {
                         return Err(ApiError::field(field, format!("two stones on {}", p.to_sgf())));
@@ -130,9 +123,7 @@ pub fn validate_move(req: &pb::ValidateMoveRequest) -> Result<pb::ValidateMoveRe
         }
         Some(State::Sgf(text)) => {
             let (record, rules) = parse_sgf("sgf", text, &req.rule_set)?;
-            let replayed = record
-                .to_game(rules)
-                .map_err(|e| ApiError::field("sgf", e.to_string()))?;
+            let replayed = record.to_game(rules).map_err(|e| ApiError::field("sgf", e.to_string()))?;
             if let Some(f) = replayed.foul {
                 return Err(ApiError::Foul(convert::foul_info(&f)));
             }
@@ -164,9 +155,7 @@ pub fn validate_record(req: &pb::ValidateRecordRequest) -> Result<pb::ValidateRe
         Some(Record::Sgf(text)) => {
             let (record, rules) = parse_sgf("sgf", text, &req.rule_set)?;
             let mut checked = 0u32;
-            let replayed = record
-                .replay_with(rules, |i, _| checked = i as u32 + 1)
-                .map_err(|e| ApiError::field("sgf", e.to_string()))?;
+            let replayed = record.replay_with(rules, |i, _| checked = i as u32 + 1).map_err(|e| ApiError::field("sgf", e.to_string()))?;
             let first_foul = replayed.foul.as_ref().map(|f| {
                 let mut f = f.clone();
                 // Number the foul by its position in the record.
@@ -269,9 +258,7 @@ impl pb::rule_validation_server::RuleValidation for RuleValidationService {
     #[tracing::instrument(name = "RuleValidation.ValidateRecord", skip_all)]
     async fn validate_record(&self, req: Request<pb::ValidateRecordRequest>) -> Result<Response<pb::ValidateRecordResponse>, Status> {
         let req = req.into_inner();
-        let r = tokio::task::spawn_blocking(move || validate_record(&req))
-            .await
-            .map_err(|e| ApiError::Internal(e.to_string()))??;
+        let r = tokio::task::spawn_blocking(move || validate_record(&req)).await.map_err(|e| ApiError::Internal(e.to_string()))??;
         Ok(Response::new(r))
     }
 
@@ -311,16 +298,12 @@ impl Validator {
             Validator::Local => validate_move(&req),
             Validator::Remote(client) => {
                 let mut client = client.clone();
-                client
-                    .validate_move(Request::new(req))
-                    .await
-                    .map(Response::into_inner)
-                    .map_err(|s| match s.code() {
-                        tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded => {
-                            ApiError::Unavailable(format!("rule validation service: {}", s.message()))
-                        }
-                        _ => ApiError::Remote(Box::new(s)),
-                    })
+                client.validate_move(Request::new(req)).await.map(Response::into_inner).map_err(|s| match s.code() {
+                    tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded => {
+                        ApiError::Unavailable(format!("rule validation service: {}", s.message()))
+                    }
+                    _ => ApiError::Remote(Box::new(s)),
+                })
             }
         }
     }
