@@ -121,7 +121,8 @@ impl Record {
         })
     }
 
-    /// Reads a record from a file (UTF-8, or ISO-8859-1 when not valid UTF-8).
+    /// Reads a record from a file, decoded by [`crate::scan::decode`] (UTF-8, else the `CA[]`
+    /// charset such as Shift_JIS, else ISO-8859-1).
     ///
     /// # Errors
     /// [`SgfError::Io`] if the file cannot be read, else as [`Record::parse`].
@@ -131,7 +132,8 @@ impl Record {
         Record::parse_bytes(&bytes)
     }
 
-    /// Reads a record from raw bytes (UTF-8, or ISO-8859-1 when not valid UTF-8).
+    /// Reads a record from raw bytes, decoded by [`crate::scan::decode`] (UTF-8, else the
+    /// `CA[]` charset such as Shift_JIS, else ISO-8859-1).
     ///
     /// # Errors
     /// As [`Record::parse`].

@@ -9,15 +9,49 @@
 
 use crate::error::SgfError;
 
-/// Decodes the bytes of a file: UTF-8 when valid (a byte-order mark is dropped), else
-/// ISO-8859-1, which maps every byte to a character and is what old SGF files without
-/// `CA[]` use.
+/// Decodes the bytes of a file into text (SGF FF\[4\] `CA`, "charset"; library
+/// `encoding_rs`, the WHATWG encodings):
+/// 1. valid UTF-8 is UTF-8 (a byte-order mark is dropped), whatever `CA` says — files
+///    re-saved as UTF-8 often keep an old `CA[Shift_JIS]`, and Shift_JIS or EUC-JP text
+///    with any kanji or kana is never valid UTF-8;
+/// 2. otherwise the charset named by the first `CA[...]` (e.g. `Shift_JIS`, `EUC-JP`,
+///    `GB2312`, `EUC-KR`, `Big5`, `ISO-8859-1`), when it is one `encoding_rs` knows; a
+///    byte it cannot map becomes U+FFFD;
+/// 3. otherwise ISO-8859-1, the SGF default charset, which maps every byte to a character.
+///
+/// Decoding comes before the grammar is read, so a Shift_JIS double-byte character whose
+/// second byte is `0x5C` (`\`: 十, 表, ソ, 能 …) is one character and never escapes the
+/// `]` after it.
 pub fn decode(bytes: &[u8]) -> String {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return s.to_string();
     }
+    if let Some(enc) = charset(bytes).and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes())) {
+        if enc != encoding_rs::UTF_8 {
+            return enc.decode_without_bom_handling(bytes).0.into_owned();
+        }
+    }
+    bytes.iter().map(|&b| b as char).collect()
+}
+
+/// The value of the first `CA[...]` property in raw bytes (an ASCII label such as
+/// `Shift_JIS`), trimmed; `None` when there is none.
+pub fn charset(bytes: &[u8]) -> Option<String> {
+    let mut from = 0;
+    while let Some(k) = bytes[from..].windows(3).position(|w| w == b"CA[") {
+        let at = from + k;
+        // A property identifier is upper-case letters: `CA` must not be the tail of one
+        // (e.g. a hypothetical `XCA`).
+        if at == 0 || !bytes[at - 1].is_ascii_uppercase() {
+            let value = &bytes[at + 3..];
+            let end = value.iter().position(|&b| b == b']')?;
+            let label = std::str::from_utf8(&value[..end]).ok()?.trim();
+            return (!label.is_empty()).then(|| label.to_string());
+        }
+        from = at + 3;
+    }
+    None
 }
 
 struct Cursor<'a> {
@@ -197,5 +231,24 @@ mod tests {
     fn decodes_utf8_and_latin1() {
         assert_eq!(decode("\u{FEFF}(;C[é])".as_bytes()), "(;C[é])");
         assert_eq!(decode(b"(;C[\xe9])"), "(;C[é])");
+        // An unknown charset label falls back to ISO-8859-1 too.
+        assert_eq!(decode(b"(;CA[klingon]C[\xe9])"), "(;CA[klingon]C[é])");
+    }
+
+    /// 十 is 0x8F 0x5C in Shift_JIS: read as ISO-8859-1 its second byte is `\`, which would
+    /// escape the `]` after it and swallow the rest of the record.
+    #[test]
+    fn decodes_the_charset_named_by_ca() {
+        let sjis = b"(;CA[Shift_JIS]GN[\x91\xe6\x8f\x5c]PB[\x8d\xe2\x93\x63])";
+        assert_eq!(charset(sjis).as_deref(), Some("Shift_JIS"));
+        assert_eq!(decode(sjis), "(;CA[Shift_JIS]GN[第十]PB[坂田])");
+        let (text, _, errors) = encoding_rs::EUC_JP.encode("(;CA[EUC-JP]PW[藤沢秀行])");
+        assert!(!errors);
+        assert_eq!(decode(&text), "(;CA[EUC-JP]PW[藤沢秀行])");
+        // Valid UTF-8 stays UTF-8 even under a stale label.
+        assert_eq!(decode("(;CA[Shift_JIS]PB[坂田栄男])".as_bytes()), "(;CA[Shift_JIS]PB[坂田栄男])");
+        // `CA` inside another identifier is not the charset.
+        assert_eq!(charset(b"(;XCA[x]C[y])"), None);
+        assert_eq!(charset(b"(;C[y])"), None);
     }
 }

@@ -92,6 +92,20 @@ fn latin1_files_are_read() {
     bytes.clear();
 }
 
+/// A Shift_JIS record (`CA[Shift_JIS]`), as Japanese software writes them: 十 and 表 end
+/// in the byte 0x5C (`\\`), which must not escape the `]` after them.
+#[test]
+fn shift_jis_files_are_read_by_their_charset() {
+    let bytes = b"(;GM[1]FF[4]CA[Shift_JIS]SZ[9]GN[\x91\xe6\x8f\x5c]PB[\x8d\xe2\x93c\x89h\x92j]PW[\x93\xa1\x91\xf2\x8fG\x8ds]C[\x95\x5c];B[ee];W[cc];B[gg])";
+    let r = Record::parse_bytes(bytes).unwrap();
+    assert_eq!(r.info.game_name.as_deref(), Some("第十"));
+    assert_eq!(r.info.black_name.as_deref(), Some("坂田栄男"));
+    assert_eq!(r.info.white_name.as_deref(), Some("藤沢秀行"));
+    assert_eq!(r.comment.as_deref(), Some("表"));
+    let moves: Vec<String> = r.moves.iter().map(|m| format!("{:?} {}", m.color, m.mv)).collect();
+    assert_eq!(moves, ["Black ee", "White cc", "Black gg"]);
+}
+
 #[test]
 fn malformed_input_names_what_and_where() {
     assert_eq!(Record::parse(""), Err(SgfError::NoGameTree));

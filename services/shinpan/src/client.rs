@@ -433,8 +433,10 @@ async fn run_async(args: Args) -> ExitCode {
             }
         }
         GameCommand::Import { file, tournament, round, board, rules } => {
+            // Readable: checked in `run_async`. Decoded here by its CA[] charset (Shift_JIS,
+            // EUC-JP, ...; shinpan_sgf::scan::decode): the server takes text.
             let bytes = std::fs::read(&file).unwrap_or_default();
-            let sgf = String::from_utf8_lossy(&bytes).into_owned();
+            let sgf = shinpan_sgf::scan::decode(&bytes);
             let req = pb::ImportSgfRequest { sgf, tournament, round, board_number: board, rule_set: rules };
             match client.import_sgf(authed(req, token)).await {
                 Ok(r) => {

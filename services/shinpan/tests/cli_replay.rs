@@ -154,3 +154,18 @@ fn rules_default_to_the_records_ru_and_reject_unknown_names() {
     let out = shinpan(&["replay", "--rules", "klingon", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "clap usage error");
 }
+
+/// A Shift_JIS record (`CA[Shift_JIS]`) replays as recorded: read byte by byte as
+/// ISO-8859-1, the 0x5C second byte of 十 escaped the `]` after it, the rest of the record
+/// shifted and the replay reported a foul that was never played.
+#[test]
+fn a_shift_jis_record_replays_as_recorded() {
+    let dir = std::env::temp_dir().join(format!("shinpan-cli-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("shift-jis.sgf");
+    std::fs::write(&p, b"(;GM[1]FF[4]CA[Shift_JIS]SZ[9]GN[\x91\xe6\x8f\x5c]PB[\x8d\xe2\x93c\x89h\x92j]PW[\x93\xa1\x91\xf2\x8fG\x8ds]C[\x95\x5c];B[ee];W[cc];B[gg])").unwrap();
+    let out = shinpan(&["replay", p.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("3 moves legal"), "{stdout}");
+}

@@ -92,6 +92,22 @@ async fn game_subcommands_send_the_bearer_token() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 1, "{out}");
 
+    // A Shift_JIS record (CA[Shift_JIS]) is decoded by the client before it is sent: the
+    // names come back as written, and 十's second byte (0x5C) escaped nothing.
+    let file = std::env::temp_dir().join(format!("shinpan-game-cli-{}.sgf", uuid::Uuid::new_v4()));
+    std::fs::write(
+        &file,
+        b"(;GM[1]FF[4]CA[Shift_JIS]SZ[9]GN[\x91\xe6\x8f\x5c]PB[\x89\xc1\x93\xa1\x90\xb3\x95v]PW[\xe6\xe2\x8e\xa1\x8cM];B[cc];W[gg])",
+    )
+    .unwrap();
+    let (code, out, err) = shinpan(v(&["game", "import", file.to_str().unwrap(), "--server", &url]), Some(token.clone())).await;
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("imported 2 moves"), "{err}");
+    let (code, out, err) = shinpan(v(&["game", "export", out.trim(), "--server", &url]), Some(token.clone())).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("PB[加藤正夫]") && out.contains("PW[趙治勲]"), "{out}");
+
     let _ = tx.send(());
     server.await.unwrap().unwrap();
 }
