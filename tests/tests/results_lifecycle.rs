@@ -729,6 +729,54 @@ async fn auth_all_guards_recording_too() {
     let good = AuthConfig::new("a production secret").issue(Role::Referee, "referee-1", Some(T), None, None, 60).unwrap();
     let g = rec.create_game(authed(create(), &good)).await.unwrap().into_inner();
     assert!(!g.id.is_empty());
+
+    // Writes follow the role rules: only the tournament's officials create games, only the
+    // game's officials and its player of that colour record a move or resign.
+    let tok = |role: Role, sub: &str, tournament: Option<&str>| {
+        AuthConfig::new("a production secret").issue(role, sub, tournament, None, None, 60).unwrap()
+    };
+    let reader = tok(Role::ArchiveReader, "archive", None);
+    let other_referee = tok(Role::Referee, "referee-9", Some("Meijin League"));
+    let kato = tok(Role::Player, "Kato Masao", None);
+    let cho = tok(Role::Player, "Cho Chikun", None);
+    let stranger = tok(Role::Player, "Go Seigen", None);
+    for t in [&reader, &other_referee, &kato] {
+        let mut c = create();
+        c.board_number = 2;
+        assert_eq!(rec.create_game(authed(c, t)).await.unwrap_err().code(), Code::PermissionDenied);
+        let sgf = "(;GM[1]FF[4]SZ[9]PB[Kato Masao]PW[Cho Chikun];B[ee])".to_string();
+        let imp = pb::ImportSgfRequest { sgf, tournament: T.into(), round: 1, board_number: 3, rule_set: String::new() };
+        assert_eq!(rec.import_sgf(authed(imp, t)).await.unwrap_err().code(), Code::PermissionDenied);
+    }
+    let mv = |n: u32, color: pb::Color, point: &str| pb::RecordMoveRequest {
+        game_id: g.id.clone(),
+        move_number: n,
+        r#move: Some(pb::Move { color: color as i32, action: Some(pb::r#move::Action::Point(point.into())) }),
+        ..Default::default()
+    };
+    for t in [&reader, &other_referee, &stranger, &cho] {
+        let e = rec.record_move(authed(mv(1, pb::Color::Black, "ee"), t)).await.unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    }
+    let last = |rec: &mut shinpan_proto::v1::game_recording_client::GameRecordingClient<Channel>| {
+        let mut rec = rec.clone();
+        let r = authed(pb::GetGameRequest { game_id: g.id.clone() }, &reader);
+        async move { rec.get_game(r).await.unwrap().into_inner() }
+    };
+    assert_eq!(last(&mut rec).await.move_number, 0, "a refused move is not stored");
+    // Black's player records Black's move, White's player White's, the referee either.
+    rec.record_move(authed(mv(1, pb::Color::Black, "ee"), &kato)).await.unwrap();
+    rec.record_move(authed(mv(2, pb::Color::White, "cc"), &cho)).await.unwrap();
+    rec.record_move(authed(mv(3, pb::Color::Black, "gg"), &good)).await.unwrap();
+    assert_eq!(last(&mut rec).await.move_number, 3);
+    // No one resigns for the opponent (第六条); a player resigns for themself.
+    for t in [&kato, &reader, &stranger] {
+        let r = pb::ResignRequest { game_id: g.id.clone(), color: pb::Color::White as i32, idempotency_key: String::new() };
+        assert_eq!(rec.resign(authed(r, t)).await.unwrap_err().code(), Code::PermissionDenied);
+    }
+    assert_eq!(last(&mut rec).await.result, "", "not resigned");
+    let r = pb::ResignRequest { game_id: g.id.clone(), color: pb::Color::White as i32, idempotency_key: String::new() };
+    assert_eq!(rec.resign(authed(r, &cho)).await.unwrap().into_inner().result, "B+R");
     // RuleValidation stays open (stateless).
     let mut v = shinpan_proto::v1::rule_validation_client::RuleValidationClient::new(channel);
     assert!(v.list_rule_sets(pb::ListRuleSetsRequest::default()).await.is_ok());

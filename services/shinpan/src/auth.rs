@@ -23,6 +23,11 @@
 //! | `chief-arbiter` (tournament director) | as referee, for their tournament (or every tournament when the token names none) |
 //! | `federation-admin` | everything, and federation corrections of final results |
 //! | `archive-reader` | read-only: results, cases, exports |
+//!
+//! Behind `--auth all` the same roles govern `GameRecording` and `Adjudication`: officials
+//! create and import games of their tournament; a move is recorded by the game's officials or
+//! its player of that colour, a resignation by the player who resigns or an official; a
+//! stored game is adjudicated by its players and officials (see those services' docs).
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};

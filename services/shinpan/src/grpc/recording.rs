@@ -21,6 +21,20 @@
 //! move, and (after the passes of 第九条) the closing `ended` event are stored in one storage
 //! transaction (`Store::import_game`): a crash mid-import stores no game. The tournament and
 //! the players are looked up or created beforehand, as for `CreateGame`.
+//!
+//! ## Who may write (behind tokens, `--auth all`)
+//! Open by default (`--auth results`). Behind tokens every call needs a valid token, reads
+//! (`GetGame`, `ListGames`, `WatchGame`, `ExportSgf`) need nothing more, and writes follow
+//! the role rules of [`crate::auth`]:
+//! * `CreateGame`, `ImportSgf`: the officials of the tournament the game is filed under
+//!   (its referee or chief arbiter, a chief arbiter without a tournament, a federation
+//!   admin);
+//! * `RecordMove`: the game's officials, or its player **of the move's colour**;
+//! * `Resign`: the game's officials, or the player **who resigns** (第六条: a player resigns
+//!   only for themself).
+//!
+//! Anyone else — an archive reader, a player of another game, a player for the opponent's
+//! colour — gets `PERMISSION_DENIED` and nothing is stored.
 
 use crate::error::ApiError;
 use crate::grpc::convert::{self, GameStart};
@@ -302,12 +316,72 @@ impl GameCache {
 pub struct RecordingService {
     state: AppState,
     cache: GameCache,
+    /// What the role rules need to know of each game (its players and tournament never
+    /// change once it is created), so that a move behind tokens costs no extra round trip
+    /// after the first. At most [`GameCache::CAPACITY`] games, then afresh.
+    scopes: std::sync::Arc<std::sync::Mutex<HashMap<Uuid, crate::auth::GameScope>>>,
 }
 
 impl RecordingService {
     /// A service on the shared state (which must have a store).
     pub fn new(state: AppState) -> RecordingService {
-        RecordingService { state, cache: GameCache::default() }
+        RecordingService { state, cache: GameCache::default(), scopes: Default::default() }
+    }
+
+    /// Behind tokens (claims on the request), whether the caller may write to game `id` for
+    /// `colour` (a move's colour, or who resigns): its officials, or its player of that
+    /// colour (module docs). Without claims (the service is open) anyone may.
+    ///
+    /// # Errors
+    /// `PERMISSION_DENIED`; `NOT_FOUND` for an unknown game; store errors.
+    async fn may_write(&self, claims: Option<&crate::auth::Claims>, id: Uuid, colour: Option<Color>, what: &str) -> Result<(), Status> {
+        let Some(c) = claims else { return Ok(()) };
+        let cached = self.scopes.lock().ok().and_then(|m| m.get(&id).cloned());
+        let scope = match cached {
+            Some(scope) => scope,
+            None => {
+                let scope = crate::grpc::results::load_game(self.store().map_err(Status::from)?, id).await?.scope;
+                if let Ok(mut m) = self.scopes.lock() {
+                    if m.len() >= GameCache::CAPACITY {
+                        m.clear();
+                    }
+                    m.insert(id, scope.clone());
+                }
+                scope
+            }
+        };
+        if c.officiates(&scope) || colour.is_some_and(|col| c.player_colours(&scope).contains(&col)) {
+            Ok(())
+        } else {
+            Err(crate::auth::denied(c, what))
+        }
+    }
+
+    /// Behind tokens, whether the caller may create or import a game filed under
+    /// `tournament` (empty: none): that tournament's officials (module docs).
+    ///
+    /// # Errors
+    /// `PERMISSION_DENIED`; store errors.
+    async fn may_organise(&self, claims: Option<&crate::auth::Claims>, tournament: &str) -> Result<(), Status> {
+        let Some(c) = claims else { return Ok(()) };
+        let name = tournament.trim();
+        let id = if name.is_empty() {
+            None
+        } else {
+            self.store().map_err(Status::from)?.find_tournament(name).await.map_err(|e| Status::from(store_error(e, None)))?.map(|t| t.id)
+        };
+        let scope = crate::auth::GameScope {
+            game_id: Uuid::nil(),
+            tournament_id: id,
+            tournament_name: (!name.is_empty()).then(|| name.to_string()),
+            black: (None, String::new()),
+            white: (None, String::new()),
+        };
+        if c.officiates(&scope) {
+            Ok(())
+        } else {
+            Err(crate::auth::denied(c, &format!("create games in tournament `{name}` (its referees and chief arbiters only)")))
+        }
     }
 
     fn store(&self) -> Result<&storage::Store, ApiError> {
@@ -719,6 +793,7 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> 
 impl pb::game_recording_server::GameRecording for RecordingService {
     #[tracing::instrument(name = "GameRecording.CreateGame", skip_all)]
     async fn create_game(&self, req: Request<pb::CreateGameRequest>) -> Result<Response<pb::Game>, Status> {
+        self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
         let req = req.into_inner();
         let rules = convert::rule_set("rule_set", &req.rule_set)?;
         let size = convert::board_size("board_size", req.board_size)?;
@@ -740,14 +815,22 @@ impl pb::game_recording_server::GameRecording for RecordingService {
 
     #[tracing::instrument(name = "GameRecording.RecordMove", skip_all, fields(game = %req.get_ref().game_id, move_number = req.get_ref().move_number))]
     async fn record_move(&self, req: Request<pb::RecordMoveRequest>) -> Result<Response<pb::RecordMoveResponse>, Status> {
+        if let Some(claims) = req.extensions().get::<crate::auth::Claims>() {
+            let r = req.get_ref();
+            let id = game_id("game_id", &r.game_id)?;
+            let colour = r.r#move.as_ref().and_then(|m| convert::color_from_pb("move.color", m.color).ok());
+            self.may_write(Some(claims), id, colour, "record a move of a game they neither officiate nor play with that colour").await?;
+        }
         Ok(Response::new(self.record_move(req.into_inner()).await?))
     }
 
     #[tracing::instrument(name = "GameRecording.Resign", skip_all)]
     async fn resign(&self, req: Request<pb::ResignRequest>) -> Result<Response<pb::Game>, Status> {
+        let claims = req.extensions().get::<crate::auth::Claims>().cloned();
         let req = req.into_inner();
         let id = game_id("game_id", &req.game_id)?;
         let color = convert::color_from_pb("color", req.color)?;
+        self.may_write(claims.as_ref(), id, Some(color), "resign for a colour they do not play in a game they do not officiate").await?;
         let store = self.store().map_err(Status::from)?;
         let result = format!("{}+R", color.opponent().letter());
         let mut w = GameWrite::event_only(
@@ -855,6 +938,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
 
     #[tracing::instrument(name = "GameRecording.ImportSgf", skip_all)]
     async fn import_sgf(&self, req: Request<pb::ImportSgfRequest>) -> Result<Response<pb::ImportSgfResponse>, Status> {
+        self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
         let r = self.import(req.into_inner()).await?;
         tracing::info!(game = %r.game.as_ref().map(|g| g.id.as_str()).unwrap_or(""), moves = r.moves, "record imported");
         Ok(Response::new(r))
