@@ -414,7 +414,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
         let e = c.adjudicate(call(role, sub, tournament, game_req(&id))).await.unwrap_err();
         assert_eq!(e.code(), Code::PermissionDenied, "{role} {sub}: {e:?}");
         assert!(e.message().contains("may not adjudicate a stored game"), "{}", e.message());
-        let e = c.adjudicate_stream(call(role, sub, tournament, game_req(&id))).await.err().expect("the stream refuses too");
+        let e = c.adjudicate_stream(call(role, sub, tournament, game_req(&id))).await.expect_err("the stream refuses too");
         assert_eq!(e.code(), Code::PermissionDenied, "{role} {sub}: {e:?}");
     }
     assert_eq!(last_sequence(&mut rec, id.clone()).await, before, "a refused adjudication records nothing");

@@ -12,6 +12,25 @@
 //! Output: one line per broken game (`BROKEN game <id> event <seq>: <what>`), then a summary.
 //! Exit code 0 when every chain is intact, 1 when a link is broken or the database cannot
 //! be reached.
+//!
+//! ## Anchors: what the database alone cannot show
+//! A chain shows any change *inside* a log, and the head kept on each game row shows events
+//! cut off its end — unless whoever cut them also rewrote the head, as the database's owner
+//! can. An *anchor* closes that gap from outside:
+//!
+//! ```text
+//! shinpan audit anchor --out anchor-2026-11-24.txt     # after each round: keep it elsewhere
+//! shinpan audit verify --anchor anchor-2026-11-24.txt  # later: nothing anchored was lost
+//! ```
+//! The anchor lists every game's last event (`<game> <seq> <sha-256 hex>`, see
+//! [`shinpan_storage::ChainHead`]) and ends with `digest <sha-256 hex>` over the lines
+//! before it, so that publishing or signing that one line (a federation bulletin, an e-mail
+//! to the federation) fixes the whole file. `verify --anchor` checks the file's digest (exit
+//! 2 if it does not match: the anchor itself was altered), then that every anchored game
+//! still holds its anchored event with the same hash; with the chain intact, that event's
+//! hash covers every event before it. A log may grow after its anchor; it may not lose or
+//! change anything anchored. Each loss is one line, `ROLLED BACK game <id>: <what>`, and
+//! exits 1.
 
 use crate::exit;
 use shinpan_storage::{ChainReport, Store};
@@ -29,6 +48,23 @@ pub struct Args {
 enum Command {
     /// Recompute every game's event hash chain and report the first broken link.
     Verify(VerifyArgs),
+    /// Print an anchor: every game's last event and hash, and a digest of the list, to keep
+    /// outside the database (see `verify --anchor`).
+    Anchor(AnchorArgs),
+}
+
+/// `shinpan audit anchor`.
+#[derive(clap::Args, Debug)]
+pub struct AnchorArgs {
+    /// PostgreSQL URL; unset: the embedded cluster under DATA_DIR/pg (--data-dir).
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// Directory of the embedded cluster (as for `shinpan serve`).
+    #[arg(long, env = "SHINPAN_DATA_DIR", default_value = ".shinpan")]
+    pub data_dir: PathBuf,
+    /// Write the anchor to this file instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `shinpan audit verify`.
@@ -43,6 +79,82 @@ pub struct VerifyArgs {
     /// Verify only this game.
     #[arg(long)]
     pub game: Option<uuid::Uuid>,
+    /// Also check an anchor written by `shinpan audit anchor`: every anchored event must
+    /// still be there, unchanged.
+    #[arg(long)]
+    pub anchor: Option<PathBuf>,
+}
+
+/// First line of an anchor file.
+pub const ANCHOR_HEADER: &str = "shinpan-anchor v1";
+
+/// An anchor's text: [`ANCHOR_HEADER`] and the time it was taken (RFC 3339), one line per
+/// game (`<game id> <last seq> <sha-256 hex>`), then `digest <sha-256 hex>` of every line
+/// before it (each with its `\n`).
+pub fn anchor_text(heads: &[shinpan_storage::ChainHead], taken_at: chrono::DateTime<chrono::Utc>) -> String {
+    use sha2::Digest;
+    let mut body = format!("{ANCHOR_HEADER} {}\n", taken_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    for h in heads {
+        body.push_str(&format!("{} {} {}\n", h.game_id, h.seq, hex::encode(&h.hash)));
+    }
+    let digest = hex::encode(sha2::Sha256::digest(body.as_bytes()));
+    format!("{body}digest {digest}\n")
+}
+
+/// Reads an anchor's text back (see [`anchor_text`]).
+///
+/// # Errors
+/// A message naming the line that is malformed, or that the digest does not match the
+/// lines above it (the anchor was altered).
+pub fn parse_anchor(text: &str) -> Result<Vec<shinpan_storage::ChainHead>, String> {
+    use sha2::Digest;
+    let Some(cut) = text.rfind("digest ") else { return Err("no `digest` line: not a complete anchor".into()) };
+    let (body, last) = text.split_at(cut);
+    let want = last.trim_start_matches("digest ").trim();
+    if hex::encode(sha2::Sha256::digest(body.as_bytes())) != want {
+        return Err("the digest does not match the lines above it: the anchor was altered".into());
+    }
+    let mut lines = body.lines().enumerate();
+    match lines.next() {
+        Some((_, l)) if l.starts_with(ANCHOR_HEADER) => {}
+        _ => return Err(format!("line 1: not `{ANCHOR_HEADER} <time>`")),
+    }
+    let mut heads = Vec::new();
+    for (i, l) in lines {
+        let bad = || format!("line {}: not `<game id> <seq> <sha-256 hex>`: {l}", i + 1);
+        let mut f = l.split_whitespace();
+        let (Some(g), Some(q), Some(h), None) = (f.next(), f.next(), f.next(), f.next()) else { return Err(bad()) };
+        let game_id = uuid::Uuid::parse_str(g).map_err(|_| bad())?;
+        let seq: i64 = q.parse().map_err(|_| bad())?;
+        let hash = hex::decode(h).map_err(|_| bad())?;
+        if hash.len() != 32 || seq < 0 {
+            return Err(bad());
+        }
+        heads.push(shinpan_storage::ChainHead { game_id, seq, hash });
+    }
+    Ok(heads)
+}
+
+/// What the store lost of an anchor (one message per anchored game whose anchored event is
+/// missing or changed; only `game` when given).
+///
+/// # Errors
+/// The store's error (database unreachable).
+pub async fn check_anchor(
+    store: &Store,
+    heads: &[shinpan_storage::ChainHead],
+    game: Option<uuid::Uuid>,
+) -> Result<Vec<String>, shinpan_storage::StoreError> {
+    let mut lost = Vec::new();
+    for h in heads.iter().filter(|h| game.is_none_or(|g| g == h.game_id)) {
+        match store.event_hash(h.game_id, h.seq).await? {
+            Some(hash) if hash == h.hash => {}
+            Some(_) => lost.push(format!("ROLLED BACK game {}: event {} differs from the anchored one", h.game_id, h.seq)),
+            None if h.seq == 0 => lost.push(format!("ROLLED BACK game {}: the anchored game is gone", h.game_id)),
+            None => lost.push(format!("ROLLED BACK game {}: anchored event {} is missing", h.game_id, h.seq)),
+        }
+    }
+    Ok(lost)
 }
 
 /// Verifies one game's chain or all of them.
@@ -88,11 +200,14 @@ pub fn report_text(r: &ChainReport) -> String {
     out
 }
 
-async fn open(args: &VerifyArgs) -> anyhow::Result<(Store, Option<shinpan_storage::EmbeddedPostgres>)> {
-    match &args.database_url {
+async fn open(
+    database_url: &Option<String>,
+    data_dir: &std::path::Path,
+) -> anyhow::Result<(Store, Option<shinpan_storage::EmbeddedPostgres>)> {
+    match database_url {
         Some(url) => Ok((Store::connect(url).await?, None)),
         None => {
-            let dir = args.data_dir.join("pg");
+            let dir = data_dir.join("pg");
             let opts = shinpan_storage::EmbeddedOptions::persistent(dir.clone());
             let cluster = tokio::task::spawn_blocking(move || shinpan_storage::EmbeddedPostgres::start(opts))
                 .await?
@@ -105,9 +220,26 @@ async fn open(args: &VerifyArgs) -> anyhow::Result<(Store, Option<shinpan_storag
 
 /// Runs `shinpan audit`.
 pub fn run(args: Args) -> ExitCode {
-    let Command::Verify(a) = args.command;
+    match args.command {
+        Command::Verify(a) => run_verify(a),
+        Command::Anchor(a) => run_anchor(a),
+    }
+}
+
+fn run_verify(a: VerifyArgs) -> ExitCode {
+    // The anchor is read first: a bad anchor needs no database.
+    let anchor = match &a.anchor {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| parse_anchor(&t)) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                eprintln!("shinpan audit verify: anchor {}: {e}", path.display());
+                return exit::code(exit::UNREADABLE);
+            }
+        },
+    };
     exit::block_on(async move {
-        let (store, cluster) = match open(&a).await {
+        let (store, cluster) = match open(&a.database_url, &a.data_dir).await {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("shinpan audit verify: {e}");
@@ -115,21 +247,73 @@ pub fn run(args: Args) -> ExitCode {
             }
         };
         let out = verify(&store, a.game).await;
+        let lost = match &anchor {
+            Some(heads) => check_anchor(&store, heads, a.game).await.map(Some),
+            None => Ok(None),
+        };
         store.pool().close().await;
         drop(cluster);
-        match out {
-            Ok(r) => {
+        match (out, lost) {
+            (Ok(r), Ok(lost)) => {
                 print!("{}", report_text(&r));
-                if r.is_intact() {
+                let rolled_back = lost.as_ref().is_some_and(|l| !l.is_empty());
+                if let (Some(lost), Some(heads)) = (&lost, &anchor) {
+                    for l in lost {
+                        println!("{l}");
+                    }
+                    let n = heads.iter().filter(|h| a.game.is_none_or(|g| g == h.game_id)).count();
+                    println!(
+                        "anchor: {n} game(s): {}",
+                        if lost.is_empty() {
+                            "every anchored event still there".to_string()
+                        } else {
+                            format!("{} rolled back", lost.len())
+                        }
+                    );
+                }
+                if r.is_intact() && !rolled_back {
                     exit::code(exit::OK)
                 } else {
                     exit::code(exit::FAILURE)
                 }
             }
-            Err(e) => {
+            (Err(e), _) | (_, Err(e)) => {
                 eprintln!("shinpan audit verify: {e}");
                 exit::code(exit::FAILURE)
             }
         }
+    })
+}
+
+fn run_anchor(a: AnchorArgs) -> ExitCode {
+    exit::block_on(async move {
+        let (store, cluster) = match open(&a.database_url, &a.data_dir).await {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("shinpan audit anchor: {e}");
+                return exit::code(exit::FAILURE);
+            }
+        };
+        let heads = store.chain_heads().await;
+        store.pool().close().await;
+        drop(cluster);
+        let text = match heads {
+            Ok(h) => anchor_text(&h, chrono::Utc::now()),
+            Err(e) => {
+                eprintln!("shinpan audit anchor: {e}");
+                return exit::code(exit::FAILURE);
+            }
+        };
+        match &a.out {
+            None => print!("{text}"),
+            Some(path) => {
+                if let Err(e) = std::fs::write(path, &text) {
+                    eprintln!("shinpan audit anchor: {}: {e}", path.display());
+                    return exit::code(exit::FAILURE);
+                }
+                eprintln!("anchor of {} game(s) written to {}", text.lines().count().saturating_sub(2), path.display());
+            }
+        }
+        exit::code(exit::OK)
     })
 }

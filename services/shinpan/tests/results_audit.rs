@@ -1,5 +1,6 @@
 //! `shinpan audit verify` against a real PostgreSQL: an intact log verifies; a row changed
-//! behind the triggers' back (the only way to change one) is caught at its sequence number.
+//! behind the triggers' back (the only way to change one) is caught at its sequence number;
+//! events cut off the end together with the game row's head are caught by an anchor.
 
 use shinpan_storage::{Colour, GameWrite, NewGame, NewPlayer, Store};
 use std::process::Command;
@@ -79,4 +80,93 @@ async fn audit_verify_reports_the_first_broken_link() {
     // The library reports the same first break.
     let r = shinpan::audit::verify(&store, Some(ids[1])).await.unwrap();
     assert_eq!(r.first_break().map(|b| b.seq), Some(3));
+}
+
+fn shinpan(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_shinpan")).args(args).output().expect("run shinpan");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Whoever owns the database can cut events off the end of a log *and* rewrite the game
+/// row's head to match: the chain and the head then verify. An anchor kept outside the
+/// database still shows it.
+#[tokio::test]
+async fn an_anchor_shows_events_cut_off_the_end_with_the_head_rewritten() {
+    let store = shinpan_storage::testing::fresh_store().await;
+    let b = store.upsert_player(&NewPlayer { name: "Sakata Eio".into(), rank: None, federation_id: Some("331".into()) }).await.unwrap();
+    let w = store.upsert_player(&NewPlayer { name: "Fujisawa Shuko".into(), rank: None, federation_id: Some("332".into()) }).await.unwrap();
+    let g = store
+        .create_game(&NewGame {
+            tournament_id: None,
+            round: None,
+            table_number: None,
+            black_player_id: b.id,
+            white_player_id: w.id,
+            board_width: 9,
+            board_height: 9,
+            komi: 6.5,
+            handicap: 0,
+            rule_set: "japanese-2011".into(),
+            setup: serde_json::json!({}),
+        })
+        .await
+        .unwrap();
+    for (n, (c, p)) in [(Colour::Black, "ee"), (Colour::White, "cc"), (Colour::Black, "gg")].into_iter().enumerate() {
+        store.write(GameWrite::new_move(g.id, n as i32 + 1, c, Some(p))).await.unwrap();
+    }
+    let url = database_url(&store).await;
+    let dir = std::env::temp_dir().join(format!("shinpan-anchor-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let anchor = dir.join("anchor.txt");
+    let (code, _, err) = shinpan(&["audit", "anchor", "--database-url", &url, "--out", anchor.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&anchor).unwrap();
+    let heads = shinpan::audit::parse_anchor(&text).unwrap();
+    assert_eq!(heads.len(), 1);
+    assert_eq!((heads[0].game_id, heads[0].seq), (g.id, 4), "created + three moves: {text}");
+    let verify = || shinpan(&["audit", "verify", "--database-url", &url, "--anchor", anchor.to_str().unwrap()]);
+    let (code, out, err) = verify();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("every anchored event still there"), "{out}");
+    // A log may grow after its anchor.
+    store.write(GameWrite::new_move(g.id, 4, Colour::White, Some("cg"))).await.unwrap();
+    let (code, out, err) = verify();
+    assert_eq!(code, 0, "{out}{err}");
+
+    // The owner cuts moves 3 and 4 off the end and rewrites the head to match.
+    let pool = store.pool();
+    let mut tx = pool.begin().await.unwrap();
+    for t in ["events", "moves", "games"] {
+        sqlx::query(sqlx::AssertSqlSafe(format!("ALTER TABLE {t} DISABLE TRIGGER USER"))).execute(&mut *tx).await.unwrap();
+    }
+    sqlx::query("DELETE FROM moves WHERE game_id = $1 AND move_number > 2").bind(g.id).execute(&mut *tx).await.unwrap();
+    let cut = sqlx::query("DELETE FROM events WHERE game_id = $1 AND seq > 3").bind(g.id).execute(&mut *tx).await.unwrap();
+    assert_eq!(cut.rows_affected(), 2);
+    sqlx::query(
+        "UPDATE games SET last_seq = 3, move_count = 2, last_hash = (SELECT hash FROM events WHERE game_id = $1 AND seq = 3) WHERE id = $1",
+    )
+    .bind(g.id)
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    for t in ["events", "moves", "games"] {
+        sqlx::query(sqlx::AssertSqlSafe(format!("ALTER TABLE {t} ENABLE TRIGGER USER"))).execute(&mut *tx).await.unwrap();
+    }
+    tx.commit().await.unwrap();
+    // The database alone cannot tell.
+    let (code, out) = audit(&url);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("every chain intact"), "{out}");
+    // The anchor can.
+    let (code, out, err) = verify();
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(&format!("ROLLED BACK game {}: anchored event 4 is missing", g.id)), "{out}");
+    assert!(out.contains("anchor: 1 game(s): 1 rolled back"), "{out}");
+
+    // An altered anchor is refused as such (exit 2), before any database is asked.
+    std::fs::write(&anchor, text.replacen(" 4 ", " 3 ", 1)).unwrap();
+    let (code, out, err) = verify();
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("the anchor was altered"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

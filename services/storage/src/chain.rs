@@ -193,6 +193,21 @@ impl std::fmt::Display for ChainBreak {
     }
 }
 
+/// The tail of one game's event log: its last event's sequence number and hash (0 and
+/// [`GENESIS`] for a game without events). An *anchor* is a list of them kept outside the
+/// database (`shinpan audit anchor`): a later log must still hold each anchored event with
+/// the same hash, which — the chain being intact — proves nothing up to it was changed or
+/// cut off, even by someone who can rewrite the whole database.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChainHead {
+    /// Game.
+    pub game_id: Uuid,
+    /// Sequence number of the game's last event (0: none).
+    pub seq: i64,
+    /// SHA-256 of that event (32 bytes; [`GENESIS`] when there is none).
+    pub hash: Vec<u8>,
+}
+
 /// Outcome of a verification.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ChainReport {

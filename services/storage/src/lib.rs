@@ -89,7 +89,7 @@ pub mod testing;
 pub mod watch;
 
 pub use cases::{CaseFilter, NewCase};
-pub use chain::{BreakKind, ChainBreak, ChainReport};
+pub use chain::{BreakKind, ChainBreak, ChainHead, ChainReport};
 pub use embedded::{EmbeddedError, EmbeddedOptions, EmbeddedPostgres};
 pub use error::{StoreError, StoreResult, SQLSTATE_IMMUTABLE};
 pub use model::*;

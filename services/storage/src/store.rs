@@ -855,6 +855,41 @@ impl Store {
 
     // ------------------------------------------------------------------------------ audit
 
+    /// The tail of every game's event log, ordered by game id ([`crate::ChainHead`]; read
+    /// from the events themselves, not from the game rows' heads).
+    pub async fn chain_heads(&self) -> StoreResult<Vec<crate::ChainHead>> {
+        let rows: Vec<(Uuid, Option<i64>, Option<Vec<u8>>)> = sqlx::query_as(
+            "SELECT g.id, e.seq, e.hash FROM games g \
+             LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE game_id = g.id ORDER BY seq DESC LIMIT 1) e ON true \
+             ORDER BY g.id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(game_id, seq, hash)| crate::ChainHead {
+                game_id,
+                seq: seq.unwrap_or(0),
+                hash: hash.unwrap_or_else(|| crate::chain::GENESIS.to_vec()),
+            })
+            .collect())
+    }
+
+    /// The stored hash of event `seq` of a game (`None`: no such event). Seq 0 is the
+    /// [`crate::chain::GENESIS`] hash of every game that exists.
+    pub async fn event_hash(&self, game_id: Uuid, seq: i64) -> StoreResult<Option<Vec<u8>>> {
+        if seq == 0 {
+            let exists: Option<Uuid> =
+                sqlx::query_scalar("SELECT id FROM games WHERE id = $1").bind(game_id).fetch_optional(&self.pool).await?;
+            return Ok(exists.map(|_| crate::chain::GENESIS.to_vec()));
+        }
+        Ok(sqlx::query_scalar("SELECT hash FROM events WHERE game_id = $1 AND seq = $2")
+            .bind(game_id)
+            .bind(seq)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
     /// Recompute a game's hash chain ([`crate::chain`]) and check that every move row and result
     /// row agrees with the event that recorded it. The report's `breaks` holds the game's first
     /// broken link, if any. Errors: [`StoreError::NotFound`] for an unknown game.
