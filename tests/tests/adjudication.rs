@@ -294,6 +294,19 @@ async fn bare_positions_and_errors() {
     assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     let br = e.get_details_bad_request().expect("field violations");
     assert_eq!(br.field_violations[0].field, "agreements[0].stones[0]");
+    // A budget above the server's --max-budget: INVALID_ARGUMENT naming the field, for the
+    // stream too; the largest allowed budget is accepted.
+    let max = shinpan::configuration::DEFAULT_MAX_BUDGET;
+    let mut req = sgf_req(kakunin_sgf("1"));
+    req.budget_nodes = max + 1;
+    let e = a.adjudicate(req.clone()).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    let br = e.get_details_bad_request().expect("field violations");
+    assert_eq!(br.field_violations[0].field, "budget_nodes");
+    assert!(br.field_violations[0].description.contains(&max.to_string()), "{br:?}");
+    assert_eq!(a.adjudicate_stream(req.clone()).await.expect_err("refused").code(), Code::InvalidArgument);
+    req.budget_nodes = max;
+    check_kakunin("1", &a.adjudicate(req).await.unwrap().into_inner());
     // An empty point named as disputed, an unknown rule set, a broken SGF, no position.
     let mut req = sgf_req(kakunin_sgf("1"));
     req.disputed = vec!["aa".into()];

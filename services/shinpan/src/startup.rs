@@ -82,7 +82,9 @@ impl Application {
             _ => Validator::Local,
         };
         let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
-        let state = AppState { store, validator, shutdown };
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let searches = std::sync::Arc::new(tokio::sync::Semaphore::new(cores));
+        let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches };
         let incoming = TcpIncoming::bind(args.listen)
             .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?
             .with_nodelay(Some(true));

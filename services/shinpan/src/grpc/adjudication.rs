@@ -19,8 +19,9 @@
 //! Agreements (第九条): the agreed statuses stand (every chain not named is agreed alive)
 //! except for the chains named in `disputed`; the engine still examines every chain and
 //! returns every agreement it refutes. `budget_nodes` is the node budget per region
-//! (0 = [`DEFAULT_BUDGET`]); a region not decided within it leaves its chains
-//! `UNDECIDED` and the result `?` — never a guess.
+//! (0 = [`DEFAULT_BUDGET`]; at most the server's `--max-budget`, else `INVALID_ARGUMENT`);
+//! a region not decided within it leaves its chains `UNDECIDED` and the result `?` — never
+//! a guess. Searches run one per core at a time; the others wait for a core.
 //!
 //! Who may call it: anyone when the service is open (`--auth results`, the default). Behind
 //! tokens (`--auth all`) any valid token may adjudicate an SGF record or a bare position
@@ -128,6 +129,13 @@ fn stone_at(field: &str, s: &str, board: &Board) -> Result<Point, ApiError> {
 pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Subject, Status> {
     use pb::adjudicate_request::Position as P;
     let override_rules = if req.rule_set.trim().is_empty() { None } else { Some(convert::rule_set("rule_set", &req.rule_set)?) };
+    if req.budget_nodes > state.max_budget_nodes {
+        return Err(ApiError::field(
+            "budget_nodes",
+            format!("at most {} nodes per region on this server (shinpan serve --max-budget)", state.max_budget_nodes),
+        )
+        .into());
+    }
     if let Some(k) = req.komi {
         if !k.is_finite() || k.abs() > 1000.0 || (k * 2.0).fract() != 0.0 {
             return Err(ApiError::field("komi", format!("{k} is not a whole or half number of points")).into());
@@ -220,14 +228,24 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
 ///
 /// # Errors
 /// INTERNAL if the search task panics.
-pub async fn search(subject: &Subject, progress: impl FnMut(&RegionReport) + Send + 'static) -> Result<Adjudication, Status> {
+pub async fn search(
+    state: &AppState,
+    subject: &Subject,
+    progress: impl FnMut(&RegionReport) + Send + 'static,
+) -> Result<Adjudication, Status> {
     let board = subject.board.clone();
     let rules = subject.rules;
     let opts = subject.options.clone();
     let mut progress = progress;
-    tokio::task::spawn_blocking(move || adjudicate_with_progress(&board, rules, &opts, &mut progress))
-        .await
-        .map_err(|e| ApiError::Internal(format!("adjudication: {e}")).into())
+    // One search per core at a time (AppState::searches); the permit is held until it ends.
+    let permit =
+        state.searches.clone().acquire_owned().await.map_err(|e| Status::from(ApiError::Internal(format!("adjudication: {e}"))))?;
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        adjudicate_with_progress(&board, rules, &opts, &mut progress)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("adjudication: {e}")).into())
 }
 
 fn proof_pb(p: &shinpan_adjudicator::Proof) -> pb::Proof {
@@ -383,7 +401,7 @@ type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateProgress, S
 impl pb::adjudication_server::Adjudication for AdjudicationService {
     async fn adjudicate(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::AdjudicateResponse>, Status> {
         let subject = permitted_subject(&self.state, req).await?;
-        let adj = search(&subject, |_| {}).await?;
+        let adj = search(&self.state, &subject, |_| {}).await?;
         let mut out = response(&subject, &adj);
         record(&self.state, &subject, &adj, &mut out).await?;
         Ok(Response::new(out))
@@ -398,7 +416,7 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
         tokio::spawn(async move {
             let ptx = tx.clone();
             let mut nodes = 0u64;
-            let adj = search(&subject, move |r: &RegionReport| {
+            let adj = search(&state, &subject, move |r: &RegionReport| {
                 nodes += r.nodes;
                 // The client may have gone: the search still finishes and is recorded.
                 let _ = ptx.blocking_send(Ok(pb::AdjudicateProgress {

@@ -31,6 +31,12 @@ pub struct AppState {
     /// Becomes `true` when the server begins to shut down: open `WatchGame` streams end
     /// (with UNAVAILABLE) so that the graceful shutdown does not wait for them forever.
     pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// The largest node budget per region an adjudication may ask for
+    /// ([`crate::configuration::ServeArgs::max_budget_nodes`]).
+    pub max_budget_nodes: u64,
+    /// Adjudications searching at once, at most one per core: the others wait their turn
+    /// instead of sharing the cores (and memory) with them.
+    pub searches: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
