@@ -411,7 +411,9 @@ impl Store {
 
     /// Insert or update a player. With a federation id, the player with that id is updated
     /// (name, and rank when given) or created; without one, an existing player with the same
-    /// name, rank and no federation id is reused, else a new one is created.
+    /// name, rank and no federation id is reused, else a new one is created — one, even when
+    /// several calls for the same new player run at once (they take a transaction-scoped
+    /// advisory lock on the name and rank, so the second finds the first's row).
     pub async fn upsert_player(&self, p: &NewPlayer) -> StoreResult<Player> {
         if let Some(fed) = &p.federation_id {
             let row = sqlx::query_as::<_, Player>(
@@ -428,6 +430,12 @@ impl Store {
             .await?;
             return Ok(row);
         }
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('shinpan.player:' || $1 || chr(31) || coalesce($2, chr(30)), 0))")
+            .bind(&p.name)
+            .bind(&p.rank)
+            .execute(&mut *tx)
+            .await?;
         let existing = sqlx::query_as::<_, Player>(
             "SELECT id, name, rank, federation_id FROM players
              WHERE federation_id IS NULL AND name = $1 AND rank IS NOT DISTINCT FROM $2
@@ -435,17 +443,23 @@ impl Store {
         )
         .bind(&p.name)
         .bind(&p.rank)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?;
-        if let Some(pl) = existing {
-            return Ok(pl);
-        }
-        Ok(sqlx::query_as::<_, Player>("INSERT INTO players (id, name, rank) VALUES ($1, $2, $3) RETURNING id, name, rank, federation_id")
-            .bind(Uuid::new_v4())
-            .bind(&p.name)
-            .bind(&p.rank)
-            .fetch_one(&self.pool)
-            .await?)
+        let player = match existing {
+            Some(pl) => pl,
+            None => {
+                sqlx::query_as::<_, Player>(
+                    "INSERT INTO players (id, name, rank) VALUES ($1, $2, $3) RETURNING id, name, rank, federation_id",
+                )
+                .bind(Uuid::new_v4())
+                .bind(&p.name)
+                .bind(&p.rank)
+                .fetch_one(&mut *tx)
+                .await?
+            }
+        };
+        tx.commit().await?;
+        Ok(player)
     }
 
     /// A player by id. Errors: [`StoreError::NotFound`].

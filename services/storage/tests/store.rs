@@ -923,3 +923,21 @@ async fn fresh_pool_is_migrated_and_isolated() {
     // migrating twice is a no-op
     migrate(a.pool()).await.unwrap();
 }
+
+/// Several calls for the same new player without a federation id at once (two boards'
+/// CreateGame naming the same player) make one player, not several.
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn concurrent_upserts_of_a_player_without_federation_id_make_one_player(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    for rank in [None, Some("3d".to_string())] {
+        let calls = (0..8).map(|_| {
+            let store = store.clone();
+            let rank = rank.clone();
+            tokio::spawn(async move { store.upsert_player(&NewPlayer { name: "Fujisawa Hosai".into(), rank, federation_id: None }).await })
+        });
+        let ids: HashSet<Uuid> = futures::future::join_all(calls).await.into_iter().map(|r| r.unwrap().unwrap().id).collect();
+        assert_eq!(ids.len(), 1, "rank {rank:?}: {ids:?}");
+    }
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM players WHERE name = 'Fujisawa Hosai'").fetch_one(&pool).await.unwrap();
+    assert_eq!(rows, 2, "one per rank");
+}
