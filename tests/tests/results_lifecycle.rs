@@ -554,7 +554,7 @@ async fn both_lose_and_resumption_rulings() {
     ))
     .await
     .unwrap();
-    let game = env.app.recording().get_game(pb::GetGameRequest { game_id: g.clone(), ..Default::default() }).await.unwrap().into_inner();
+    let game = env.app.recording().get_game(pb::GetGameRequest { game_id: g.clone() }).await.unwrap().into_inner();
     assert_ne!(game.phase, pb::Phase::Ended as i32);
     // 要請II-[vii] 3: after the stop a player finds a valid move that decides the game and
     // they cannot agree: both lose.

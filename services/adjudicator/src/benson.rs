@@ -432,7 +432,7 @@ fn unconditional_in(sx: &mut Scratch, cells: &[u8], c: Color, sc: &Scope) -> Saf
         if first_empty {
             // No empty point (stones without liberties, only in odd setups): healthy for
             // every bordering chain, as in Benson's definition.
-            healthy.extend_from_slice(&all);
+            healthy.extend_from_slice(all);
         }
         open.push(is_open);
         border_at.push(border.len() as u32);
@@ -598,8 +598,8 @@ pub(crate) fn may_be_in_area(cells: &[u8], c: Color, sc: &Scope, stones: &[usize
     let next_to_x = |mark: &[u8], l: usize| sc.nbrs[l].iter().any(|&g| g != NONE && g < OUT && mark[g as usize] == 1);
     let mut healthy = 0;
     let mut stack: Vec<u32> = Vec::new();
-    for i in 0..xs.len() {
-        for &g in &sc.nbrs[xs[i] as usize] {
+    for &x in xs.iter() {
+        for &g in &sc.nbrs[x as usize] {
             if g == NONE || g >= OUT || mark[g as usize] != 0 {
                 continue;
             }
@@ -956,7 +956,7 @@ mod tests {
                 vec![Scope::whole(&b), Scope::new(&b, b.points().filter(|p| (p.x as usize) + 1 < w || round % 2 == 0).collect())];
             if virtual_eyes {
                 let mut eyes = Scope::whole(&b);
-                eyes.virtual_eye = (0..eyes.len()).map(|_| next() % 7 == 0).collect();
+                eyes.virtual_eye = (0..eyes.len()).map(|_| next().is_multiple_of(7)).collect();
                 scopes.push(eyes);
             }
             for sc in &scopes {

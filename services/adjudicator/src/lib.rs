@@ -829,12 +829,15 @@ fn near_chain(sc: &Scope, cells: &[u8], s: usize) -> Vec<u32> {
     out
 }
 
+/// `alive(region, cells, m)` of [`Kept`].
+type KeptAlive<'a> = &'a dyn Fn(&Region, &[u8], Option<u32>) -> bool;
+
 /// The owner's other kind of life in [`miai`]: `alive(region, cells, m)` — after the owner's
 /// move `m` the chain is joined (or connected by a miai of two free points) to a chain the
 /// territory proofs of module `safety` keep alive, `m` on no point they rely on — and
 /// `used(region, l)`: local point `l` is one they rely on.
 struct Kept<'a> {
-    alive: &'a dyn Fn(&Region, &[u8], Option<u32>) -> bool,
+    alive: KeptAlive<'a>,
     used: &'a dyn Fn(&Region, u32) -> bool,
 }
 

@@ -67,8 +67,11 @@ pub(crate) struct Region {
     /// Whether territories proved safe end a line too (see [`Region::safe_end`]).
     pub safety_end: bool,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
-    scache: HashMap<Vec<u8>, [Option<(Vec<bool>, Vec<bool>)>; 2]>,
+    scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
 }
+
+/// By board index: the stones the territory proofs keep alive, and their safe area.
+type KeptAndSafe = (Vec<bool>, Vec<bool>);
 
 /// Nodes per local game of the safety proofs taken as an end ([`Region::safe_end`]).
 const SAFE_END_LOCAL: u64 = 2_000;

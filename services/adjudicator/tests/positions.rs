@@ -584,7 +584,7 @@ fn miai_eye_spots_agree_with_the_exact_region_search_on_random_territories() {
                         2 => 'O',
                         _ => '.',
                     },
-                    (7, 0) if rng.next() % 3 == 0 => 'X',
+                    (7, 0) if rng.next().is_multiple_of(3) => 'X',
                     _ => ch,
                 })
                 .collect();
