@@ -14,6 +14,31 @@ async fn database_url(store: &Store) -> String {
     format!("{base}/{db}{}", query.map(|q| format!("?{q}")).unwrap_or_default())
 }
 
+/// A 9x9 game between `black` and `white` with three moves (events: created, then one per
+/// move); its id.
+async fn game_with_three_moves(store: &Store, black: uuid::Uuid, white: uuid::Uuid) -> uuid::Uuid {
+    let g = store
+        .create_game(&NewGame {
+            tournament_id: None,
+            round: None,
+            table_number: None,
+            black_player_id: black,
+            white_player_id: white,
+            board_width: 9,
+            board_height: 9,
+            komi: 6.5,
+            handicap: 0,
+            rule_set: "japanese-2011".into(),
+            setup: serde_json::json!({}),
+        })
+        .await
+        .unwrap();
+    for (n, (c, p)) in [(Colour::Black, "ee"), (Colour::White, "cc"), (Colour::Black, "gg")].into_iter().enumerate() {
+        store.write(GameWrite::new_move(g.id, n as i32 + 1, c, Some(p))).await.unwrap();
+    }
+    g.id
+}
+
 fn audit(url: &str) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_shinpan")).args(["audit", "verify", "--database-url", url]).output().expect("run shinpan");
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
@@ -32,26 +57,7 @@ async fn audit_verify_reports_the_first_broken_link() {
         .unwrap();
     let mut ids = Vec::new();
     for _ in 0..2 {
-        let g = store
-            .create_game(&NewGame {
-                tournament_id: None,
-                round: None,
-                table_number: None,
-                black_player_id: b.id,
-                white_player_id: w.id,
-                board_width: 9,
-                board_height: 9,
-                komi: 6.5,
-                handicap: 0,
-                rule_set: "japanese-2011".into(),
-                setup: serde_json::json!({}),
-            })
-            .await
-            .unwrap();
-        for (n, (c, p)) in [(Colour::Black, "ee"), (Colour::White, "cc"), (Colour::Black, "gg")].into_iter().enumerate() {
-            store.write(GameWrite::new_move(g.id, n as i32 + 1, c, Some(p))).await.unwrap();
-        }
-        ids.push(g.id);
+        ids.push(game_with_three_moves(&store, b.id, w.id).await);
     }
     let url = database_url(&store).await;
     let (code, out) = audit(&url);
@@ -95,25 +101,7 @@ async fn an_anchor_shows_events_cut_off_the_end_with_the_head_rewritten() {
     let store = shinpan_storage::testing::fresh_store().await;
     let b = store.upsert_player(&NewPlayer { name: "Sakata Eio".into(), rank: None, federation_id: Some("331".into()) }).await.unwrap();
     let w = store.upsert_player(&NewPlayer { name: "Fujisawa Shuko".into(), rank: None, federation_id: Some("332".into()) }).await.unwrap();
-    let g = store
-        .create_game(&NewGame {
-            tournament_id: None,
-            round: None,
-            table_number: None,
-            black_player_id: b.id,
-            white_player_id: w.id,
-            board_width: 9,
-            board_height: 9,
-            komi: 6.5,
-            handicap: 0,
-            rule_set: "japanese-2011".into(),
-            setup: serde_json::json!({}),
-        })
-        .await
-        .unwrap();
-    for (n, (c, p)) in [(Colour::Black, "ee"), (Colour::White, "cc"), (Colour::Black, "gg")].into_iter().enumerate() {
-        store.write(GameWrite::new_move(g.id, n as i32 + 1, c, Some(p))).await.unwrap();
-    }
+    let g = store.get_game(game_with_three_moves(&store, b.id, w.id).await).await.unwrap();
     let url = database_url(&store).await;
     let dir = std::env::temp_dir().join(format!("shinpan-anchor-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();

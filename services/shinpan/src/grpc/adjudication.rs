@@ -121,6 +121,14 @@ fn stone_at(field: &str, s: &str, board: &Board) -> Result<Point, ApiError> {
     Ok(p)
 }
 
+/// A replayed game's final position: (board, player to move, 第五条 ko point, prisoners
+/// `[by black, by white]`, passes `[black, white]`, moves played).
+#[allow(clippy::type_complexity)]
+fn after_play(g: &goban::Game) -> (Board, Color, Option<Point>, [u32; 2], [u32; 2], u32) {
+    let both = |f: &dyn Fn(Color) -> u32| [f(Color::Black), f(Color::White)];
+    (g.board().clone(), g.to_move(), g.ko_point(), both(&|c| g.prisoners(c)), both(&|c| g.passes(c)), g.move_number())
+}
+
 /// Resolves a request to a [`Subject`] (loading and reconstructing a stored game).
 ///
 /// # Errors
@@ -153,18 +161,8 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
             let recon = results::reconstruct(store, &ctx).await?;
             let rules = override_rules.unwrap_or(recon.rules);
             let komi = req.komi.unwrap_or(ctx.game.komi);
-            let g = recon.replayed.game;
-            (
-                g.board().clone(),
-                rules,
-                komi,
-                g.to_move(),
-                g.ko_point(),
-                [g.prisoners(Color::Black), g.prisoners(Color::White)],
-                [g.passes(Color::Black), g.passes(Color::White)],
-                g.move_number(),
-                Some(ctx),
-            )
+            let (board, to_move, ko, prisoners, passes, move_number) = after_play(&recon.replayed.game);
+            (board, rules, komi, to_move, ko, prisoners, passes, move_number, Some(ctx))
         }
         Some(P::Sgf(text)) => {
             let (record, rules) = validation::parse_sgf("sgf", text, &req.rule_set)?;
@@ -173,18 +171,8 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
                 return Err(foul_status(f));
             }
             let komi = req.komi.unwrap_or_else(|| record.komi_or_default(rules));
-            let g = replayed.game;
-            (
-                g.board().clone(),
-                rules,
-                komi,
-                g.to_move(),
-                g.ko_point(),
-                [g.prisoners(Color::Black), g.prisoners(Color::White)],
-                [g.passes(Color::Black), g.passes(Color::White)],
-                g.move_number(),
-                None,
-            )
+            let (board, to_move, ko, prisoners, passes, move_number) = after_play(&replayed.game);
+            (board, rules, komi, to_move, ko, prisoners, passes, move_number, None)
         }
         Some(P::Board(pos)) => {
             let (board, to_move, ko) = board_of(pos)?;
