@@ -410,17 +410,10 @@ async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
     let mut client = app.recording();
     // W[aa] captured by B[ab] at move 5, then four passes (第九条2).
     let sgf = "(;GM[1]FF[4]SZ[9]RU[Japanese]KM[6.5];B[ba];W[aa];B[ee];W[gg];B[ab];W[cc];B[];W[];B[];W[])";
-    let imported = client
-        .import_sgf(pb::ImportSgfRequest {
-            sgf: sgf.into(),
-            tournament: "Import Cup".into(),
-            round: 1,
-            board_number: 1,
-            rule_set: String::new(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    // Board 1 of round 1 of the Import Cup (imported twice below).
+    let request =
+        || pb::ImportSgfRequest { sgf: sgf.into(), tournament: "Import Cup".into(), round: 1, board_number: 1, rule_set: String::new() };
+    let imported = client.import_sgf(request()).await.unwrap().into_inner();
     assert_eq!(imported.moves, 10);
     let game = imported.game.unwrap();
     assert_eq!(game.move_number, 10);
@@ -452,16 +445,7 @@ async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
     assert_eq!(game.last_sequence, 12);
 
     // The same board of the same round again: refused, and nothing more is stored.
-    let dup = client
-        .import_sgf(pb::ImportSgfRequest {
-            sgf: sgf.into(),
-            tournament: "Import Cup".into(),
-            round: 1,
-            board_number: 1,
-            rule_set: String::new(),
-        })
-        .await
-        .unwrap_err();
+    let dup = client.import_sgf(request()).await.unwrap_err();
     assert_eq!(dup.code(), Code::AlreadyExists);
     let games = client.list_games(pb::ListGamesRequest { tournament: "Import Cup".into(), round: 0 }).await.unwrap().into_inner().games;
     assert_eq!(games.len(), 1);

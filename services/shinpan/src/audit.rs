@@ -200,22 +200,32 @@ pub fn report_text(r: &ChainReport) -> String {
     out
 }
 
+/// Opens the store of `shinpan audit <cmd>` (the URL, or the embedded cluster under
+/// `data_dir/pg`); on failure the reason is printed and the exit code returned.
 async fn open(
+    cmd: &str,
     database_url: &Option<String>,
     data_dir: &std::path::Path,
-) -> anyhow::Result<(Store, Option<shinpan_storage::EmbeddedPostgres>)> {
-    match database_url {
-        Some(url) => Ok((Store::connect(url).await?, None)),
-        None => {
-            let dir = data_dir.join("pg");
-            let opts = shinpan_storage::EmbeddedOptions::persistent(dir.clone());
-            let cluster = tokio::task::spawn_blocking(move || shinpan_storage::EmbeddedPostgres::start(opts))
-                .await?
-                .map_err(|e| anyhow::anyhow!("embedded PostgreSQL in {}: {e}", dir.display()))?;
-            let url = cluster.ensure_database("shinpan").await?;
-            Ok((Store::connect(&url).await?, Some(cluster)))
+) -> Result<(Store, Option<shinpan_storage::EmbeddedPostgres>), ExitCode> {
+    let opened: anyhow::Result<_> = async {
+        match database_url {
+            Some(url) => Ok((Store::connect(url).await?, None)),
+            None => {
+                let dir = data_dir.join("pg");
+                let opts = shinpan_storage::EmbeddedOptions::persistent(dir.clone());
+                let cluster = tokio::task::spawn_blocking(move || shinpan_storage::EmbeddedPostgres::start(opts))
+                    .await?
+                    .map_err(|e| anyhow::anyhow!("embedded PostgreSQL in {}: {e}", dir.display()))?;
+                let url = cluster.ensure_database("shinpan").await?;
+                Ok((Store::connect(&url).await?, Some(cluster)))
+            }
         }
     }
+    .await;
+    opened.map_err(|e| {
+        eprintln!("shinpan audit {cmd}: {e}");
+        exit::code(exit::FAILURE)
+    })
 }
 
 /// Runs `shinpan audit`.
@@ -239,12 +249,9 @@ fn run_verify(a: VerifyArgs) -> ExitCode {
         },
     };
     exit::block_on(async move {
-        let (store, cluster) = match open(&a.database_url, &a.data_dir).await {
+        let (store, cluster) = match open("verify", &a.database_url, &a.data_dir).await {
             Ok(x) => x,
-            Err(e) => {
-                eprintln!("shinpan audit verify: {e}");
-                return exit::code(exit::FAILURE);
-            }
+            Err(code) => return code,
         };
         let out = verify(&store, a.game).await;
         let lost = match &anchor {
@@ -287,12 +294,9 @@ fn run_verify(a: VerifyArgs) -> ExitCode {
 
 fn run_anchor(a: AnchorArgs) -> ExitCode {
     exit::block_on(async move {
-        let (store, cluster) = match open(&a.database_url, &a.data_dir).await {
+        let (store, cluster) = match open("anchor", &a.database_url, &a.data_dir).await {
             Ok(x) => x,
-            Err(e) => {
-                eprintln!("shinpan audit anchor: {e}");
-                return exit::code(exit::FAILURE);
-            }
+            Err(code) => return code,
         };
         let heads = store.chain_heads().await;
         store.pool().close().await;

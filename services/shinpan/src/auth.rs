@@ -389,14 +389,20 @@ impl Claims {
 
     /// May export a tournament's results: officials and archive readers.
     pub fn may_export(&self, tournament_id: Uuid, tournament_name: &str) -> bool {
+        self.role == Role::ArchiveReader || self.officiates_tournament(Some(tournament_id), Some(tournament_name))
+    }
+
+    /// [`Claims::officiates`] for a tournament rather than a game (its id when it exists, its
+    /// name; neither for games filed under none): may file games under it.
+    pub fn officiates_tournament(&self, id: Option<Uuid>, name: Option<&str>) -> bool {
         let scope = GameScope {
             game_id: Uuid::nil(),
-            tournament_id: Some(tournament_id),
-            tournament_name: Some(tournament_name.to_string()),
+            tournament_id: id,
+            tournament_name: name.map(str::to_string),
             black: (None, String::new()),
             white: (None, String::new()),
         };
-        self.role == Role::ArchiveReader || self.officiates(&scope)
+        self.officiates(&scope)
     }
 }
 

@@ -225,15 +225,7 @@ pub async fn search(
     let rules = subject.rules;
     let opts = subject.options.clone();
     let mut progress = progress;
-    // One search per core at a time (AppState::searches); the permit is held until it ends.
-    let permit =
-        state.searches.clone().acquire_owned().await.map_err(|e| Status::from(ApiError::Internal(format!("adjudication: {e}"))))?;
-    tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        adjudicate_with_progress(&board, rules, &opts, &mut progress)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("adjudication: {e}")).into())
+    state.search(move || adjudicate_with_progress(&board, rules, &opts, &mut progress)).await
 }
 
 fn proof_pb(p: &shinpan_adjudicator::Proof) -> pb::Proof {

@@ -483,7 +483,7 @@ impl ArbitrationService {
         // 第九条2: the count by 第七条・第八条 is computed before the ruling is stored; an
         // undecided status cannot end the game this way.
         let counted = if effect == Effect::Count {
-            let cnt = crate::grpc::results::count(&recon, ctx.game.komi, &[]).await?;
+            let cnt = crate::grpc::results::count(&self.state, &recon, ctx.game.komi, &[]).await?;
             let (text, ending) =
                 lifecycle::result_text(Ending::Count, None, Some(&cnt.result)).map_err(|e| crate::grpc::results::lifecycle_status(&e))?;
             Some((text, ending, cnt))

@@ -44,4 +44,21 @@ impl AppState {
     pub fn store(&self) -> Result<&Store, crate::error::ApiError> {
         self.store.as_ref().ok_or_else(|| crate::error::ApiError::Unavailable("this process has no database".into()))
     }
+
+    /// Runs a search of the adjudicator (`f`) on a blocking thread once a core is free
+    /// ([`AppState::searches`]: one search per core at a time, the others wait), for every
+    /// service that adjudicates.
+    ///
+    /// # Errors
+    /// `INTERNAL` if the search thread panicked.
+    pub async fn search<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Result<T, tonic::Status> {
+        let internal = |e: String| tonic::Status::from(crate::error::ApiError::Internal(format!("adjudication: {e}")));
+        let permit = self.searches.clone().acquire_owned().await.map_err(|e| internal(e.to_string()))?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            f()
+        })
+        .await
+        .map_err(|e| internal(e.to_string()))
+    }
 }

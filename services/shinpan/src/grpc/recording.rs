@@ -370,14 +370,7 @@ impl RecordingService {
         } else {
             self.store().map_err(Status::from)?.find_tournament(name).await.map_err(|e| Status::from(store_error(e, None)))?.map(|t| t.id)
         };
-        let scope = crate::auth::GameScope {
-            game_id: Uuid::nil(),
-            tournament_id: id,
-            tournament_name: (!name.is_empty()).then(|| name.to_string()),
-            black: (None, String::new()),
-            white: (None, String::new()),
-        };
-        if c.officiates(&scope) {
+        if c.officiates_tournament(id, (!name.is_empty()).then_some(name)) {
             Ok(())
         } else {
             Err(crate::auth::denied(c, &format!("create games in tournament `{name}` (its referees and chief arbiters only)")))

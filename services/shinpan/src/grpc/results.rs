@@ -274,8 +274,8 @@ pub struct Count {
 
 /// Counts the reconstructed final position (第十条): with the players' agreed statuses
 /// (第九条), or — with none — the statuses the adjudicator finds by hypothetical play
-/// (第七条・第八条).
-pub async fn count(recon: &Reconstruction, komi: f64, agreements: &[pb::Agreement]) -> Result<Count, Status> {
+/// (第七条・第八条), searched once a core is free ([`AppState::search`]).
+pub async fn count(state: &AppState, recon: &Reconstruction, komi: f64, agreements: &[pb::Agreement]) -> Result<Count, Status> {
     let game = recon.replayed.game.clone();
     let rules = recon.rules;
     let board = game.board().clone();
@@ -299,9 +299,7 @@ pub async fn count(recon: &Reconstruction, komi: f64, agreements: &[pb::Agreemen
         None => {
             let b = board.clone();
             let opts = shinpan_adjudicator::Options { to_move: game.to_move(), ko_pending: game.ko_point(), ..Default::default() };
-            let adj = tokio::task::spawn_blocking(move || shinpan_adjudicator::adjudicate(&b, rules, &opts))
-                .await
-                .map_err(|e| Status::internal(format!("adjudication: {e}")))?;
+            let adj = state.search(move || shinpan_adjudicator::adjudicate(&b, rules, &opts)).await?;
             let proofs = adj
                 .proofs
                 .iter()
@@ -538,7 +536,7 @@ impl ResultsService {
                         "play has not stopped (第九条: three consecutive passes, or both players wish to end and give agreed statuses): nothing to count yet",
                     ));
                 }
-                let cnt = count(&recon, ctx.game.komi, &req.agreements).await?;
+                let cnt = count(&self.state, &recon, ctx.game.komi, &req.agreements).await?;
                 detail["count"] = cnt.detail["count"].clone();
                 detail["decided_by"] = cnt.detail["decided_by"].clone();
                 detail["proofs"] = cnt.detail["proofs"].clone();
@@ -679,7 +677,7 @@ impl ResultsService {
         let objected = store.current_result(id).await.map_err(store_status)?;
         let is_count = objected.as_ref().is_some_and(|r| matches!(Ending::from_reason(&r.reason), Some(Ending::Count | Ending::Jigo)));
         let readj = if is_count || recon.replayed.game.phase() != goban::Phase::Playing {
-            let cnt = count(&recon, ctx.game.komi, &[]).await?;
+            let cnt = count(&self.state, &recon, ctx.game.komi, &[]).await?;
             json!({
                 "engine": "shinpan-adjudicator",
                 "result": cnt.result.to_sgf(),
