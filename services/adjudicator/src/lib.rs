@@ -136,6 +136,13 @@
 //!       avoidable → **seki**; under 1989 only the attacker's end is asked;
 //!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude.
 //!
+//!    With at least 1,000,000 nodes (`DFPN_FROM`) left for a chain (kakunin budgets, not the
+//!    service's default), step 2 first runs capped at 250,000 nodes, then df-pn proofs
+//!    (`search::Prover::prove_dfpn`, a quarter of what is left per end) of the ends it did
+//!    not exclude, then step 2 in full and step 3 with df-pn: the lines of 40 moves of
+//!    kakunin 4 are out of the deepening's reach but not of df-pn's (kakunin 4 in 25 s
+//!    instead of 150 s).
+//!
 //!    Moves inside either side's unconditional area are not generated: they change
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
 //!    the region do; in the local games of step 2 only the defender's area is left out —
@@ -1000,6 +1007,34 @@ const TRAP_SHARE: u64 = 3;
 /// 1989 at 20,000 nodes per region.
 const TRAP_SHARE_1989: u64 = 2;
 
+/// From this many nodes left for a chain on, its deeper proofs are df-pn searches
+/// (crate docs, Engine step 4). Below it (the service's default of 500,000 nodes per region,
+/// the bench's 20,000) nothing changes: at 500,000 nodes per region df-pn from 100,000 on
+/// decided 16,802 stones of the real games against the deepening's 16,814.
+/// ([`search::Prover::prove_dfpn`]) and come, with `1 / DFPN_SHARE` of what is left per
+/// end, after a first avoidance search capped at [`FIRST_TRAP_NODES`].
+const DFPN_FROM: u64 = 1_000_000;
+/// See [`DFPN_FROM`].
+const DFPN_SHARE: u64 = 4;
+/// See [`DFPN_FROM`].
+const FIRST_TRAP_NODES: u64 = 250_000;
+
+/// The two avoidance searches of a chain and their answers (`None`: out of budget;
+/// `Some(true)`: the end is avoidable).
+struct Traps {
+    avoidable_alive: Option<bool>,
+    avoidable_dead: Option<bool>,
+    keep_alive_out: Trap,
+    keep_dead_out: Trap,
+}
+
+impl Traps {
+    /// Whether they settle the status (alive forced, dead forced, or both avoidable).
+    fn decided(&self) -> bool {
+        matches!((self.avoidable_alive, self.avoidable_dead), (Some(false), _) | (Some(true), Some(_)))
+    }
+}
+
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.
 const QUICK_PROOF_NODES: u64 = 20_000;
@@ -1058,9 +1093,9 @@ fn decide_with(
         Mode::Kiyaku2011 => &[End::Alive, End::Dead],
         Mode::Kiyaku1989 => &[End::Dead],
     };
-    let prove = |region: &mut Region, goal: End, limit: u64| -> Option<(Status, Vec<(Color, Move)>)> {
+    let prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
         let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
-        forced(region, &root, stones, c, goal, limit, MAX_LINE).map(|line| (status, line))
+        forced(region, &root, stones, c, goal, limit, MAX_LINE, deep).map(|line| (status, line))
     };
     // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
@@ -1069,7 +1104,7 @@ fn decide_with(
         region.safety_end = true;
         for &goal in goals {
             let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(SAFE_END_PROOF_NODES);
-            let found = prove(region, goal, limit);
+            let found = prove(region, goal, limit, false);
             region.nodes = region.nodes.min(limit);
             if let Some(found) = found {
                 region.safety_end = false;
@@ -1082,7 +1117,7 @@ fn decide_with(
     let cap = if exhaustive { QUICK_PROOF_NODES } else { LARGE_REGION_QUICK_NODES };
     let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
     for &goal in goals {
-        if let Some(found) = prove(region, goal, quick) {
+        if let Some(found) = prove(region, goal, quick, false) {
             return found;
         }
     }
@@ -1091,26 +1126,50 @@ fn decide_with(
     }
     // 2. The exact answer with a third of what is left (a half under 1989): can the other
     //    side keep the play out of each end for ever (a trap; seki when both can)?
-    let budget = region.budget;
     let share = match region.mode {
         Mode::Kiyaku2011 => TRAP_SHARE,
         Mode::Kiyaku1989 => TRAP_SHARE_1989,
     };
-    region.budget = region.nodes + (budget - region.nodes) / share;
-    let mut keep_alive_out = Trap::new(stones.to_vec(), c, End::Alive);
-    let mut keep_dead_out = Trap::new(stones.to_vec(), c, End::Dead);
-    // `None` = out of budget; `Some(true)` = the end is avoidable.
-    let avoidable_alive = match region.mode {
-        Mode::Kiyaku2011 => keep_alive_out.avoids(region, &root).ok(),
-        Mode::Kiyaku1989 => Some(true), // 1989 asks only whether the attacker forces death
+    let traps = |region: &mut Region, limit: u64| -> Traps {
+        let budget = region.budget;
+        region.budget = limit;
+        let mut keep_alive_out = Trap::new(stones.to_vec(), c, End::Alive);
+        let mut keep_dead_out = Trap::new(stones.to_vec(), c, End::Dead);
+        // `None` = out of budget; `Some(true)` = the end is avoidable.
+        let avoidable_alive = match region.mode {
+            Mode::Kiyaku2011 => keep_alive_out.avoids(region, &root).ok(),
+            Mode::Kiyaku1989 => Some(true), // 1989 asks only whether the attacker forces death
+        };
+        let avoidable_dead = match avoidable_alive {
+            Some(true) => keep_dead_out.avoids(region, &root).ok(),
+            _ => None,
+        };
+        region.nodes = region.nodes.min(region.budget);
+        region.budget = budget;
+        Traps { avoidable_alive, avoidable_dead, keep_alive_out, keep_dead_out }
     };
-    let avoidable_dead = match avoidable_alive {
-        Some(true) => keep_dead_out.avoids(region, &root).ok(),
-        _ => None,
+    // With a large budget (kakunin 4: lines of 40 moves), a first avoidance search is
+    // capped, and df-pn proofs of the ends it did not exclude come before the full one.
+    let deep = region.budget - region.nodes >= DFPN_FROM;
+    let mut first = None;
+    if deep {
+        let t = traps(region, region.nodes + ((region.budget - region.nodes) / share).min(FIRST_TRAP_NODES));
+        if t.decided() {
+            first = Some(t);
+        } else {
+            for &goal in goals.iter().filter(|&&g| g != End::Alive || t.avoidable_alive.is_none()) {
+                let limit = region.nodes + (region.budget - region.nodes) / DFPN_SHARE;
+                if let Some(found) = prove(region, goal, limit, true) {
+                    return found;
+                }
+            }
+        }
+    }
+    let t = match first {
+        Some(t) => t,
+        None => traps(region, region.nodes + (region.budget - region.nodes) / share),
     };
-    region.nodes = region.nodes.min(region.budget);
-    region.budget = budget;
-    let forced = match (avoidable_alive, avoidable_dead) {
+    let forced = match (t.avoidable_alive, t.avoidable_dead) {
         (Some(false), _) => Some(End::Alive),
         (Some(true), Some(false)) => Some(End::Dead),
         (Some(true), Some(true)) => None,
@@ -1119,20 +1178,22 @@ fn decide_with(
             let left: Vec<End> = goals.iter().copied().filter(|&g| g != End::Alive || alive.is_none()).collect();
             for (k, &goal) in left.iter().enumerate() {
                 let limit = region.nodes + (region.budget - region.nodes) / (left.len() - k) as u64;
-                if let Some(found) = prove(region, goal, limit) {
+                if let Some(found) = prove(region, goal, limit, deep) {
                     return found;
                 }
             }
             return (Status::Undecided, Vec::new());
         }
     };
+    let Traps { keep_alive_out, keep_dead_out, .. } = t;
     match (region.mode, forced) {
         (_, Some(goal)) => {
             // Forced: show it with a proof line if one is found in what is left.
             let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
             let mut p = Prover::new(stones.to_vec(), c, goal);
             let budget = region.budget;
-            let line = match p.prove(region, &root, budget) {
+            let r = if deep { p.prove_dfpn(region, &root, budget) } else { p.prove(region, &root, budget) };
+            let line = match r {
                 Ok(true) => p.line(region, &root, MAX_LINE),
                 _ => Vec::new(),
             };

@@ -345,7 +345,7 @@ fn local_game_run(scope: Scope, cells: Vec<u8>, inner: usize, total: usize, colo
     // No 第五条 ban at the start: a ban on the attacker would only restrict it, and a ban on
     // the defender is lifted by the pass with which its strategy opens.
     let root = State { cells, to_move: colour.opponent(), ko: NONE, bans: [Vec::new(), Vec::new()] };
-    match forced(&mut region, &root, &boundary, colour, End::Alive, lb, 40) {
+    match forced(&mut region, &root, &boundary, colour, End::Alive, lb, 40, false) {
         Some(line) => (true, region.nodes, line),
         None => (false, region.nodes.min(lb), Vec::new()),
     }
