@@ -131,5 +131,6 @@ pub fn new_game(tournament: &str, board: u32, size: u32) -> shinpan_proto::v1::C
         komi: None,
         handicap: 0,
         rule_set: String::new(),
+        idempotency_key: String::new(),
     }
 }

@@ -65,6 +65,7 @@ impl Env {
                 round: 1,
                 board_number: board,
                 rule_set: String::new(),
+                ..Default::default()
             })
             .await
             .expect("import")
@@ -406,6 +407,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
         round: 1,
         board_number: 1,
         rule_set: String::new(),
+        ..Default::default()
     });
     imp.metadata_mut().insert("authorization", bearer(Role::Referee, "referee-1", Some("Honinbo League")));
     let id = rec.import_sgf(imp).await.unwrap().into_inner().game.unwrap().id;

@@ -411,8 +411,14 @@ async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
     // W[aa] captured by B[ab] at move 5, then four passes (第九条2).
     let sgf = "(;GM[1]FF[4]SZ[9]RU[Japanese]KM[6.5];B[ba];W[aa];B[ee];W[gg];B[ab];W[cc];B[];W[];B[];W[])";
     // Board 1 of round 1 of the Import Cup (imported twice below).
-    let request =
-        || pb::ImportSgfRequest { sgf: sgf.into(), tournament: "Import Cup".into(), round: 1, board_number: 1, rule_set: String::new() };
+    let request = || pb::ImportSgfRequest {
+        sgf: sgf.into(),
+        tournament: "Import Cup".into(),
+        round: 1,
+        board_number: 1,
+        rule_set: String::new(),
+        ..Default::default()
+    };
     let imported = client.import_sgf(request()).await.unwrap().into_inner();
     assert_eq!(imported.moves, 10);
     let game = imported.game.unwrap();
@@ -452,5 +458,54 @@ async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
     let exported = client.export_sgf(pb::ExportSgfRequest { game_id: game.id.clone() }).await.unwrap().into_inner().sgf;
     let back = shinpan_sgf::Record::parse(&exported).unwrap();
     assert_eq!(moves_of(&back), moves_of(&shinpan_sgf::Record::parse(sgf).unwrap()));
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_create_or_import_with_its_key_gives_back_the_first_game() {
+    let app = TestApp::spawn().await;
+    let mut client = app.recording();
+    // CreateGame: the answer was lost; the director's client sends the same request again.
+    let create = pb::CreateGameRequest { idempotency_key: "retry-cup/r1/b1".into(), ..new_game("Key Cup", 1, 9) };
+    let first = client.create_game(create.clone()).await.unwrap().into_inner();
+    client.record_move(record(&first.id, 1, play(Black, "ee"), "k1")).await.unwrap();
+    let again = client.create_game(create.clone()).await.unwrap().into_inner();
+    assert_eq!(again.id, first.id, "the retry gets the game the first call created");
+    assert_eq!(again.move_number, 1, "as it is now");
+    // Without the key, the same request is a second game on a taken board: ALREADY_EXISTS.
+    let unkeyed = client.create_game(new_game("Key Cup", 1, 9)).await.unwrap_err();
+    assert_eq!(unkeyed.code(), Code::AlreadyExists);
+    // The key sent again with a different request: refused, naming the key; nothing created.
+    let other = client.create_game(pb::CreateGameRequest { board_number: 2, ..create.clone() }).await.unwrap_err();
+    assert_eq!(other.code(), Code::AlreadyExists, "{other:?}");
+    assert_eq!(other.get_details_resource_info().map(|r| r.resource_name), Some("retry-cup/r1/b1".to_string()));
+    let too_long =
+        client.create_game(pb::CreateGameRequest { idempotency_key: "k".repeat(201), ..new_game("Key Cup", 3, 9) }).await.unwrap_err();
+    assert_eq!(too_long.code(), Code::InvalidArgument);
+    let listed = |c: &mut pb::game_recording_client::GameRecordingClient<_>| {
+        let mut c = c.clone();
+        async move { c.list_games(pb::ListGamesRequest { tournament: "Key Cup".into(), round: 0 }).await.unwrap().into_inner().games.len() }
+    };
+    assert_eq!(listed(&mut client).await, 1);
+
+    // ImportSgf onto the next free board: a retry without a key files a second copy; with
+    // its key it gets the first import back, marked as replayed.
+    let sgf = "(;GM[1]FF[4]SZ[9]KM[6.5]PB[Kitani Minoru]PW[Go Seigen];B[ee];W[cc];B[gg])";
+    let import = pb::ImportSgfRequest {
+        sgf: sgf.into(),
+        tournament: "Key Cup".into(),
+        round: 1,
+        idempotency_key: "import-1".into(),
+        ..Default::default()
+    };
+    let a = client.import_sgf(import.clone()).await.unwrap().into_inner();
+    let b = client.import_sgf(import.clone()).await.unwrap().into_inner();
+    assert!(!a.replayed && b.replayed);
+    assert_eq!(b.game.as_ref().unwrap().id, a.game.as_ref().unwrap().id);
+    assert_eq!(b.moves, 3);
+    assert_eq!(listed(&mut client).await, 2);
+    let c = client.import_sgf(pb::ImportSgfRequest { idempotency_key: String::new(), ..import.clone() }).await.unwrap().into_inner();
+    assert_ne!(c.game.unwrap().id, a.game.unwrap().id, "no key: a new game on the next free board");
+    assert_eq!(listed(&mut client).await, 3);
     app.stop().await;
 }

@@ -50,6 +50,7 @@ impl Env {
                 komi: Some(komi),
                 handicap: 0,
                 rule_set: "japanese-2011".into(),
+                ..Default::default()
             })
             .await
             .expect("create game")
@@ -745,7 +746,8 @@ async fn auth_all_guards_recording_too() {
         c.board_number = 2;
         assert_eq!(rec.create_game(authed(c, t)).await.unwrap_err().code(), Code::PermissionDenied);
         let sgf = "(;GM[1]FF[4]SZ[9]PB[Kato Masao]PW[Cho Chikun];B[ee])".to_string();
-        let imp = pb::ImportSgfRequest { sgf, tournament: T.into(), round: 1, board_number: 3, rule_set: String::new() };
+        let imp =
+            pb::ImportSgfRequest { sgf, tournament: T.into(), round: 1, board_number: 3, rule_set: String::new(), ..Default::default() };
         assert_eq!(rec.import_sgf(authed(imp, t)).await.unwrap_err().code(), Code::PermissionDenied);
     }
     let mv = |n: u32, color: pb::Color, point: &str| pb::RecordMoveRequest {
@@ -795,7 +797,14 @@ async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
     let imported = env
         .app
         .recording()
-        .import_sgf(pb::ImportSgfRequest { sgf, tournament: T.into(), round: 1, board_number: 1, rule_set: String::new() })
+        .import_sgf(pb::ImportSgfRequest {
+            sgf,
+            tournament: T.into(),
+            round: 1,
+            board_number: 1,
+            rule_set: String::new(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

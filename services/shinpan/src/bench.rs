@@ -186,6 +186,7 @@ pub async fn measure(
                     komi: Some(6.5),
                     handicap: 0,
                     rule_set: "japanese-2011".into(),
+                    ..Default::default()
                 })
                 .await
                 .map(|g| g.into_inner().id)

@@ -97,6 +97,10 @@ pub enum GameCommand {
         /// Rule set.
         #[arg(long, default_value = "japanese-2011")]
         rules: String,
+        /// Idempotency key: running the command again with the same key and arguments
+        /// prints the game the first run created instead of creating a second one.
+        #[arg(long, default_value = "")]
+        key: String,
     },
     /// Record a stone (SGF point, e.g. dd).
     Move {
@@ -174,6 +178,10 @@ pub enum GameCommand {
         /// Rule set override.
         #[arg(long, default_value = "")]
         rules: String,
+        /// Idempotency key: importing again with the same key and arguments prints the
+        /// game the first run imported instead of filing a second copy.
+        #[arg(long, default_value = "")]
+        key: String,
     },
     /// Export a game as SGF.
     Export {
@@ -344,7 +352,7 @@ async fn run_async(args: Args) -> ExitCode {
     };
     let token = args.conn.token.as_str();
     match args.command {
-        GameCommand::Create { tournament, round, board, black, black_rank, white, white_rank, size, komi, handicap, rules } => {
+        GameCommand::Create { tournament, round, board, black, black_rank, white, white_rank, size, komi, handicap, rules, key } => {
             let req = pb::CreateGameRequest {
                 tournament,
                 round,
@@ -355,6 +363,7 @@ async fn run_async(args: Args) -> ExitCode {
                 komi,
                 handicap,
                 rule_set: rules,
+                idempotency_key: key,
             };
             match client.create_game(authed(req, token)).await {
                 Ok(g) => {
@@ -432,18 +441,22 @@ async fn run_async(args: Args) -> ExitCode {
                 Err(s) => fail(status_text(&s)),
             }
         }
-        GameCommand::Import { file, tournament, round, board, rules } => {
+        GameCommand::Import { file, tournament, round, board, rules, key } => {
             // Readable: checked in `run_async`. Decoded here by its CA[] charset (Shift_JIS,
             // EUC-JP, ...; shinpan_sgf::scan::decode): the server takes text.
             let bytes = std::fs::read(&file).unwrap_or_default();
             let sgf = shinpan_sgf::scan::decode(&bytes);
-            let req = pb::ImportSgfRequest { sgf, tournament, round, board_number: board, rule_set: rules };
+            let req = pb::ImportSgfRequest { sgf, tournament, round, board_number: board, rule_set: rules, idempotency_key: key };
             match client.import_sgf(authed(req, token)).await {
                 Ok(r) => {
                     let r = r.into_inner();
                     let g = r.game.unwrap_or_default();
                     println!("{}", g.id);
-                    eprintln!("imported {} moves from {}", r.moves, file.display());
+                    if r.replayed {
+                        eprintln!("already imported with this key: {} moves from {}", r.moves, file.display());
+                    } else {
+                        eprintln!("imported {} moves from {}", r.moves, file.display());
+                    }
                     exit::code(exit::OK)
                 }
                 Err(s) => {

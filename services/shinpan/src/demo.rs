@@ -121,6 +121,7 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
             round: 0,
             board_number: 0,
             rule_set: String::new(),
+            ..Default::default()
         })
         .await?
         .into_inner();
@@ -147,6 +148,7 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
             komi: Some(game.komi),
             handicap: 0,
             rule_set: "japanese-2011".into(),
+            ..Default::default()
         })
         .await?
         .into_inner();

@@ -76,6 +76,15 @@ async fn game_subcommands_send_the_bearer_token() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("1 moves, white to play"), "{out}");
 
+    // --key: the same command run again (its answer lost) prints the same game, not a
+    // second one (nor ALREADY_EXISTS for its own board).
+    let keyed: Vec<&str> = create.iter().copied().chain(["--board", "2", "--key", "token-cup-b2"]).collect();
+    let (code, out, err) = with(&keyed, Some(&token)).await;
+    assert_eq!(code, 0, "{err}");
+    let (code, again, err) = with(&keyed, Some(&token)).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(again.trim(), out.trim());
+
     // SHINPAN_TOKEN in the environment works as --token: import and export a record.
     let file = std::env::temp_dir().join(format!("shinpan-game-cli-{}.sgf", uuid::Uuid::new_v4()));
     std::fs::write(&file, "(;GM[1]FF[4]SZ[9]KM[6.5]PB[Kato Masao]PW[Cho Chikun];B[cc];W[gg];B[cg];W[gc])").unwrap();
@@ -90,7 +99,7 @@ async fn game_subcommands_send_the_bearer_token() {
     assert!(compact.contains(";B[cc];W[gg];B[cg];W[gc]"), "{out}");
     let (code, out, err) = with(&["game", "list", "--tournament", "Token Cup"], Some(&token)).await;
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out.lines().count(), 1, "{out}");
+    assert_eq!(out.lines().count(), 2, "boards 1 and 2 (created twice with one key): {out}");
 
     // A Shift_JIS record (CA[Shift_JIS]) is decoded by the client before it is sent: the
     // names come back as written, and 十's second byte (0x5C) escaped nothing.

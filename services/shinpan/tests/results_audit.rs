@@ -30,9 +30,11 @@ async fn game_with_three_moves(store: &Store, black: uuid::Uuid, white: uuid::Uu
             handicap: 0,
             rule_set: "japanese-2011".into(),
             setup: serde_json::json!({}),
+            key: None,
         })
         .await
-        .unwrap();
+        .unwrap()
+        .game;
     for (n, (c, p)) in [(Colour::Black, "ee"), (Colour::White, "cc"), (Colour::Black, "gg")].into_iter().enumerate() {
         store.write(GameWrite::new_move(g.id, n as i32 + 1, c, Some(p))).await.unwrap();
     }

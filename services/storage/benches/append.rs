@@ -62,10 +62,11 @@ fn main() {
                     handicap: 0,
                     rule_set: "japanese-2011".into(),
                     setup: json!({}),
+                    key: None,
                 })
                 .await
                 .unwrap();
-            ids.push(g.id);
+            ids.push(g.game.id);
         }
         let start = Instant::now();
         let mut tasks = Vec::new();

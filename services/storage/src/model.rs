@@ -202,6 +202,28 @@ pub struct NewGame {
     pub rule_set: String,
     /// Setup stones and record properties, a JSON object, e.g. `{"AB":["dd","pp"]}`.
     pub setup: Value,
+    /// The client's idempotency key for the call that creates the game, if any: a retry
+    /// with the same key gives back this game ([`crate::Store::create_game`]).
+    pub key: Option<GameKey>,
+}
+
+/// A client's idempotency key for creating a game, with a digest of its request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameKey {
+    /// The key (1..=200 bytes), unique over all games.
+    pub key: String,
+    /// SHA-256 (32 bytes) of the request it was sent with: the same key with another
+    /// request is refused.
+    pub request_digest: Vec<u8>,
+}
+
+/// A game as [`crate::Store::create_game`] or [`crate::Store::import_game`] left it.
+#[derive(Debug, Clone)]
+pub struct Created {
+    /// The game (for a replay: as stored now, with whatever was recorded since).
+    pub game: Game,
+    /// True when an earlier call with the same [`GameKey`] created it.
+    pub replayed: bool,
 }
 
 /// A stored game with its two players.

@@ -477,15 +477,52 @@ impl Store {
     /// payload holds the game's particulars. Errors: [`StoreError::AlreadyExists`] when the
     /// tournament's round already has a game on that table; [`StoreError::NotFound`] for an unknown
     /// tournament or player; [`StoreError::InvalidArgument`] for a board size outside 1..=52.
-    pub async fn create_game(&self, g: &NewGame) -> StoreResult<Game> {
+    ///
+    /// With a [`GameKey`]: if a game was created with that key and the same request digest,
+    /// that game is returned (`replayed`), whatever was recorded in it since, and nothing is
+    /// written — also when two calls with the key race (the second finds the first's game).
+    /// The key with another digest: [`StoreError::AlreadyExists`].
+    pub async fn create_game(&self, g: &NewGame) -> StoreResult<Created> {
+        if let Some(game) = self.game_by_key(g.key.as_ref()).await? {
+            return Ok(Created { game, replayed: true });
+        }
+        match self.insert_game(g).await {
+            Err(StoreError::AlreadyExists(m)) => match self.game_by_key(g.key.as_ref()).await? {
+                // A concurrent call with the same key created it first.
+                Some(game) => Ok(Created { game, replayed: true }),
+                None => Err(StoreError::AlreadyExists(m)),
+            },
+            r => r.map(|game| Created { game, replayed: false }),
+        }
+    }
+
+    /// The game created with `key` (`None` when no game has it, or no key is given).
+    /// Errors: `AlreadyExists` when the key was used with a different request digest.
+    pub async fn game_by_key(&self, key: Option<&GameKey>) -> StoreResult<Option<Game>> {
+        let Some(k) = key else { return Ok(None) };
+        let row: Option<(Uuid, Vec<u8>)> = sqlx::query_as("SELECT id, request_digest FROM games WHERE idempotency_key = $1")
+            .bind(&k.key)
+            .fetch_optional(&self.pool)
+            .await?;
+        match row {
+            None => Ok(None),
+            Some((id, digest)) if digest == k.request_digest => Ok(Some(self.get_game(id).await?)),
+            Some((id, _)) => {
+                Err(StoreError::AlreadyExists(format!("idempotency key {:?} was used for a different request (game {id})", k.key)))
+            }
+        }
+    }
+
+    async fn insert_game(&self, g: &NewGame) -> StoreResult<Game> {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
         let event = build_event(id, None, "game_created", game_created_payload(g, &setup));
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
-                                board_width, board_height, komi, handicap, rule_set, setup, last_seq, last_hash)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                                board_width, board_height, komi, handicap, rule_set, setup, last_seq, last_hash,
+                                idempotency_key, request_digest)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
         )
         .bind(id)
         .bind(g.tournament_id)
@@ -501,6 +538,8 @@ impl Store {
         .bind(&setup)
         .bind(event.seq)
         .bind(&event.hash)
+        .bind(g.key.as_ref().map(|k| &k.key))
+        .bind(g.key.as_ref().map(|k| &k.request_digest))
         .execute(&mut *tx)
         .await?;
         insert_event(&mut tx, &event).await?;
@@ -517,8 +556,22 @@ impl Store {
     /// `end` is given, a final event of `end.kind` that sets the game's state (payload plus
     /// `from_state`/`to_state`, as [`Store::set_game_state`] records it). Moves are numbered from
     /// 1 in the order given. Errors: as [`Store::create_game`]; [`StoreError::InvalidArgument`]
-    /// for a bad SGF point or a payload that is not an object.
-    pub async fn import_game(&self, g: &NewGame, moves: &[ImportedMove], end: Option<GameEnd>) -> StoreResult<Game> {
+    /// for a bad SGF point or a payload that is not an object. A [`GameKey`] works as for
+    /// [`Store::create_game`].
+    pub async fn import_game(&self, g: &NewGame, moves: &[ImportedMove], end: Option<GameEnd>) -> StoreResult<Created> {
+        if let Some(game) = self.game_by_key(g.key.as_ref()).await? {
+            return Ok(Created { game, replayed: true });
+        }
+        match self.insert_imported(g, moves, end).await {
+            Err(StoreError::AlreadyExists(m)) => match self.game_by_key(g.key.as_ref()).await? {
+                Some(game) => Ok(Created { game, replayed: true }),
+                None => Err(StoreError::AlreadyExists(m)),
+            },
+            r => r.map(|game| Created { game, replayed: false }),
+        }
+    }
+
+    async fn insert_imported(&self, g: &NewGame, moves: &[ImportedMove], end: Option<GameEnd>) -> StoreResult<Game> {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
         let mut events = vec![build_event(id, None, "game_created", game_created_payload(g, &setup))];
@@ -547,8 +600,8 @@ impl Store {
         sqlx::query(
             "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
                                 board_width, board_height, komi, handicap, rule_set, setup, state,
-                                move_count, last_seq, last_hash)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                                move_count, last_seq, last_hash, idempotency_key, request_digest)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
         )
         .bind(id)
         .bind(g.tournament_id)
@@ -566,6 +619,8 @@ impl Store {
         .bind(moves.len() as i32)
         .bind(head.seq)
         .bind(&head.hash)
+        .bind(g.key.as_ref().map(|k| &k.key))
+        .bind(g.key.as_ref().map(|k| &k.request_digest))
         .execute(&mut *tx)
         .await?;
         sqlx::query(

@@ -34,9 +34,11 @@ async fn new_game(store: &Store) -> Game {
             handicap: 0,
             rule_set: "japanese-2011".into(),
             setup: json!({}),
+            key: None,
         })
         .await
         .unwrap()
+        .game
 }
 
 fn mv(game: Uuid, n: i32, point: &str) -> GameWrite {
@@ -74,6 +76,7 @@ async fn create_and_get_game(pool: PgPool) {
             handicap: 0,
             rule_set: "japanese-2011".into(),
             setup: json!({}),
+            key: None,
         })
         .await;
     assert!(matches!(dup, Err(StoreError::AlreadyExists(_))), "{dup:?}");
@@ -101,6 +104,7 @@ async fn import_game_stores_a_whole_record_atomically(pool: PgPool) {
         handicap: 0,
         rule_set: "japanese-2011".into(),
         setup: json!({"EV": "Test Cup"}),
+        key: None,
     };
     let record: Vec<ImportedMove> = ["ee", "cc", "", ""]
         .iter()
@@ -113,7 +117,7 @@ async fn import_game_stores_a_whole_record_atomically(pool: PgPool) {
         })
         .collect();
     let end = GameEnd { state: GameState::Ended, kind: "play_ended".into(), payload: json!({"article": "第九条"}) };
-    let imported = store.import_game(&ng, &record, Some(end.clone())).await.unwrap();
+    let imported = store.import_game(&ng, &record, Some(end.clone())).await.unwrap().game;
     assert_eq!((imported.move_count, imported.last_event_seq, imported.state), (4, 6, GameState::Ended));
     let moves = store.moves(imported.id).await.unwrap();
     assert_eq!(moves.iter().map(|m| m.point.clone()).collect::<Vec<_>>(), vec![Some("ee".into()), Some("cc".into()), None, None]);
@@ -133,10 +137,65 @@ async fn import_game_stores_a_whole_record_atomically(pool: PgPool) {
     assert_eq!(store.list_games(g.tournament_id, None).await.unwrap().len(), 2);
     // recording continues on an imported game that is still being played
     ng.round = Some(4);
-    let live = store.import_game(&ng, &record[..2], None).await.unwrap();
+    let live = store.import_game(&ng, &record[..2], None).await.unwrap().game;
     let out = store.write(mv(live.id, 3, "gg")).await.unwrap();
     assert_eq!((out.mv.unwrap().move_number, out.event.seq), (3, 4));
     assert!(store.verify_chain(live.id).await.unwrap().is_intact());
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn a_game_created_with_a_key_is_created_once(pool: PgPool) {
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    let key = |k: &str, d: u8| Some(GameKey { key: k.into(), request_digest: vec![d; 32] });
+    let ng = NewGame {
+        tournament_id: None,
+        round: None,
+        table_number: None,
+        black_player_id: g.black.id,
+        white_player_id: g.white.id,
+        board_width: 9,
+        board_height: 9,
+        komi: 6.5,
+        handicap: 0,
+        rule_set: "japanese-2011".into(),
+        setup: json!({}),
+        key: key("board-7-retry", 1),
+    };
+    // Eight racing calls with one key (a client retrying over a flaky link): one game.
+    let calls = (0..8).map(|_| {
+        let (store, ng) = (store.clone(), ng.clone());
+        tokio::spawn(async move { store.create_game(&ng).await })
+    });
+    let answers: Vec<Created> = futures::future::join_all(calls).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    let first = answers[0].game.id;
+    assert!(answers.iter().all(|c| c.game.id == first), "one game for one key");
+    assert_eq!(answers.iter().filter(|c| !c.replayed).count(), 1, "exactly one call created it");
+    assert_eq!(store.list_games(None, None).await.unwrap().len(), 2, "the first game and the keyed one");
+    // A later retry gets the game as it is now, moves included.
+    store.write(mv(first, 1, "ee")).await.unwrap();
+    let again = store.create_game(&ng).await.unwrap();
+    assert!(again.replayed);
+    assert_eq!((again.game.id, again.game.move_count), (first, 1));
+    // The same key with another request is refused; nothing is created.
+    let other = NewGame { komi: 0.5, key: key("board-7-retry", 2), ..ng.clone() };
+    let e = store.create_game(&other).await.unwrap_err();
+    assert!(matches!(&e, StoreError::AlreadyExists(m) if m.contains("different request")), "{e:?}");
+    // Imports: the same, and a key is unique over created and imported games alike.
+    let record = vec![ImportedMove { colour: Colour::Black, point: Some("cc".into()), client_time: None, event_payload: json!({}) }];
+    let imported = store.import_game(&NewGame { key: key("import-1", 3), ..ng.clone() }, &record, None).await.unwrap();
+    assert!(!imported.replayed);
+    let retried = store.import_game(&NewGame { key: key("import-1", 3), ..ng.clone() }, &record, None).await.unwrap();
+    assert!(retried.replayed);
+    assert_eq!(retried.game.id, imported.game.id);
+    let clash = NewGame { key: key("board-7-retry", 4), ..ng.clone() };
+    assert!(matches!(store.import_game(&clash, &record, None).await, Err(StoreError::AlreadyExists(_))));
+    assert_eq!(store.list_games(None, None).await.unwrap().len(), 3);
+    // Without a key every call creates a game (no way to tell a retry from a new game).
+    let unkeyed = NewGame { key: None, ..ng.clone() };
+    let (a, b) = (store.create_game(&unkeyed).await.unwrap(), store.create_game(&unkeyed).await.unwrap());
+    assert_ne!(a.game.id, b.game.id);
+    assert!(!a.replayed && !b.replayed);
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]

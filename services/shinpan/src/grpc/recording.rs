@@ -81,11 +81,37 @@ pub fn game_id(field: &str, s: &str) -> Result<Uuid, ApiError> {
 /// `ALREADY_EXISTS` naming "tournament/round r/board b"; others as [`store_error`].
 fn create_error(e: StoreError, req: &pb::CreateGameRequest) -> ApiError {
     match e {
+        StoreError::AlreadyExists(m) if m.starts_with("idempotency key") => ApiError::AlreadyExists {
+            kind: "idempotency key (sent before with a different request)",
+            id: req.idempotency_key.trim().into(),
+        },
         StoreError::AlreadyExists(_) => {
             ApiError::AlreadyExists { kind: "game", id: format!("{}/round {}/board {}", req.tournament, req.round, req.board_number) }
         }
         e => store_error(e, None),
     }
+}
+
+/// Most bytes of a game-creating request's idempotency key.
+const MAX_KEY_BYTES: usize = 200;
+
+/// The idempotency key of a request that creates a game (`None` when `key` is empty), with
+/// the SHA-256 of `what` and the request's prost encoding with the key left out (`request`
+/// has it cleared): a retry sends the same bytes. Errors: `INVALID_ARGUMENT` on `field`
+/// for a key over [`MAX_KEY_BYTES`].
+fn game_key(field: &str, key: &str, what: &str, request: &impl prost::Message) -> Result<Option<storage::GameKey>, ApiError> {
+    use sha2::Digest;
+    let key = key.trim();
+    if key.is_empty() {
+        return Ok(None);
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(ApiError::field(field, format!("an idempotency key has at most {MAX_KEY_BYTES} bytes")));
+    }
+    let mut h = sha2::Sha256::new();
+    h.update(what.as_bytes());
+    h.update(request.encode_to_vec());
+    Ok(Some(storage::GameKey { key: key.to_string(), request_digest: h.finalize().to_vec() }))
 }
 
 fn colour(c: Color) -> storage::Colour {
@@ -439,8 +465,18 @@ impl RecordingService {
         req: &pb::CreateGameRequest,
         start: &GameStart,
         extra: serde_json::Map<String, Value>,
-    ) -> Result<storage::Game, ApiError> {
-        let new = self.new_game(req, start, extra).await?;
+    ) -> Result<storage::Created, ApiError> {
+        let key = game_key(
+            "idempotency_key",
+            &req.idempotency_key,
+            "CreateGame",
+            &pb::CreateGameRequest { idempotency_key: String::new(), ..req.clone() },
+        )?;
+        // A retry: the game its first call created, before anything is resolved again.
+        if let Some(game) = self.store()?.game_by_key(key.as_ref()).await.map_err(|e| create_error(e, req))? {
+            return Ok(storage::Created { game, replayed: true });
+        }
+        let new = storage::NewGame { key, ..self.new_game(req, start, extra).await? };
         self.store()?.create_game(&new).await.map_err(|e| create_error(e, req))
     }
 
@@ -506,6 +542,7 @@ impl RecordingService {
             handicap: start.handicap as i16,
             rule_set: start.rules.name().to_string(),
             setup: setup_json(start, extra),
+            key: None,
         })
     }
 
@@ -640,6 +677,12 @@ impl RecordingService {
     }
 
     async fn import(&self, req: pb::ImportSgfRequest) -> Result<pb::ImportSgfResponse, ApiError> {
+        let key = game_key(
+            "idempotency_key",
+            &req.idempotency_key,
+            "ImportSgf",
+            &pb::ImportSgfRequest { idempotency_key: String::new(), ..req.clone() },
+        )?;
         let (record, rules) = validation::parse_sgf("sgf", &req.sgf, &req.rule_set)?;
         if record.width != record.height {
             return Err(ApiError::field("sgf", "only square boards can be recorded"));
@@ -681,7 +724,12 @@ impl RecordingService {
             komi: Some(record.komi_or_default(rules)),
             handicap: start.handicap,
             rule_set: rules.name().to_string(),
+            idempotency_key: req.idempotency_key.clone(),
         };
+        // A retry: the game its first call imported (not a copy on the next free board).
+        if let Some(g) = self.store()?.game_by_key(key.as_ref()).await.map_err(|e| create_error(e, &create))? {
+            return self.imported(&g, &record, &game, true).await;
+        }
         let mut extra = serde_json::Map::new();
         for (k, v) in [
             ("DT", &info.date),
@@ -696,7 +744,7 @@ impl RecordingService {
             }
         }
         // Then store the whole record in one transaction: a crash mid-import stores nothing.
-        let new = self.new_game(&create, &start, extra).await?;
+        let new = storage::NewGame { key, ..self.new_game(&create, &start, extra).await? };
         let moves: Vec<storage::ImportedMove> = record
             .moves
             .iter()
@@ -725,12 +773,24 @@ impl RecordingService {
             payload: json!({ "reason": "consecutive passes (第九条)", "moves": record.moves.len() }),
         });
         let store = self.store()?;
-        let g = store.import_game(&new, &moves, end).await.map_err(|e| create_error(e, &create))?;
+        let c = store.import_game(&new, &moves, end).await.map_err(|e| create_error(e, &create))?;
+        self.imported(&c.game, &record, &game, c.replayed).await
+    }
+
+    /// The answer of `ImportSgf` for the stored game `g` of `record` (replayed as `game`).
+    async fn imported(
+        &self,
+        g: &storage::Game,
+        record: &shinpan_sgf::Record,
+        game: &goban::Game,
+        replayed: bool,
+    ) -> Result<pb::ImportSgfResponse, ApiError> {
         let tournament = self.tournament_name(g.tournament_id).await?;
         Ok(pb::ImportSgfResponse {
-            game: Some(self.game_pb(&g, tournament, false).await?),
+            game: Some(self.game_pb(g, tournament, false).await?),
             moves: record.moves.len() as u32,
             repetitions: game.repetitions().iter().map(convert::repetition_to_pb).collect(),
+            replayed,
         })
     }
 
@@ -794,11 +854,12 @@ impl pb::game_recording_server::GameRecording for RecordingService {
             return Err(ApiError::field("handicap", "handicap is 0 or 2..=9 stones").into());
         }
         let start = GameStart { rules, size, handicap: req.handicap, setup_black: vec![], setup_white: vec![], first_to_move: None };
-        let g = self.create(&req, &start, serde_json::Map::new()).await?;
-        tracing::info!(game = %g.id, "game created");
+        let storage::Created { game: g, replayed } = self.create(&req, &start, serde_json::Map::new()).await?;
+        tracing::info!(game = %g.id, replayed, "game created");
         // A new game has no moves: cache its start as stored, so that its first RecordMove
         // needs no extra round trips to the store (the cache's prefix rule holds trivially).
-        if let Ok(stored) = stored_start(&g) {
+        // A replayed one may have moves since: it is read when first needed.
+        if let Ok(stored) = stored_start(&g).map_err(|_| ()).and_then(|s| if replayed { Err(()) } else { Ok(s) }) {
             if let Ok(game) = stored.game() {
                 self.cache.put(g.id, std::sync::Arc::new(Snapshot { start: stored, moves: Vec::new(), game }));
             }
