@@ -1083,7 +1083,7 @@ mod tests {
     /// everything the iterative deepening proves within the same nodes.
     #[test]
     fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
-        let mut rand = crate::xorshift(0xdf_0b_2026_1124);
+        let mut rand = crate::xorshift(0xdf0b_2026_1124);
         let (mut proved, mut deepening, mut deepening_only) = (0, 0, 0);
         for _ in 0..80 {
             let mut board = Board::new(5, 4).unwrap();
