@@ -61,8 +61,10 @@
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly; kakunin 4 (White's two chains)
 //! is left `undecided` within the default budget (never a wrong status) and reproduced
-//! exactly with 100,000,000 nodes per region (White's two chains dead, about 29,500,000
-//! nodes each) — see `tests/kakunin.rs`.
+//! exactly with 100,000,000 nodes per region (White's two chains dead: df-pn proofs of
+//! about 4,000,000 nodes each, after about 900,000 spent in the capped avoidance search and
+//! the proof of the other end — the iterative deepening needed about 29,500,000) — see
+//! `tests/kakunin.rs`.
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves the stones at stake
@@ -997,9 +999,10 @@ const LARGE_REGION_QUICK_NODES: u64 = 300;
 /// records, back to back, 0 conflicting statuses): a half (2) -> a third (3): 16,520 ->
 /// 16,530 stones decided at 20,000 nodes per region, 16,805 -> 16,808 at the command line's
 /// 500,000, time unchanged (6.3 s, 31.0 -> 30.9 s); a quarter: 16,548 and 16,791. Kakunin 4
-/// is reproduced in full with 100,000,000 nodes per region in 152 s (a half: 125,000,000,
-/// 313 s): its avoidance searches run out, and White's chains are proved dead by the deeper
-/// proofs with what is left (29,516,856 and 29,182,589 nodes in all).
+/// was reproduced in full with 100,000,000 nodes per region in 152 s (a half: 125,000,000,
+/// 313 s): its avoidance searches ran out, and White's chains were proved dead by the
+/// deepening with what was left (29,516,856 and 29,182,589 nodes in all); since the df-pn
+/// proofs ([`DFPN_FROM`]) 4,818,255 and 5,387,957 nodes, 24–35 s.
 const TRAP_SHARE: u64 = 3;
 
 /// [`TRAP_SHARE`] under 1989, where the avoidance search is the only way to *alive* (only

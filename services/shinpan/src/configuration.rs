@@ -107,9 +107,10 @@ pub struct ServeArgs {
 
     /// The largest node budget per region an `Adjudicate` request may ask for (nodes of
     /// hypothetical play; a larger one is INVALID_ARGUMENT). The search's tables grow with
-    /// its nodes: the default, enough to reproduce every kakunin example (kakunin 4 needs
-    /// about 73,000,000; measured peak 2.9 GB resident at 100,000,000), keeps one request
-    /// within a few GiB.
+    /// its nodes: the default, enough to reproduce every kakunin example (kakunin 4 uses
+    /// about 11,000,000 in its region, peak 0.7 GB resident), keeps one request within a
+    /// few GiB (a search that spent all 100,000,000 peaked at 2.9 GB, measured before the
+    /// df-pn proofs).
     #[arg(long = "max-budget", env = "SHINPAN_MAX_BUDGET", default_value_t = DEFAULT_MAX_BUDGET)]
     pub max_budget_nodes: u64,
 }
