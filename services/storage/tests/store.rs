@@ -41,6 +41,24 @@ async fn new_game(store: &Store) -> Game {
         .game
 }
 
+/// A 9x9 game between `g`'s players, komi 6.5, filed under no tournament, without a key.
+fn nine_by_nine(g: &Game) -> NewGame {
+    NewGame {
+        tournament_id: None,
+        round: None,
+        table_number: None,
+        black_player_id: g.black.id,
+        white_player_id: g.white.id,
+        board_width: 9,
+        board_height: 9,
+        komi: 6.5,
+        handicap: 0,
+        rule_set: "japanese-2011".into(),
+        setup: json!({}),
+        key: None,
+    }
+}
+
 fn mv(game: Uuid, n: i32, point: &str) -> GameWrite {
     let colour = if n % 2 == 1 { Colour::Black } else { Colour::White };
     GameWrite::new_move(game, n, colour, Some(point))
@@ -96,15 +114,8 @@ async fn import_game_stores_a_whole_record_atomically(pool: PgPool) {
         tournament_id: g.tournament_id,
         round: Some(2),
         table_number: Some(1),
-        black_player_id: g.black.id,
-        white_player_id: g.white.id,
-        board_width: 9,
-        board_height: 9,
-        komi: 6.5,
-        handicap: 0,
-        rule_set: "japanese-2011".into(),
         setup: json!({"EV": "Test Cup"}),
-        key: None,
+        ..nine_by_nine(&g)
     };
     let record: Vec<ImportedMove> = ["ee", "cc", "", ""]
         .iter()
@@ -148,20 +159,7 @@ async fn a_game_created_with_a_key_is_created_once(pool: PgPool) {
     let store = Store::new(pool);
     let g = new_game(&store).await;
     let key = |k: &str, d: u8| Some(GameKey { key: k.into(), request_digest: vec![d; 32] });
-    let ng = NewGame {
-        tournament_id: None,
-        round: None,
-        table_number: None,
-        black_player_id: g.black.id,
-        white_player_id: g.white.id,
-        board_width: 9,
-        board_height: 9,
-        komi: 6.5,
-        handicap: 0,
-        rule_set: "japanese-2011".into(),
-        setup: json!({}),
-        key: key("board-7-retry", 1),
-    };
+    let ng = NewGame { key: key("board-7-retry", 1), ..nine_by_nine(&g) };
     // Eight racing calls with one key (a client retrying over a flaky link): one game.
     let calls = (0..8).map(|_| {
         let (store, ng) = (store.clone(), ng.clone());
