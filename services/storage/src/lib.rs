@@ -36,7 +36,7 @@
 //! | results (第十条) | [`Store::propose_result`], [`Store::confirm_result`], [`Store::finalize_result`], [`Store::correct_result`], [`Store::get_result`], [`Store::results_of_game`], [`Store::current_result`], [`Store::confirmations`], [`Store::final_results`] |
 //! | objections (第十条2) | [`Store::object`], [`Store::attach_appeal_material`], [`Store::get_objection`], [`Store::objection_of_case`], [`Store::objections`] |
 //! | arbiter cases | [`Store::open_case`], [`Store::get_case`], [`Store::list_cases`], [`Store::add_case_evidence`], [`Store::set_case_state`], [`Store::rule_case`] |
-//! | tests | feature `testing`: [`test_cluster!`], `testing::fresh_pool`, `testing::fresh_store` |
+//! | tests | feature `testing`: `test_cluster!`, `testing::fresh_pool`, `testing::fresh_store` |
 //!
 //! ## Semantics the services rely on
 //!
