@@ -1237,10 +1237,7 @@ fn holding_line(
             (false, None) => ordered_moves(region, &cur, stones, true).into_iter().find(|&mv| region.play(&cur, mv).is_some()),
         };
         let Some(mv) = mv else { break };
-        let m = match mv {
-            Some(i) => Move::Play(region.scope.points[i as usize]),
-            None => Move::Pass,
-        };
+        let m = region.move_at(mv);
         out.push((cur.to_move, m));
         let Some(next) = region.play(&cur, mv) else { break };
         if seen.contains(&next) {

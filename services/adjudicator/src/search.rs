@@ -330,6 +330,14 @@ impl Region {
         libs == 1
     }
 
+    /// The board move of the local move `mv` (a local point index, `None` = pass).
+    pub fn move_at(&self, mv: Option<u32>) -> Move {
+        match mv {
+            Some(i) => Move::Play(self.scope.points[i as usize]),
+            None => Move::Pass,
+        }
+    }
+
     /// The state after `mv` by the side to move, or `None` if it is not legal
     /// (occupied, suicide 第四条, ko 第五条 / 1989 ko-pass rule).
     pub fn play(&self, st: &State, mv: Option<u32>) -> Option<State> {
@@ -547,10 +555,7 @@ impl Prover {
             if region.nodes > limit {
                 return Err(OutOfBudget);
             }
-            let m = match mv {
-                Some(i) => Move::Play(region.scope.points[i as usize]),
-                None => Move::Pass,
-            };
+            let m = region.move_at(mv);
             let v = if let Some(e) = region.end(&child.cells, &self.stones, self.owner) {
                 if e == self.goal {
                     Val { pn: 0, dn: INF, dist: 0, rep: false }
@@ -709,10 +714,7 @@ impl Prover {
                     return Err(e);
                 }
             };
-            let m = match mv {
-                Some(i) => Move::Play(region.scope.points[i as usize]),
-                None => Move::Pass,
-            };
+            let m = region.move_at(mv);
             if forcing {
                 if let Some(d) = r {
                     result = Some((d + 1, m));

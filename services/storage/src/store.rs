@@ -483,12 +483,18 @@ impl Store {
     /// written — also when two calls with the key race (the second finds the first's game).
     /// The key with another digest: [`StoreError::AlreadyExists`].
     pub async fn create_game(&self, g: &NewGame) -> StoreResult<Created> {
-        if let Some(game) = self.game_by_key(g.key.as_ref()).await? {
+        self.keyed(g.key.as_ref(), self.insert_game(g)).await
+    }
+
+    /// Runs `insert` (which creates a game with `key`) unless a game with `key` exists:
+    /// then that game, replayed — also when `insert` fails on the key's unique index because
+    /// a concurrent call with the same key created it first.
+    async fn keyed(&self, key: Option<&GameKey>, insert: impl std::future::Future<Output = StoreResult<Game>>) -> StoreResult<Created> {
+        if let Some(game) = self.game_by_key(key).await? {
             return Ok(Created { game, replayed: true });
         }
-        match self.insert_game(g).await {
-            Err(StoreError::AlreadyExists(m)) => match self.game_by_key(g.key.as_ref()).await? {
-                // A concurrent call with the same key created it first.
+        match insert.await {
+            Err(StoreError::AlreadyExists(m)) => match self.game_by_key(key).await? {
                 Some(game) => Ok(Created { game, replayed: true }),
                 None => Err(StoreError::AlreadyExists(m)),
             },
@@ -559,16 +565,7 @@ impl Store {
     /// for a bad SGF point or a payload that is not an object. A [`GameKey`] works as for
     /// [`Store::create_game`].
     pub async fn import_game(&self, g: &NewGame, moves: &[ImportedMove], end: Option<GameEnd>) -> StoreResult<Created> {
-        if let Some(game) = self.game_by_key(g.key.as_ref()).await? {
-            return Ok(Created { game, replayed: true });
-        }
-        match self.insert_imported(g, moves, end).await {
-            Err(StoreError::AlreadyExists(m)) => match self.game_by_key(g.key.as_ref()).await? {
-                Some(game) => Ok(Created { game, replayed: true }),
-                None => Err(StoreError::AlreadyExists(m)),
-            },
-            r => r.map(|game| Created { game, replayed: false }),
-        }
+        self.keyed(g.key.as_ref(), self.insert_imported(g, moves, end)).await
     }
 
     async fn insert_imported(&self, g: &NewGame, moves: &[ImportedMove], end: Option<GameEnd>) -> StoreResult<Game> {

@@ -97,16 +97,16 @@ const MAX_KEY_BYTES: usize = 200;
 
 /// The idempotency key of a request that creates a game (`None` when `key` is empty), with
 /// the SHA-256 of `what` and the request's prost encoding with the key left out (`request`
-/// has it cleared): a retry sends the same bytes. Errors: `INVALID_ARGUMENT` on `field`
-/// for a key over [`MAX_KEY_BYTES`].
-fn game_key(field: &str, key: &str, what: &str, request: &impl prost::Message) -> Result<Option<storage::GameKey>, ApiError> {
+/// has it cleared): a retry sends the same bytes. Errors: `INVALID_ARGUMENT` on
+/// `idempotency_key` for a key over [`MAX_KEY_BYTES`].
+fn game_key(key: &str, what: &str, request: &impl prost::Message) -> Result<Option<storage::GameKey>, ApiError> {
     use sha2::Digest;
     let key = key.trim();
     if key.is_empty() {
         return Ok(None);
     }
     if key.len() > MAX_KEY_BYTES {
-        return Err(ApiError::field(field, format!("an idempotency key has at most {MAX_KEY_BYTES} bytes")));
+        return Err(ApiError::field("idempotency_key", format!("an idempotency key has at most {MAX_KEY_BYTES} bytes")));
     }
     let mut h = sha2::Sha256::new();
     h.update(what.as_bytes());
@@ -466,16 +466,8 @@ impl RecordingService {
         start: &GameStart,
         extra: serde_json::Map<String, Value>,
     ) -> Result<storage::Created, ApiError> {
-        let key = game_key(
-            "idempotency_key",
-            &req.idempotency_key,
-            "CreateGame",
-            &pb::CreateGameRequest { idempotency_key: String::new(), ..req.clone() },
-        )?;
-        // A retry: the game its first call created, before anything is resolved again.
-        if let Some(game) = self.store()?.game_by_key(key.as_ref()).await.map_err(|e| create_error(e, req))? {
-            return Ok(storage::Created { game, replayed: true });
-        }
+        let unkeyed = pb::CreateGameRequest { idempotency_key: String::new(), ..req.clone() };
+        let key = game_key(&req.idempotency_key, "CreateGame", &unkeyed)?;
         let new = storage::NewGame { key, ..self.new_game(req, start, extra).await? };
         self.store()?.create_game(&new).await.map_err(|e| create_error(e, req))
     }
@@ -677,12 +669,7 @@ impl RecordingService {
     }
 
     async fn import(&self, req: pb::ImportSgfRequest) -> Result<pb::ImportSgfResponse, ApiError> {
-        let key = game_key(
-            "idempotency_key",
-            &req.idempotency_key,
-            "ImportSgf",
-            &pb::ImportSgfRequest { idempotency_key: String::new(), ..req.clone() },
-        )?;
+        let key = game_key(&req.idempotency_key, "ImportSgf", &pb::ImportSgfRequest { idempotency_key: String::new(), ..req.clone() })?;
         let (record, rules) = validation::parse_sgf("sgf", &req.sgf, &req.rule_set)?;
         if record.width != record.height {
             return Err(ApiError::field("sgf", "only square boards can be recorded"));
@@ -726,10 +713,6 @@ impl RecordingService {
             rule_set: rules.name().to_string(),
             idempotency_key: req.idempotency_key.clone(),
         };
-        // A retry: the game its first call imported (not a copy on the next free board).
-        if let Some(g) = self.store()?.game_by_key(key.as_ref()).await.map_err(|e| create_error(e, &create))? {
-            return self.imported(&g, &record, &game, true).await;
-        }
         let mut extra = serde_json::Map::new();
         for (k, v) in [
             ("DT", &info.date),
@@ -773,21 +756,11 @@ impl RecordingService {
             payload: json!({ "reason": "consecutive passes (第九条)", "moves": record.moves.len() }),
         });
         let store = self.store()?;
-        let c = store.import_game(&new, &moves, end).await.map_err(|e| create_error(e, &create))?;
-        self.imported(&c.game, &record, &game, c.replayed).await
-    }
-
-    /// The answer of `ImportSgf` for the stored game `g` of `record` (replayed as `game`).
-    async fn imported(
-        &self,
-        g: &storage::Game,
-        record: &shinpan_sgf::Record,
-        game: &goban::Game,
-        replayed: bool,
-    ) -> Result<pb::ImportSgfResponse, ApiError> {
+        // A retry with the key gets the game its first call imported (Store::import_game).
+        let storage::Created { game: g, replayed } = store.import_game(&new, &moves, end).await.map_err(|e| create_error(e, &create))?;
         let tournament = self.tournament_name(g.tournament_id).await?;
         Ok(pb::ImportSgfResponse {
-            game: Some(self.game_pb(g, tournament, false).await?),
+            game: Some(self.game_pb(&g, tournament, false).await?),
             moves: record.moves.len() as u32,
             repetitions: game.repetitions().iter().map(convert::repetition_to_pb).collect(),
             replayed,
@@ -859,7 +832,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         // A new game has no moves: cache its start as stored, so that its first RecordMove
         // needs no extra round trips to the store (the cache's prefix rule holds trivially).
         // A replayed one may have moves since: it is read when first needed.
-        if let Ok(stored) = stored_start(&g).map_err(|_| ()).and_then(|s| if replayed { Err(()) } else { Ok(s) }) {
+        if let Some(stored) = stored_start(&g).ok().filter(|_| !replayed) {
             if let Ok(game) = stored.game() {
                 self.cache.put(g.id, std::sync::Arc::new(Snapshot { start: stored, moves: Vec::new(), game }));
             }
