@@ -156,6 +156,11 @@ impl Scope {
         self.points.len()
     }
 
+    /// The local index of the board point `p`, or [`NONE`] outside the scope.
+    pub fn local_of(&self, p: Point) -> u32 {
+        self.local[p.y as usize * self.width + p.x as usize]
+    }
+
     /// The cells of `board` on this scope.
     pub fn cells(&self, board: &Board) -> Vec<u8> {
         self.points.iter().map(|&p| board.get(p).map_or(EMPTY, cell)).collect()

@@ -689,7 +689,7 @@ fn short_proof(
     if let Some(q) = opts.ko_pending.filter(|_| opts.to_move == first) {
         // The 第五条 ban of the player to move in the record (1989: a ko just taken may not
         // be retaken before a pass, which a short proof never makes): not tried by `F`.
-        root.ko = region.scope.local[q.y as usize * w + q.x as usize];
+        root.ko = region.scope.local_of(q);
     }
     let reached = |region: &mut Region, cells: &[u8], e: End| match e {
         End::Alive => region.holds_all(cells, c, stones),
@@ -1066,14 +1066,13 @@ fn decide_with(
 ) -> (Status, Vec<(Color, Move)>) {
     const MAX_LINE: usize = 60;
     let cells = region.scope.cells(board);
-    let local = |p: Point| region.scope.local[p.y as usize * board.width() as usize + p.x as usize];
     let mut root = State { cells, to_move: c, ko: NONE, bans: [Vec::new(), Vec::new()] };
     match region.mode {
         Mode::Kiyaku2011 => {
             // The examined side moves first (第七条 解説); a pending 第五条 ban binds it
             // only if it is also the player to move in the record.
             if let Some(q) = opts.ko_pending.filter(|_| opts.to_move == c) {
-                root.ko = local(q);
+                root.ko = region.scope.local_of(q);
             }
         }
         Mode::Kiyaku1989 => {
@@ -1086,10 +1085,10 @@ fn decide_with(
                     if board.get(s) == Some(mover.opponent())
                         && board.chain(s).len() == 1
                         && board.liberties(s) == vec![q]
-                        && local(q) != NONE
-                        && local(s) != NONE
+                        && region.scope.local_of(q) != NONE
+                        && region.scope.local_of(s) != NONE
                     {
-                        root.bans[mover.index()].push((local(q), local(s)));
+                        root.bans[mover.index()].push((region.scope.local_of(q), region.scope.local_of(s)));
                     }
                 }
             }

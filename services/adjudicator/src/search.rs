@@ -338,6 +338,15 @@ impl Region {
         }
     }
 
+    /// The local move of the board move `m` (the inverse of [`Region::move_at`]; a point
+    /// outside the region gives [`NONE`], which no state can play).
+    pub fn local_move(&self, m: Move) -> Option<u32> {
+        match m {
+            Move::Play(p) => Some(self.scope.local_of(p)),
+            Move::Pass => None,
+        }
+    }
+
     /// The state after `mv` by the side to move, or `None` if it is not legal
     /// (occupied, suicide 第四条, ko 第五条 / 1989 ko-pass rule).
     pub fn play(&self, st: &State, mv: Option<u32>) -> Option<State> {
@@ -523,7 +532,7 @@ impl Prover {
     /// than [`DFPN_MAX_DEPTH`] plies count as failures of this line.
     ///
     /// Measured on kakunin 4 (100,000,000 nodes per region; White's chains 5,387,957 and
-    /// 4,818,255 nodes, 25–30 s on this host; 10,854,755 end checks, 5,629,296 Benson
+    /// 4,818,255 nodes, 25–32 s on this host; 10,854,755 end checks, 5,629,296 Benson
     /// computations over 2,868,826 distinct cell states, 1,607,968 expansions), and not
     /// kept: *weak* proof numbers (Ueda et al., max + open children - 1 instead of the sum)
     /// at the defender's nodes 7,203,449 and 8,162,927 nodes (55 s), for the disproof
@@ -770,12 +779,8 @@ impl Prover {
         let mut cur = root.clone();
         while out.len() < max {
             let Some(&(_, m)) = self.proved.get(&cur) else { break };
-            let mv = match m {
-                Move::Play(p) => Some(region.scope.local[p.y as usize * region.scope.width + p.x as usize]),
-                Move::Pass => None,
-            };
             out.push((cur.to_move, m));
-            match region.play(&cur, mv) {
+            match region.play(&cur, region.local_move(m)) {
                 Some(n) => cur = n,
                 None => break,
             }
@@ -1121,7 +1126,7 @@ mod tests {
                 }
                 let region = || Region::new(Scope::whole(&board), Mode::Kiyaku2011, 60_000);
                 let r = region();
-                let stones: Vec<usize> = board.chain(p).iter().map(|q| r.scope.local[q.y as usize * 5 + q.x as usize] as usize).collect();
+                let stones: Vec<usize> = board.chain(p).iter().map(|&q| r.scope.local_of(q) as usize).collect();
                 let root = State { cells: r.scope.cells(&board), to_move: owner, ko: NONE, bans: [Vec::new(), Vec::new()] };
                 for goal in [End::Alive, End::Dead] {
                     let mut reg = region();
@@ -1146,12 +1151,8 @@ mod tests {
                     // The line reaches the end.
                     let line = df.line(&mut reg, &root, 200);
                     let mut cur = root.clone();
-                    for (_, m) in &line {
-                        let mv = match m {
-                            Move::Play(q) => Some(reg.scope.local[q.y as usize * 5 + q.x as usize]),
-                            Move::Pass => None,
-                        };
-                        cur = reg.play(&cur, mv).expect("a legal move of the line");
+                    for &(_, m) in &line {
+                        cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
                     }
                     assert_eq!(reg.end(&cur.cells, &stones, owner), Some(goal), "line {line:?}");
                 }
