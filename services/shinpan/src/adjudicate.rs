@@ -5,8 +5,12 @@
 //!
 //! * `--agreed-dead POINTS`: the players' agreement (第九条): the chains through these
 //!   SGF points are dead, every other chain alive. Agreed statuses stand except for the
-//!   chains named by `--dispute`; the adjudication still examines them and reports every
-//!   agreement it refutes (`refuted` in the JSON).
+//!   chains named by `--dispute`, which hypothetical play (第七条) decides with the
+//!   agreement as its context: agreed-alive chains are walls it never captures, agreed-dead
+//!   stones stay on the board (see `shinpan_adjudicator`'s module `dispute`). Agreed chains
+//!   a disputed chain's verification depends on are drawn into the dispute (`drawn_in` in the
+//!   JSON, with the reason); undisputed agreements are not searched, but every one the
+//!   whole-board analysis proves wrong is reported (`refuted` in the JSON, with its line).
 //! * `--dispute POINTS`: chains to adjudicate even though an agreement is given.
 //! * `--budget N`: nodes of hypothetical play per region (default 500000); a region not
 //!   decided within it leaves its chains `undecided`.
@@ -208,6 +212,23 @@ pub fn run(args: Args) -> ExitCode {
                     .collect(),
             );
         }
+        if !out.adjudication.drawn_in.is_empty() {
+            v["drawn_in"] = serde_json::Value::Array(
+                out.adjudication
+                    .drawn_in
+                    .iter()
+                    .map(|d| {
+                        serde_json::json!({
+                            "stones": sgf_points(&d.stones),
+                            "color": d.color.name(),
+                            "agreed": d.agreed.name(),
+                            "by": d.by.to_sgf(),
+                            "reason": d.reason.to_string(),
+                        })
+                    })
+                    .collect(),
+            );
+        }
         println!("{v}");
     } else {
         print!("{}", diagram(board, &out.adjudication.status, &out.report));
@@ -224,6 +245,16 @@ pub fn run(args: Args) -> ExitCode {
                     (None, false) => p.line_text().join(" "),
                 },
                 p.nodes
+            );
+        }
+        for d in &out.adjudication.drawn_in {
+            println!(
+                "drawn into the dispute of {}: {} {} (agreed {}): {}",
+                d.by.to_sgf(),
+                d.color.name(),
+                sgf_points(&d.stones).join(","),
+                d.agreed,
+                d.reason
             );
         }
         for r in &out.adjudication.refuted_agreements {

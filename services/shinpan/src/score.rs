@@ -77,7 +77,9 @@ pub fn status_from_marks(board: &goban::Board, marks: &TerritoryMarks) -> Status
 }
 
 /// Counts a loaded record: statuses from `dead` (chains through the points) if given, else
-/// from the record's territory marks, else all alive; komi as in the module docs.
+/// from the record's territory marks, else all alive — except the chains hypothetical play
+/// finds in seki with that agreement as context (`shinpan_adjudicator::find_seki`; the
+/// report's `status.seki` lists them); komi as in the module docs.
 pub fn count(loaded: &Loaded, dead: Option<&[Point]>, komi: Option<f64>) -> Report {
     let game = &loaded.replayed.game;
     let board = game.board();
@@ -86,6 +88,16 @@ pub fn count(loaded: &Loaded, dead: Option<&[Point]>, komi: Option<f64>) -> Repo
         (None, Some(marks)) => status_from_marks(board, marks),
         (None, None) => StatusMap::new(board),
     };
+    // The seki among the stones the agreement leaves alive (第八条: their eyes are not
+    // territory), found by hypothetical play with the agreement as context (第九条・第七条).
+    let opts = shinpan_adjudicator::Options {
+        budget_nodes: crate::adjudicate::DEFAULT_BUDGET,
+        agreed: Some(status),
+        ko_pending: game.ko_point(),
+        to_move: game.to_move(),
+        ..Default::default()
+    };
+    let (status, _) = shinpan_adjudicator::find_seki(board, loaded.rules, &opts);
     let komi = komi.unwrap_or_else(|| loaded.record.komi_or_default(loaded.rules));
     let s = score(
         board,

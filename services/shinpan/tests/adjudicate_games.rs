@@ -48,6 +48,7 @@ fn real_games_final_positions() {
     // Every game whose result is not RE, with its cause (the "listed with its cause").
     let mut mismatches: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
+    let mut refutations: Vec<String> = Vec::new();
     for line in lines {
         let f: Vec<&str> = line.split('\t').collect();
         if f.len() <= c_gnugo.max(c_agree) {
@@ -149,8 +150,23 @@ fn real_games_final_positions() {
             if GameResult::from_sgf(&agreed.report.result) == re {
                 agreement_re += 1;
             }
-            if strict && refuted > 0 {
-                failures.push(format!("{}: {refuted} agreed statuses refuted", f[c_file]));
+            // An agreement the engine refutes (第十条2: grounds for an objection) is listed with
+            // its proof, not treated as a failure of the engine.
+            for r in &agreed.adjudication.refuted_agreements {
+                let proof = out.adjudication.proofs.iter().find(|pr| pr.stones == r.stones);
+                assert!(proof.is_some_and(|pr| pr.status == r.found), "{}: refutation of {:?} without its proof", f[c_file], r.stones);
+                refutations.push(format!(
+                    "{}: {} agreed {}, proved {} ({})",
+                    f[c_file],
+                    r.stones.iter().map(|p| p.to_sgf()).collect::<Vec<_>>().join(","),
+                    r.agreed,
+                    r.found,
+                    if r.line.is_empty() {
+                        "in the opponent's unconditional area from the start".to_string()
+                    } else {
+                        r.line.iter().map(|(c, m)| format!("{} {m}", c.letter())).collect::<Vec<_>>().join(" ")
+                    }
+                ));
             }
         }
         if ours != re {
@@ -173,6 +189,10 @@ fn real_games_final_positions() {
     );
     for d in &decided_wrong {
         eprintln!("  {d}");
+    }
+    eprintln!("agreements refuted with their proofs ({}):", refutations.len());
+    for r in &refutations {
+        eprintln!("  {r}");
     }
     eprintln!("games whose result is not RE, with the cause:");
     for m in &mismatches {

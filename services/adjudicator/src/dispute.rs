@@ -1,0 +1,434 @@
+//! Dispute mode: the players' agreement (第九条) as the context of hypothetical play
+//! (第七条) for the chains they dispute.
+//!
+//! Under 第九条 the players end the game by agreeing on the life and death of the stones
+//! and on the territory; 第七条's hypothetical play settles only what they dispute. So when
+//! statuses are agreed ([`Options::agreed`]) the adjudication searches only the disputed
+//! chains ([`Options::dispute`]) and the chains drawn into their dispute (below), in this
+//! context:
+//!
+//! * **Agreed-alive and agreed-seki chains are walls.** Nobody disputes that they stay on
+//!   the board to the end, so hypothetical play never captures them: a disputed chain's
+//!   *region* is the connected set of points around it that are neither wall stones nor in
+//!   either colour's unconditional area (the whole-board analysis of the crate docs, which
+//!   assumes nothing). Every neighbour of the region is then a stone that is never
+//!   captured, exactly the situation of the crate's ordinary regions (bounded by pass-alive
+//!   chains), and the same search decides the disputed chain inside it. A chain the
+//!   whole-board analysis proves dead is never a wall, whatever was agreed.
+//! * **Agreed-dead stones stay on the board as ordinary stones.** 第七条's hypothetical
+//!   play starts from the position at the end of play (終局時の局面); an agreement that a
+//!   chain is dead says it will be removed at the count (第十条), not that it is gone
+//!   before. In the play they can be captured, extended or connected like any other stone,
+//!   so a disputed chain keeps every resource it has on the board. Their agreed status is
+//!   not searched again.
+//! * **Agreed statuses the verification depends on are drawn in.** A wall that the play
+//!   could capture, or whose capture would save the disputed chain, would make the answer
+//!   hold only because the agreement was assumed. Such a wall is drawn into the dispute (it
+//!   stops being a wall, is searched with the disputed chain, and the answer lists it with
+//!   the reason, [`DrawnIn`]), repeatedly until none is left:
+//!   a wall, not proved alive by the whole-board analysis, that **touches an opposing chain
+//!   of the region or shares a liberty with it, and has at most one liberty more than
+//!   it** ([`DrawReason::CapturingRace`]): a capturing race or a seki, which the liberties
+//!   they share decide for both.
+//!
+//!   A wall with more liberties than that beside every opposing chain of the region is not
+//!   in a race with them: the opposing side would need more moves to capture it than it
+//!   leaves the wall's side to capture its own chains. Its life is the agreement's, which
+//!   nobody disputes.
+//!
+//! Every status found for a disputed or drawn-in chain is exact in this context (the proofs
+//! and their lines are those of the crate docs' search). Undisputed chains keep their agreed
+//! status (第九条) and are not searched; the whole-board analysis (pass-alive chains,
+//! unconditional areas, safe territories), which assumes nothing, still examines them, and
+//! every agreement it shows wrong is reported in [`Adjudication::refuted_agreements`] with
+//! its proof (grounds for an objection under 第十条2 until the result is confirmed).
+
+use crate::benson::Safe;
+use crate::safety::Safety;
+use crate::search::Mode;
+use crate::{solve_region, Adjudication, Options, Proof, Refutation, RegionReport, Status, StatusMap};
+use goban::{Board, Color, Point};
+
+/// An agreed chain drawn into a dispute (module docs): it was searched together with the
+/// disputed chains, and its status in the answer is the one found, not the agreed one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrawnIn {
+    /// The chain, sorted.
+    pub stones: Vec<Point>,
+    /// Its colour.
+    pub color: Color,
+    /// What the players agreed.
+    pub agreed: Status,
+    /// One stone of the disputed chain whose region drew it in.
+    pub by: Point,
+    /// Why.
+    pub reason: DrawReason,
+}
+
+/// Why an agreed chain was drawn into a dispute (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawReason {
+    /// It shares a liberty with the opposing chain through `with` in the region and has at
+    /// most two liberties more than that chain: a capturing race or seki.
+    CapturingRace {
+        /// A stone of the opposing chain.
+        with: Point,
+    },
+}
+
+impl std::fmt::Display for DrawReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DrawReason::CapturingRace { with } => write!(
+                f,
+                "it shares liberties with the chain at {with} and at most one liberty more: a capturing race or seki decides both (第七条)"
+            ),
+        }
+    }
+}
+
+/// Adjudication with an agreement (module docs). `found`, `proofs` and `settled` come from
+/// the whole-board analysis (crate docs, Engine steps 1–2); `ua` are both colours'
+/// unconditional areas; `safe` the territory proofs.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn adjudicate_agreed(
+    board: &Board,
+    mode: Mode,
+    opts: &Options,
+    agreed: &StatusMap,
+    ua: &[Safe; 2],
+    safe: &[Safety; 2],
+    settled: &[bool],
+    mut found: StatusMap,
+    mut proofs: Vec<Proof>,
+    progress: &mut dyn FnMut(&RegionReport),
+) -> Adjudication {
+    let w = board.width() as usize;
+    let n = w * board.height() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let in_u = |p: Point| ua[0].area.get(gi(p)) || ua[1].area.get(gi(p));
+    // Proved alive without any agreement: pass-alive, in its own unconditional area, or kept
+    // alive by a safe territory.
+    let proved_alive = |p: Point, found: &StatusMap| {
+        let c = board.get(p).expect("a stone");
+        ua[c.index()].pa.get(gi(p)) || (settled[gi(p)] && found.get(p) == Status::Alive)
+    };
+
+    // Chains, one representative each, in board order.
+    let mut heads: Vec<Point> = Vec::new();
+    let mut seen = vec![false; n];
+    for p in board.points() {
+        if board.get(p).is_none() || seen[gi(p)] {
+            continue;
+        }
+        for s in board.chain(p) {
+            seen[gi(s)] = true;
+        }
+        heads.push(p);
+    }
+    let disputed = |p: Point| board.chain(p).iter().any(|s| opts.dispute.contains(s));
+
+    let mut wall = vec![false; n];
+    let mut to_decide: Vec<Point> = Vec::new();
+    for &p in &heads {
+        if disputed(p) {
+            if !settled[gi(p)] && !ua[board.get(p).expect("a stone").index()].pa.get(gi(p)) {
+                to_decide.push(p);
+            }
+            continue;
+        }
+        let proved_dead = settled[gi(p)] && found.get(p) == Status::Dead;
+        let agreed_standing = matches!(agreed.get(p), Status::Alive | Status::Seki);
+        if !proved_dead && (agreed_standing || proved_alive(p, &found)) {
+            for s in board.chain(p) {
+                wall[gi(s)] = true;
+            }
+        }
+    }
+
+    let mut drawn: Vec<DrawnIn> = Vec::new();
+    let mut searched = vec![false; n];
+    let mut reports = Vec::new();
+    let mut k = 0;
+    while k < to_decide.len() {
+        let d = to_decide[k];
+        k += 1;
+        if searched[gi(d)] {
+            continue;
+        }
+        let pts = loop {
+            let pts = flood(board, &board.chain(d), |q| !wall[gi(q)] && !in_u(q));
+            let mut in_region = vec![false; n];
+            for &q in &pts {
+                in_region[gi(q)] = true;
+            }
+            let mut more = false;
+            let mut looked = vec![false; n];
+            for &q in &pts {
+                for r in board.adjacent(q) {
+                    if !wall[gi(r)] || looked[gi(r)] {
+                        continue;
+                    }
+                    let chain = board.chain(r);
+                    for &s in &chain {
+                        looked[gi(s)] = true;
+                    }
+                    if proved_alive(r, &found) {
+                        continue;
+                    }
+                    if let Some(reason) = draw_reason(board, r, &in_region) {
+                        for &s in &chain {
+                            wall[gi(s)] = false;
+                        }
+                        let mut stones = chain;
+                        stones.sort();
+                        drawn.push(DrawnIn { stones, color: board.get(r).expect("a stone"), agreed: agreed.get(r), by: d, reason });
+                        to_decide.push(r);
+                        more = true;
+                    }
+                }
+            }
+            if !more {
+                break pts;
+            }
+        };
+        let mut want = vec![false; n];
+        for &q in &pts {
+            if board.get(q).is_some() && to_decide.iter().any(|&t| board.chain_id(t) == board.chain_id(q)) {
+                want[gi(q)] = true;
+            }
+        }
+        for &q in &pts {
+            if want[gi(q)] {
+                searched[gi(q)] = true;
+            }
+        }
+        let owner = board.get(d).expect("a stone");
+        if let Some(line) = two_links(board, &pts, owner, opts) {
+            // Every chain of the region is the owner's: all dead by the same strategy.
+            let mut done = vec![false; n];
+            for &q in &pts {
+                if !want[gi(q)] || done[gi(q)] {
+                    continue;
+                }
+                let mut stones = board.chain(q);
+                stones.sort();
+                for &s in &stones {
+                    done[gi(s)] = true;
+                }
+                found.set_chain(board, q, Status::Dead);
+                proofs.retain(|pr| pr.stones != stones);
+                proofs.push(Proof { stones, color: owner, status: Status::Dead, line: line.clone(), nodes: 0, undecided: None });
+            }
+            let chains = pts.iter().copied().filter(|&q| want[gi(q)] && board.chain_id(q) == Some(q)).collect();
+            let report = RegionReport { index: reports.len(), of: 0, points: pts, chains, nodes: 0, decided: true };
+            progress(&report);
+            reports.push(report);
+            continue;
+        }
+        let index = (reports.len(), 0);
+        let report = solve_region(board, pts, index, mode, opts, safe, settled, &|q| want[gi(q)], &mut found, &mut proofs);
+        progress(&report);
+        reports.push(report);
+    }
+    let nreports = reports.len();
+    for r in &mut reports {
+        r.of = nreports;
+    }
+    proofs.sort_by(|a, b| a.stones[0].cmp(&b.stones[0]));
+
+    // The answer: the agreement, except where disputed or drawn in (第九条).
+    let mut status = agreed.clone();
+    for &p in &heads {
+        if searched[gi(p)] || (disputed(p) && settled[gi(p)]) {
+            status.set_chain(board, p, found.get(p));
+        } else if disputed(p) && ua[board.get(p).expect("a stone").index()].pa.get(gi(p)) {
+            status.set_chain(board, p, Status::Alive);
+        }
+    }
+    if mode == Mode::Kiyaku1989 {
+        crate::mark_1989_seki(board, &mut status);
+    }
+    let mut refuted = Vec::new();
+    for &p in &heads {
+        let examined = searched[gi(p)] || settled[gi(p)] || ua[board.get(p).expect("a stone").index()].pa.get(gi(p));
+        let f = if ua[board.get(p).expect("a stone").index()].pa.get(gi(p)) { Status::Alive } else { found.get(p) };
+        let a = agreed.get(p);
+        if examined && f != Status::Undecided && a != f {
+            let mut stones = board.chain(p);
+            stones.sort();
+            let line = proofs.iter().find(|pr| pr.stones == stones).map(|pr| pr.line.clone()).unwrap_or_default();
+            refuted.push(Refutation { stones, agreed: a, found: f, line });
+        }
+    }
+    // Proof entries only for chains something examined: undisputed agreed chains the
+    // whole-board analysis left open are the agreement's, not undecided.
+    proofs.retain(|pr| {
+        let p = pr.stones[0];
+        pr.status != Status::Undecided || searched[gi(p)]
+    });
+    Adjudication { status, proofs, refuted_agreements: refuted, regions: reports, drawn_in: drawn }
+}
+
+/// Dead by two links (Müller, "Playing it safe", 1997; Fuego's
+/// `GoSafetyUtil::Find2ConnectionsForAll`, at depth one): the region `pts` of the owner
+/// `c`'s disputed chains is enclosed by the opponent's stones only (walls or pass-alive
+/// chains, never captured), holds no opponent stone and no pending ko, and every point of
+/// it that is not next to an opponent stone has two empty neighbours that are, no such
+/// neighbour serving two points. The opponent's strategy: when the owner plays one of a
+/// point's two links, play the other (it joins a wall, which is never captured); otherwise
+/// play a link of a point not yet next to an opponent stone. Each opponent move leaves one
+/// more point next to its stones for good and none fewer, so the play reaches a position
+/// where every point of the region is next to the opponent's never-captured stones: the
+/// region is in the opponent's unconditional area (module `benson`: no interior point), and
+/// every stone of the owner in it is dead (第七条), whoever moves first (2011 or 1989).
+/// Returns a line that shows it (the owner passing, the opponent filling one link per
+/// point), or `None` when the rule does not apply.
+fn two_links(board: &Board, pts: &[Point], c: Color, opts: &Options) -> Option<Vec<(Color, goban::Move)>> {
+    let w = board.width() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let o = c.opponent();
+    let mut in_region = vec![false; w * board.height() as usize];
+    for &p in pts {
+        in_region[gi(p)] = true;
+    }
+    if opts.ko_pending.is_some_and(|k| in_region[gi(k)]) {
+        return None;
+    }
+    for &p in pts {
+        if board.get(p) == Some(o) {
+            return None;
+        }
+        for q in board.adjacent(p) {
+            if !in_region[gi(q)] && board.get(q) != Some(o) {
+                return None;
+            }
+        }
+    }
+    let attached = |p: Point| board.adjacent(p).any(|q| board.get(q) == Some(o));
+    let mut needy: Vec<(Point, Vec<Point>)> = pts
+        .iter()
+        .filter(|&&p| !attached(p))
+        .map(|&p| (p, board.adjacent(p).filter(|&q| in_region[gi(q)] && board.get(q).is_none() && attached(q)).collect()))
+        .collect();
+    needy.sort_by_key(|(_, links)| links.len());
+    let mut used = vec![false; w * board.height() as usize];
+    let mut line = Vec::new();
+    for (_, links) in &needy {
+        let free: Vec<Point> = links.iter().copied().filter(|&q| !used[gi(q)]).take(2).collect();
+        if free.len() < 2 {
+            return None;
+        }
+        for &q in &free {
+            used[gi(q)] = true;
+        }
+        line.push((c, goban::Move::Pass));
+        line.push((o, goban::Move::Play(free[0])));
+    }
+    Some(line)
+}
+
+/// Whether the wall chain through `r` is drawn into the dispute whose region is
+/// `in_region` (by board index), and why (module docs).
+fn draw_reason(board: &Board, r: Point, in_region: &[bool]) -> Option<DrawReason> {
+    let w = board.width() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let c = board.get(r)?;
+    let libs = board.liberties(r);
+    let mut near: Vec<Point> = libs.iter().flat_map(|&l| board.adjacent(l)).collect();
+    for s in board.chain(r) {
+        near.extend(board.adjacent(s));
+    }
+    near.into_iter()
+        .find(|&q| board.get(q) == Some(c.opponent()) && in_region[gi(q)] && libs.len() <= board.liberty_count(q) + 1)
+        .map(|with| DrawReason::CapturingRace { with })
+}
+
+/// The points connected to `from` through points where `open` holds (`from` included),
+/// sorted.
+fn flood(board: &Board, from: &[Point], open: impl Fn(Point) -> bool) -> Vec<Point> {
+    let w = board.width() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let mut seen = vec![false; w * board.height() as usize];
+    let mut pts: Vec<Point> = from.to_vec();
+    for &p in from {
+        seen[gi(p)] = true;
+    }
+    let mut k = 0;
+    while k < pts.len() {
+        let q = pts[k];
+        k += 1;
+        for r in board.adjacent(q) {
+            if !seen[gi(r)] && open(r) {
+                seen[gi(r)] = true;
+                pts.push(r);
+            }
+        }
+    }
+    pts.sort();
+    pts
+}
+
+/// The seki among agreed-alive chains (第八条: the eyes of seki stones are not territory;
+/// 確認例2 "白の目は地ではなく"). When the players' agreement gives only dead stones, every
+/// other chain is agreed alive, though some may stand in seki. The candidates are the
+/// agreed-alive chains next to an empty point that also touches an agreed-alive chain of
+/// the other colour (a shared liberty, which every seki has); each is disputed alone
+/// with `opts.agreed` as the context (module docs), and the returned map holds the agreement
+/// with every agreed-alive chain found [`Status::Seki`] (a candidate disputed alone, or a
+/// chain drawn into its dispute) set so. Returns the map and the seki chains
+/// (sorted stones each). Other findings (a candidate proved dead, say) are left to the
+/// caller's [`adjudicate`](crate::adjudicate) and its refutations: this function only
+/// finds seki. `opts.agreed` must be `Some`.
+pub fn find_seki(board: &Board, rules: goban::RuleSet, opts: &Options) -> (StatusMap, Vec<Vec<Point>>) {
+    let agreed = opts.agreed.clone().expect("an agreement");
+    let standing = |p: Point| board.get(p).is_some() && matches!(agreed.get(p), Status::Alive | Status::Seki);
+    let mut candidates: Vec<Point> = Vec::new();
+    for p in board.points().filter(|&p| board.get(p).is_none()) {
+        let touching: Vec<Point> = board.adjacent(p).filter(|&q| standing(q)).collect();
+        let both =
+            touching.iter().any(|&q| board.get(q) == Some(Color::Black)) && touching.iter().any(|&q| board.get(q) == Some(Color::White));
+        if both {
+            for q in touching {
+                let h = board.chain_id(q).expect("a stone");
+                if !candidates.contains(&h) {
+                    candidates.push(h);
+                }
+            }
+        }
+    }
+    let mut status = agreed.clone();
+    if candidates.is_empty() {
+        return (status, Vec::new());
+    }
+    // One candidate at a time, the others standing as walls (or drawn in when in a race with
+    // it): each region stays the candidate's own.
+    let mut seki_at = vec![false; board.width() as usize * board.height() as usize];
+    let gi = |p: Point| p.y as usize * board.width() as usize + p.x as usize;
+    for &cand in &candidates {
+        if seki_at[gi(cand)] {
+            continue;
+        }
+        let adj = crate::adjudicate(board, rules, &Options { dispute: vec![cand], ..opts.clone() });
+        for p in board.points() {
+            if board.get(p).is_some() && standing(p) && adj.status.get(p) == Status::Seki {
+                seki_at[gi(p)] = true;
+            }
+        }
+    }
+    let mut seki = Vec::new();
+    let mut seen = vec![false; seki_at.len()];
+    for p in board.points() {
+        if !seki_at[gi(p)] || seen[gi(p)] {
+            continue;
+        }
+        let mut stones = board.chain(p);
+        stones.sort();
+        for &s in &stones {
+            seen[gi(s)] = true;
+        }
+        status.set_chain(board, p, Status::Seki);
+        seki.push(stones);
+    }
+    (status, seki)
+}

@@ -1,0 +1,150 @@
+//! A referee's disputes on real games (第九条 with 第七条): on every record of
+//! `shared/games/` (env `SHINPAN_GAMES` overrides) whose players marked dead stones, the marks
+//! are taken as the agreement and each marked-dead chain is disputed alone, as
+//! `shinpan adjudicate --agreed-dead <the other dead stones> --dispute <the chain>` does, at
+//! the command line's default budget.
+//!
+//! Printed: disputes decided / total (all records, the older ones and the `kgs2017` human
+//! games apart), the decisions that differ from the marks with their proof lines, the
+//! chains drawn into disputes, and the time per dispute (p50, p95, max).
+//!
+//! Asserted: every decision that differs from the marks is reported as a refuted agreement
+//! carrying its proof; every undecided disputed chain says why; on the records whose marks
+//! reproduce `RE`, at least 45% of the disputes are decided (the product's target is 95%;
+//! the printed figure is what the engine reaches today).
+
+use goban::{Point, Status};
+use shinpan::adjudicate::{adjudicate_loaded, DEFAULT_BUDGET};
+use shinpan::replay::load;
+use shinpan::score::status_from_marks;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn games_dir() -> PathBuf {
+    match std::env::var_os("SHINPAN_GAMES") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/games"),
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    disputes: usize,
+    decided: usize,
+}
+
+#[test]
+fn every_marked_dead_chain_disputed_alone() {
+    let dir = games_dir();
+    let index = std::fs::read_to_string(dir.join("index.tsv")).expect("index.tsv");
+    let mut lines = index.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("column {name}"));
+    let (c_file, c_agree) = (col("file"), col("marks_agree_with_RE"));
+    let (mut older, mut human, mut strict) = (Tally::default(), Tally::default(), Tally::default());
+    let mut times: Vec<f64> = Vec::new();
+    let mut differ: Vec<String> = Vec::new();
+    let mut drawn: Vec<String> = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    let mut records = 0;
+    let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
+    let every: usize = std::env::var("SHINPAN_DISPUTE_EVERY").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    for (row, line) in lines.enumerate() {
+        if row % every != 0 {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() <= c_agree {
+            continue;
+        }
+        let path = dir.join(f[c_file]);
+        let loaded = load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let Some(marks) = &loaded.record.territory else { continue };
+        if loaded.replayed.foul.is_some() {
+            continue;
+        }
+        records += 1;
+        let board = loaded.replayed.game.board();
+        let m = status_from_marks(board, marks);
+        let mut heads: Vec<Point> = Vec::new();
+        for p in board.points() {
+            if board.get(p).is_some() && m.get(p) == Status::Dead {
+                let h = board.chain_id(p).unwrap();
+                if !heads.contains(&h) {
+                    heads.push(h);
+                }
+            }
+        }
+        let tally = if f[c_file].contains("kgs2017__") { &mut human } else { &mut older };
+        for &d in &heads {
+            let others: Vec<Point> = heads.iter().copied().filter(|&h| h != d).collect();
+            let t = Instant::now();
+            let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
+            times.push(t.elapsed().as_secs_f64());
+            let adj = &out.adjudication;
+            let found = adj.status.get(d);
+            tally.disputes += 1;
+            if f[c_agree] == "1" {
+                strict.disputes += 1;
+            }
+            if found != Status::Undecided {
+                tally.decided += 1;
+                if f[c_agree] == "1" {
+                    strict.decided += 1;
+                }
+            } else {
+                let pr = adj.proofs.iter().find(|pr| pr.stones.contains(&d));
+                match pr.and_then(|pr| pr.undecided) {
+                    None => failures.push(format!("{}: disputed {d} undecided without a reason", f[c_file])),
+                    Some(shinpan_adjudicator::Undecided::RegionTooLarge { empty, .. }) => {
+                        *reasons.entry(format!("region of {:>3}+ empty points", empty / 20 * 20)).or_default() += 1
+                    }
+                    Some(u) => *reasons.entry(format!("{}", u).chars().take(20).collect()).or_default() += 1,
+                }
+            }
+            if found != Status::Undecided && found != Status::Dead {
+                match adj.refuted_agreements.iter().find(|r| r.stones.contains(&d)) {
+                    Some(r) => differ.push(format!(
+                        "{}: {d} marked dead, found {found}: {}",
+                        f[c_file],
+                        r.line.iter().map(|(c, m)| format!("{} {m}", c.letter())).collect::<Vec<_>>().join(" ")
+                    )),
+                    None => failures.push(format!("{}: {d} found {found} against the marks, not reported as refuted", f[c_file])),
+                }
+            }
+            for di in &adj.drawn_in {
+                drawn.push(format!("{}: {d} drew in {} ({}): {}", f[c_file], di.stones[0], di.agreed, di.reason));
+            }
+        }
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let q = |x: f64| times.get(((times.len() as f64 - 1.0) * x).round() as usize).copied().unwrap_or(0.0) * 1e3;
+    let all = older.disputes + human.disputes;
+    let decided = older.decided + human.decided;
+    eprintln!(
+        "marked records {records}: disputes decided {decided} of {all} ({:.1}%); older records {} of {}, kgs2017 human games {} of {}; \
+         records whose marks reproduce RE {} of {}; budget {DEFAULT_BUDGET} nodes per region; time per dispute p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        100.0 * decided as f64 / all.max(1) as f64,
+        older.decided,
+        older.disputes,
+        human.decided,
+        human.disputes,
+        strict.decided,
+        strict.disputes,
+        q(0.5),
+        q(0.95),
+        q(1.0),
+    );
+    eprintln!("undisputed by reason: {reasons:?}");
+    eprintln!("decisions that differ from the marks ({}):", differ.len());
+    for d in &differ {
+        eprintln!("  {d}");
+    }
+    eprintln!("chains drawn into disputes ({}):", drawn.len());
+    for d in drawn.iter().take(40) {
+        eprintln!("  {d}");
+    }
+    assert!(records > 0 && all > 0);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(strict.decided * 100 >= strict.disputes * 45, "only {} of {} disputes decided", strict.decided, strict.disputes);
+}
