@@ -76,17 +76,19 @@ fn kakunin_1_dead_stones_outside_territory_stay() {
 #[test]
 fn agreement_stands_unless_disputed_and_refutations_are_reported() {
     let f = kakunin_dir().join("kakunin-9.sgf");
-    // The players agree White's ba is dead: it stands (第九条) but is refuted.
+    // The players agree White's ba is dead: it stands (第九条) and is not searched again.
     let out = shinpan(&["adjudicate", "--json", "--agreed-dead", "ba", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(strs(&v["status"]["dead"]).contains(&"ba".to_string()));
-    let refuted = v["refuted"].as_array().expect("refuted list");
-    assert!(refuted.iter().any(|r| strs(&r["stones"]) == ["ba"] && r["found"] == "alive"));
-    // Disputed: the adjudication decides.
+    assert!(v["proofs"].as_array().unwrap().iter().all(|p| p["status"] != "undecided"));
+    // Disputed: hypothetical play (第七条) decides, and the agreement is reported refuted
+    // with its line.
     let out = shinpan(&["adjudicate", "--json", "--agreed-dead", "ba", "--dispute", "ba", f.to_str().unwrap()]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(strs(&v["status"]["alive"]).contains(&"ba".to_string()));
+    let refuted = v["refuted"].as_array().expect("refuted list");
+    assert!(refuted.iter().any(|r| strs(&r["stones"]) == ["ba"] && r["found"] == "alive"));
 }
 
 #[test]
