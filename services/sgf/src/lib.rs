@@ -16,5 +16,5 @@ pub mod scan;
 mod write;
 
 pub use error::{Location, SgfError};
-pub use record::{GameInfo, Record, RecordMove, Setup, TerritoryMarks};
+pub use record::{GameInfo, LaterSetup, Record, RecordMove, Setup, TerritoryMarks};
 pub use replay::Replayed;

@@ -57,6 +57,22 @@ impl Setup {
     }
 }
 
+/// Setup (`AB`, `AW`, `AE`) found in the main line after the first move — in a move node
+/// (`B[dd]AB[pp]`, as some servers write them) or in a move-less node between moves. FF\[4\]
+/// forbids mixing setup and move properties in one node, but readers take them (GNU Go applies
+/// them as it meets them; sgfmill's `get_setup_and_moves` refuses them); shinpan applies them to
+/// the board before the node's move ([`crate::Replayed::warnings`] says where that changed a
+/// stone). Outside the rules: no capture, no legality check, no move number
+/// (`goban::Game::setup`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaterSetup {
+    /// Index into [`Record::moves`] of the move it comes before (0-based; equal to the number
+    /// of moves when it follows the last move).
+    pub before_move: usize,
+    /// The points set, each list sorted; a point named twice keeps the last property read.
+    pub setup: Setup,
+}
+
 /// Territory marks `TB`/`TW` of the last node that has them (servers write the agreed
 /// territory there at the end of a game), each list sorted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -90,10 +106,14 @@ pub struct Record {
     pub info: GameInfo,
     /// Setup before the first move.
     pub setup: Setup,
-    /// `PL` before the first move: who moves first.
+    /// `PL` before the first move: who moves first. A `PL` after the first move (servers write
+    /// `B[dd]PL[W]`) is ignored, as sgfmill and GNU Go do: each move names its player (`B`/`W`)
+    /// and the rules decide whose turn follows.
     pub to_play: Option<Color>,
     /// The main line's moves, in order.
     pub moves: Vec<RecordMove>,
+    /// Setup after the first move, in order (see [`LaterSetup`]); usually empty.
+    pub later_setup: Vec<LaterSetup>,
     /// `TB`/`TW` marks of the last node that has any.
     pub territory: Option<TerritoryMarks>,
     /// `C` of the root node (and of move-less nodes before the first move).
@@ -116,6 +136,7 @@ impl Record {
             setup: Setup::default(),
             to_play: None,
             moves: Vec::new(),
+            later_setup: Vec::new(),
             territory: None,
             comment: None,
         })
@@ -145,7 +166,9 @@ impl Record {
     ///
     /// Passes are `B[]`/`W[]`, and `B[tt]`/`W[tt]` on boards up to 19x19 (FF\[3\]).
     /// Point lists may be compressed (`AB[aa:cc]`). Setup and `PL` in move-less nodes before
-    /// the first move are merged into the initial position. Unknown properties are ignored.
+    /// the first move are merged into the initial position; setup after the first move is kept
+    /// in [`Record::later_setup`] and `PL` after it ignored (see there). Unknown properties are
+    /// ignored.
     ///
     /// # Errors
     /// * [`SgfError::NoGameTree`], [`SgfError::MissingRoot`], [`SgfError::Syntax`]: grammar.
@@ -154,7 +177,7 @@ impl Record {
     /// * [`SgfError::OffBoard`]: a move, setup point or mark outside the board.
     /// * [`SgfError::BadProperty`]: unreadable `B`, `W`, `AB`, `AW`, `AE`, `PL`, `KM`, `HA`,
     ///   `TB`, `TW`.
-    /// * [`SgfError::Unsupported`]: two moves in one node; setup or `PL` after a move.
+    /// * [`SgfError::Unsupported`]: two moves in one node.
     pub fn parse(text: &str) -> Result<Record, SgfError> {
         let tree = scan::first_game_tree(text)?;
         let opts = sgf_parse::ParseOptions { convert_mixed_case_identifiers: true, lenient: false };
@@ -295,6 +318,12 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
         let mut node_move: Option<(Color, Move)> = None;
         let mut comment: Option<&str> = None;
         let mut marks: Option<TerritoryMarks> = None;
+        let mut later: Option<LaterSetup> = None;
+        let has_move = node.properties().any(|p| match p {
+            Prop::B(_) | Prop::W(_) => true,
+            Prop::Invalid(id, _) => id == "B" || id == "W",
+            _ => false,
+        });
         for prop in node.properties() {
             match prop {
                 Prop::B(m) | Prop::W(m) => {
@@ -312,7 +341,19 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
                         _ => ("AE", None),
                     };
                     if !rec.moves.is_empty() {
-                        return Err(SgfError::Unsupported { at: rd.at, what: format!("setup property {id} after the first move") });
+                        let l = later.get_or_insert_with(|| LaterSetup { before_move: rec.moves.len(), setup: Setup::default() });
+                        for p in rd.points(id, ps)? {
+                            let s = &mut l.setup;
+                            s.black.retain(|&q| q != p);
+                            s.white.retain(|&q| q != p);
+                            s.empty.retain(|&q| q != p);
+                            match target {
+                                Some(Color::Black) => s.black.push(p),
+                                Some(Color::White) => s.white.push(p),
+                                None => s.empty.push(p),
+                            }
+                        }
+                        continue;
                     }
                     for p in rd.points(id, ps)? {
                         black.remove(&p);
@@ -326,8 +367,9 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
                     }
                 }
                 Prop::PL(c) => {
-                    if !rec.moves.is_empty() {
-                        return Err(SgfError::Unsupported { at: rd.at, what: "PL (player to move) after the first move".into() });
+                    if !rec.moves.is_empty() || has_move {
+                        // In a move node or after the first move: ignored, see `Record::to_play`.
+                        continue;
                     }
                     rec.to_play = Some(match c {
                         sgf_parse::Color::Black => Color::Black,
@@ -409,6 +451,12 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
         }
         if let Some(m) = marks {
             rec.territory = Some(m);
+        }
+        if let Some(mut l) = later {
+            for list in [&mut l.setup.black, &mut l.setup.white, &mut l.setup.empty] {
+                list.sort();
+            }
+            rec.later_setup.push(l);
         }
         if let Some((color, mv)) = node_move {
             rec.moves.push(RecordMove { color, mv, comment: comment.map(str::to_string) });

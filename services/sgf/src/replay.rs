@@ -17,7 +17,7 @@
 
 use crate::error::SgfError;
 use crate::record::Record;
-use goban::{Board, Color, Foul, FoulRule, Game, Move, Phase, RuleSet};
+use goban::{Board, Color, Foul, FoulRule, Game, Move, Phase, Point, RuleSet};
 
 /// A record replayed into a game.
 #[derive(Clone, Debug)]
@@ -30,6 +30,10 @@ pub struct Replayed {
     /// Move numbers (1-based) of the stones that resumed play after it had stopped
     /// (第九条).
     pub resumed: Vec<u32>,
+    /// What the reader did that a referee should know, one sentence each: setup after the
+    /// first move ([`crate::LaterSetup`]) that changed a stone, with the move number it
+    /// followed and the points. Empty for an ordinary record.
+    pub warnings: Vec<String>,
 }
 
 impl Record {
@@ -104,7 +108,9 @@ impl Record {
     pub fn replay_with(&self, rules: RuleSet, mut each: impl FnMut(usize, &Game)) -> Result<Replayed, SgfError> {
         let mut game = self.initial_game(rules)?;
         let mut resumed = Vec::new();
+        let mut warnings = Vec::new();
         for (index, m) in self.moves.iter().enumerate() {
+            self.apply_later_setup(index, &mut game, &mut warnings);
             let stopped = game.phase() == Phase::Stopped;
             match game.apply(m.color, m.mv) {
                 Ok(_) => {
@@ -115,9 +121,40 @@ impl Record {
                 }
                 // One more pass after the end: nothing happens on the board.
                 Err(foul) if m.mv == Move::Pass && foul.rule == FoulRule::AfterEnd => {}
-                Err(foul) => return Ok(Replayed { game, foul: Some(foul), resumed }),
+                Err(foul) => return Ok(Replayed { game, foul: Some(foul), resumed, warnings }),
             }
         }
-        Ok(Replayed { game, foul: None, resumed })
+        self.apply_later_setup(self.moves.len(), &mut game, &mut warnings);
+        Ok(Replayed { game, foul: None, resumed, warnings })
+    }
+
+    /// Applies the setup that comes before move `index` ([`crate::LaterSetup`]) to `game`
+    /// (`goban::Game::setup`), adding a warning for each one that changed a stone.
+    fn apply_later_setup(&self, index: usize, game: &mut Game, warnings: &mut Vec<String>) {
+        for l in self.later_setup.iter().filter(|l| l.before_move == index) {
+            let s = &l.setup;
+            let changes: Vec<(Point, Option<Color>)> = s
+                .black
+                .iter()
+                .map(|&p| (p, Some(Color::Black)))
+                .chain(s.white.iter().map(|&p| (p, Some(Color::White))))
+                .chain(s.empty.iter().map(|&p| (p, None)))
+                .filter(|&(p, c)| game.board().get(p) != c)
+                .collect();
+            if changes.is_empty() {
+                continue;
+            }
+            let text: Vec<String> = changes
+                .iter()
+                .map(|&(p, c)| format!("{}[{}]", c.map_or("AE", |c| if c == Color::Black { "AB" } else { "AW" }), p.to_sgf()))
+                .collect();
+            // The points were checked against the board when the record was read.
+            let _ = game.setup(&changes);
+            warnings.push(format!(
+                "setup after move {} changed the board outside the rules (no capture, no legality check): {}",
+                game.move_number(),
+                text.join(" ")
+            ));
+        }
     }
 }

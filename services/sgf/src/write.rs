@@ -40,7 +40,8 @@ impl Record {
     }
 
     /// The record as SGF FF\[4\] text, `CA[UTF-8]`: root with game information and setup,
-    /// one node per move (passes as `B[]`/`W[]`), then, if the record has territory
+    /// one node per move (passes as `B[]`/`W[]`; setup after the first move in a move-less
+    /// node of its own before the move it precedes), then, if the record has territory
     /// marks, a final node with `TB`/`TW`. Reading the text back with [`Record::parse`]
     /// gives an equal record.
     pub fn to_sgf(&self) -> String {
@@ -76,7 +77,16 @@ impl Record {
         if let Some(c) = self.to_play {
             let _ = write!(out, "PL[{}]", c.letter());
         }
-        for m in &self.moves {
+        let later = |out: &mut String, i: usize| {
+            for l in self.later_setup.iter().filter(|l| l.before_move == i) {
+                out.push_str("\n;");
+                points(out, "AB", &l.setup.black);
+                points(out, "AW", &l.setup.white);
+                points(out, "AE", &l.setup.empty);
+            }
+        };
+        for (i, m) in self.moves.iter().enumerate() {
+            later(&mut out, i);
             let _ = write!(out, "\n;{}[", m.color.letter());
             if let Move::Play(p) = m.mv {
                 out.push_str(&p.to_sgf());
@@ -84,6 +94,7 @@ impl Record {
             out.push(']');
             text(&mut out, "C", &m.comment);
         }
+        later(&mut out, self.moves.len());
         if let Some(t) = &self.territory {
             out.push_str("\n;");
             points(&mut out, "TB", &t.black);

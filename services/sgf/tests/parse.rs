@@ -131,7 +131,6 @@ fn malformed_input_names_what_and_where() {
     assert!(matches!(Record::parse("(;PL[X])"), Err(SgfError::BadProperty { prop, .. }) if prop == "PL"));
     assert!(matches!(Record::parse("(;AB[cc:aa])"), Err(SgfError::BadProperty { prop, .. }) if prop == "AB"));
     assert!(matches!(Record::parse("(;;B[aa]W[bb])"), Err(SgfError::Unsupported { at, .. }) if at.node == 1));
-    assert!(matches!(Record::parse("(;;B[aa];AB[bb])"), Err(SgfError::Unsupported { .. })));
     // Errors render as readable text naming the place.
     let e = Record::parse("(;SZ[9];B[aa];W[jj])").unwrap_err().to_string();
     assert!(e.contains("W[jj]") && e.contains("node 2") && e.contains("9x9"), "{e}");
@@ -205,4 +204,43 @@ fn very_long_records_do_not_overflow_the_stack() {
     assert_eq!(r.moves.len(), 300_000);
     let text = format!("(;GM[2]{})", ";B[aa]".repeat(100_000));
     assert!(matches!(Record::parse(&text), Err(SgfError::NotGo(_))));
+}
+
+/// A record as servers wrote them: `PL` in move nodes (ignored: each move names its player),
+/// setup in a move node and in a move-less node between moves (applied before the move that
+/// follows, with a warning where it changes a stone).
+#[test]
+fn setup_properties_in_move_nodes_are_read() {
+    let text = "(;GM[1]FF[3]SZ[9]KM[5.5]RU[Japanese]PB[alpha]PW[beta]\n\
+                ;B[dd]PL[W];W[ff]PL[B]\n\
+                ;B[dc]AB[gg]\n\
+                ;AW[aa]AE[dd]\n\
+                ;W[ee];B[]PL[W];W[])";
+    let r = Record::parse(text).unwrap();
+    assert_eq!(r.moves.len(), 6);
+    assert_eq!(r.to_play, None, "PL after the first move is ignored");
+    assert_eq!(r.moves[0].color, Color::Black);
+    assert_eq!(r.moves[1].color, Color::White);
+    assert_eq!(r.later_setup.len(), 2);
+    assert_eq!(r.later_setup[0].before_move, 2, "setup in move 3's node comes before move 3");
+    assert_eq!(r.later_setup[0].setup.black, [pt("gg")]);
+    assert_eq!(r.later_setup[1].before_move, 3);
+    assert_eq!(r.later_setup[1].setup.white, [pt("aa")]);
+    assert_eq!(r.later_setup[1].setup.empty, [pt("dd")]);
+    let replayed = r.to_game(goban::RuleSet::Japanese2011).unwrap();
+    assert!(replayed.foul.is_none(), "{:?}", replayed.foul);
+    let b = replayed.game.board();
+    assert_eq!(b.get(pt("gg")), Some(Color::Black));
+    assert_eq!(b.get(pt("aa")), Some(Color::White));
+    assert_eq!(b.get(pt("dd")), None, "AE cleared Black's first stone");
+    assert_eq!(b.get(pt("dc")), Some(Color::Black));
+    assert_eq!(replayed.game.move_number(), 6);
+    assert_eq!(replayed.warnings.len(), 2, "{:?}", replayed.warnings);
+    assert!(replayed.warnings[0].contains("after move 2") && replayed.warnings[0].contains("AB[gg]"), "{:?}", replayed.warnings);
+    assert!(replayed.warnings[1].contains("AW[aa]") && replayed.warnings[1].contains("AE[dd]"), "{:?}", replayed.warnings);
+    // Written back, it reads the same.
+    assert_eq!(Record::parse(&r.to_sgf()).unwrap(), r);
+    // Setup that changes nothing is no warning.
+    let quiet = Record::parse("(;SZ[9];B[dd];W[ee]AB[dd])").unwrap().to_game(goban::RuleSet::Japanese2011).unwrap();
+    assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
 }

@@ -30,6 +30,9 @@ enum Command {
     Score(shinpan::score::Args),
     /// Decide life and death by hypothetical play (第七条) and count the final position.
     Adjudicate(shinpan::adjudicate::Args),
+    /// Propose statuses and a count for the players' agreement (第九条): proved by hypothetical
+    /// play where it decides, else estimated by GNU Go (advisory, never a ruling).
+    Propose(shinpan::propose::Args),
     /// Mint a bearer token (signed JWT) for a role: player, referee, chief-arbiter, federation-admin, archive-reader.
     Token(shinpan::token::Args),
     /// Recompute every game's hash-chained event log and report the first broken link.
@@ -55,7 +58,7 @@ fn quiet_on_broken_pipe() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if matches!(cli.command, Command::Replay(_) | Command::Score(_) | Command::Adjudicate(_) | Command::Token(_)) {
+    if matches!(cli.command, Command::Replay(_) | Command::Score(_) | Command::Adjudicate(_) | Command::Propose(_) | Command::Token(_)) {
         quiet_on_broken_pipe();
     }
     match cli.command {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => shinpan::replay::run(a),
         Command::Score(a) => shinpan::score::run(a),
         Command::Adjudicate(a) => shinpan::adjudicate::run(a),
+        Command::Propose(a) => shinpan::propose::run(a),
         Command::Token(a) => shinpan::token::run(a),
         Command::Audit(a) => shinpan::audit::run(a),
         Command::Result(a) => shinpan::result_cli::run(a),

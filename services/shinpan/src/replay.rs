@@ -6,6 +6,10 @@
 //! move — the line names the move number, colour, point, rule and article —,
 //! [`crate::exit::UNREADABLE`] (2) if it cannot be read as SGF; 0 when every
 //! move of every record is legal.
+//!
+//! Setup (`AB`/`AW`/`AE`) after the first move is applied before the move that follows it and
+//! `PL` after the first move is ignored (`shinpan_sgf::LaterSetup`); where setup changed a
+//! stone, the file's line is followed by a `warning:` line (JSON: `warnings`).
 
 use crate::exit;
 use goban::{Color, Foul, Move, RuleSet};
@@ -128,6 +132,9 @@ pub struct FileReport {
     /// Why the file could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the reader did outside the rules ([`shinpan_sgf::Replayed::warnings`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl FileReport {
@@ -154,6 +161,7 @@ pub fn check_file(path: &Path, rules: Option<RuleSet>) -> FileReport {
             recorded_result: None,
             foul: None,
             error: Some(e.to_string()),
+            warnings: Vec::new(),
         },
         Ok(l) => FileReport {
             file,
@@ -164,6 +172,7 @@ pub fn check_file(path: &Path, rules: Option<RuleSet>) -> FileReport {
             recorded_result: l.record.info.result.clone(),
             foul: l.replayed.foul.as_ref().map(FoulReport::new),
             error: None,
+            warnings: l.replayed.warnings.clone(),
         },
     }
 }
@@ -189,6 +198,9 @@ pub fn run(args: Args) -> ExitCode {
                     r.size.map_or(0, |s| s[0]),
                     r.size.map_or(0, |s| s[1])
                 ),
+            }
+            for w in &r.warnings {
+                println!("{}: warning: {w}", r.file);
             }
         }
         reports.push(r);

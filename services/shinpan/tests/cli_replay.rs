@@ -169,3 +169,21 @@ fn a_shift_jis_record_replays_as_recorded() {
     assert_eq!(out.status.code(), Some(0), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("3 moves legal"), "{stdout}");
 }
+
+#[test]
+fn a_server_record_with_pl_and_setup_in_move_nodes_replays() {
+    // As servers wrote them: PL in every move node, and one AB inside a move node.
+    let f = temp_sgf(
+        "pl.sgf",
+        "(;GM[1]FF[3]SZ[9]KM[5.5]RU[Japanese]RE[W+0.5]\n;B[dd]PL[W];W[ff]PL[B];B[dc]PL[W];W[fe]AB[gg]PL[B];B[]PL[W];W[]PL[B])",
+    );
+    let out = shinpan(&["replay", f.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains(": ok, 6 moves legal"), "{stdout}");
+    assert!(stdout.contains("warning: setup after move 3") && stdout.contains("AB[gg]"), "{stdout}");
+    let json = shinpan(&["replay", "--json", f.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v[0]["outcome"], "ok");
+    assert_eq!(v[0]["warnings"].as_array().map(Vec::len), Some(1), "{v}");
+}

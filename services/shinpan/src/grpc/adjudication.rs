@@ -23,6 +23,17 @@
 //! a region not decided within it leaves its chains `UNDECIDED` and the result `?` — never
 //! a guess. Searches run one per core at a time; the others wait for a core.
 //!
+//! `Propose` takes the same request without agreements or disputed chains and answers with an
+//! advisory proposal for the players' agreement (第九条): the chains the search decides are
+//! `proved`, the others get the status of the estimator ([`crate::estimate::GnuGo`]: GNU Go
+//! as env `GNUGO`, else `gnugo` on `PATH`, else `/usr/games/gnugo`, at its default level and
+//! time limit), counted as [`crate::propose`] says. It is never a ruling: nothing is stored,
+//! no case is opened (the count of the results services still rules by the proved statuses
+//! alone and opens a case for an undecided one); the estimator's failure leaves the unproved
+//! chains `UNDECIDED` and is reported in the response. Behind tokens any valid token may ask
+//! for a proposal, of a stored game too (it reads the game as `GetGame` does and writes
+//! nothing).
+//!
 //! Who may call it: anyone when the service is open (`--auth results`, the default). Behind
 //! tokens (`--auth all`) any valid token may adjudicate an SGF record or a bare position
 //! (nothing is stored), but a stored game only by its players and its officials (referee or
@@ -235,24 +246,41 @@ fn proof_pb(p: &shinpan_adjudicator::Proof) -> pb::Proof {
         line: p.line_text(),
         nodes: p.nodes,
         reason: p.undecided.map(|u| u.to_string()).unwrap_or_default(),
+        ..Default::default()
+    }
+}
+
+/// The count of `subject`'s position with the statuses `status` (第八条・第十条): every
+/// stone's status, territory, dame, prisoners, scores and result; no proofs.
+fn counted(subject: &Subject, status: &StatusMap) -> pb::AdjudicateResponse {
+    let board = &subject.board;
+    let sc = goban::score(board, status, subject.prisoners, subject.passes, subject.komi, subject.rules);
+    let statuses = board
+        .points()
+        .filter_map(|p| {
+            board.get(p).map(|c| pb::PointStatus { point: p.to_sgf(), color: convert::color_to_pb(c), status: status_pb(status.get(p)) })
+        })
+        .collect();
+    let sgf = |v: &[Point]| v.iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
+    pb::AdjudicateResponse {
+        statuses,
+        territory_black: sgf(&sc.territory[0]),
+        territory_white: sgf(&sc.territory[1]),
+        dame: sgf(&sc.dame),
+        prisoners_black: sc.prisoners[0],
+        prisoners_white: sc.prisoners[1],
+        score_black: sc.score[0],
+        score_white: sc.score[1],
+        result: sc.result.to_sgf(),
+        rule_set: subject.rules.name().to_string(),
+        komi: subject.komi,
+        ..Default::default()
     }
 }
 
 /// The response for an adjudication of `subject`: statuses of every stone, territory, dame,
 /// prisoners, score and result (第八条・第十条), proofs and refuted agreements.
 pub fn response(subject: &Subject, adj: &Adjudication) -> pb::AdjudicateResponse {
-    let board = &subject.board;
-    let sc = goban::score(board, &adj.status, subject.prisoners, subject.passes, subject.komi, subject.rules);
-    let statuses = board
-        .points()
-        .filter_map(|p| {
-            board.get(p).map(|c| pb::PointStatus {
-                point: p.to_sgf(),
-                color: convert::color_to_pb(c),
-                status: status_pb(adj.status.get(p)),
-            })
-        })
-        .collect();
     let sgf = |v: &[Point]| v.iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
     let refuted = adj
         .refuted_agreements
@@ -267,25 +295,45 @@ pub fn response(subject: &Subject, adj: &Adjudication) -> pb::AdjudicateResponse
                 line: r.line.iter().map(|(c, m)| format!("{} {}", c.letter(), m)).collect(),
                 nodes: adj.proofs.iter().find(|p| p.stones == r.stones).map(|p| p.nodes).unwrap_or(0),
                 reason: String::new(), // a refutation is a decided status
+                ..Default::default()
             }),
         })
         .collect();
     pb::AdjudicateResponse {
-        statuses,
-        territory_black: sgf(&sc.territory[0]),
-        territory_white: sgf(&sc.territory[1]),
-        dame: sgf(&sc.dame),
-        prisoners_black: sc.prisoners[0],
-        prisoners_white: sc.prisoners[1],
-        score_black: sc.score[0],
-        score_white: sc.score[1],
-        result: sc.result.to_sgf(),
         proofs: adj.proofs.iter().map(proof_pb).collect(),
         refuted,
         nodes: adj.regions.iter().map(|r| r.nodes).sum(),
-        rule_set: subject.rules.name().to_string(),
-        komi: subject.komi,
-        sequence: 0,
+        ..counted(subject, &adj.status)
+    }
+}
+
+/// The response to `Propose`: the count with the proposal's statuses, one proof per chain with
+/// its basis and source, and the estimator's outcome.
+pub fn propose_response(subject: &Subject, p: &crate::propose::Proposal) -> pb::ProposeResponse {
+    let mut out = counted(subject, &p.status);
+    out.nodes = p.adjudication.regions.iter().map(|r| r.nodes).sum();
+    out.proofs = p
+        .chains
+        .iter()
+        .map(|c| pb::Proof {
+            stones: c.stones.iter().map(|s| s.to_sgf()).collect(),
+            status: status_pb(c.status),
+            line: c.line.clone(),
+            nodes: c.nodes,
+            reason: c.reason.clone().unwrap_or_default(),
+            basis: c.basis.name().to_string(),
+            source: c.source.clone(),
+            estimate_overruled: c.estimate_overruled.map_or(0, status_pb),
+            pass_alive: c.pass_alive,
+        })
+        .collect();
+    let est = p.estimator.as_ref();
+    pb::ProposeResponse {
+        proposal: Some(out),
+        proved_result: p.proved_score.result.to_sgf(),
+        estimator_source: est.map(|e| e.source.clone()).unwrap_or_default(),
+        estimator_error: est.and_then(|e| e.error.clone()).unwrap_or_default(),
+        estimator_seconds: est.map_or(0.0, |e| e.elapsed.as_secs_f64()),
     }
 }
 
@@ -385,6 +433,37 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
         let mut out = response(&subject, &adj);
         record(&self.state, &subject, &adj, &mut out).await?;
         Ok(Response::new(out))
+    }
+
+    async fn propose(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::ProposeResponse>, Status> {
+        let r = req.get_ref();
+        if !r.agreements.is_empty() || !r.disputed.is_empty() {
+            return Err(ApiError::field(
+                if r.agreements.is_empty() { "disputed" } else { "agreements" },
+                "a proposal is made without agreements (it is what an agreement starts from); use Adjudicate",
+            )
+            .into());
+        }
+        let subject = subject(&self.state, r).await?;
+        let estimator = crate::estimate::GnuGo::default();
+        let s = subject.clone();
+        // The search takes a core (AppState::search); the estimator runs next to it on a
+        // thread of its own, inside `propose`.
+        let proposal = self
+            .state
+            .search(move || {
+                let p = crate::propose::Subject {
+                    board: &s.board,
+                    rules: s.rules,
+                    komi: s.komi,
+                    prisoners: s.prisoners,
+                    passes: s.passes,
+                    options: s.options.clone(),
+                };
+                crate::propose::propose(&p, Some(&estimator), None)
+            })
+            .await?;
+        Ok(Response::new(propose_response(&subject, &proposal)))
     }
 
     type AdjudicateStreamStream = ProgressStream;

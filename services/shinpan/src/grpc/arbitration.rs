@@ -194,6 +194,7 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
                         .unwrap_or_default(),
                     nodes: p.get("nodes").and_then(Value::as_u64).unwrap_or(0),
                     reason: p.get("reason").and_then(Value::as_str).unwrap_or_default().to_string(),
+                    ..Default::default()
                 })
                 .collect()
         })

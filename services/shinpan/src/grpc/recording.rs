@@ -20,7 +20,9 @@
 //! named, and nothing is stored); then the game, one hash-chained `move` event and move row per
 //! move, and (after the passes of 第九条) the closing `ended` event are stored in one storage
 //! transaction (`Store::import_game`): a crash mid-import stores no game. The tournament and
-//! the players are looked up or created beforehand, as for `CreateGame`.
+//! the players are looked up or created beforehand, as for `CreateGame`. `PL` in move nodes is
+//! ignored; setup (`AB`/`AW`/`AE`) after the first move that changes a stone is refused
+//! (`INVALID_ARGUMENT`: a stored game holds moves only), setup that changes nothing is ignored.
 //!
 //! ## Who may write (behind tokens, `--auth all`)
 //! Open by default (`--auth results`). Behind tokens every call needs a valid token, reads
@@ -675,6 +677,15 @@ impl RecordingService {
             return Err(ApiError::field("sgf", "only square boards can be recorded"));
         }
         let initial = record.initial_game(rules).map_err(|e| ApiError::field("sgf", e.to_string()))?;
+        // A stored game is its moves: setup after the first move that changes a stone
+        // (`shinpan_sgf::LaterSetup`) cannot be recorded; setup that changes nothing and `PL`
+        // in move nodes are harmless.
+        if !record.later_setup.is_empty() {
+            let replayed = record.to_game(rules).map_err(|e| ApiError::field("sgf", e.to_string()))?;
+            if let Some(w) = replayed.warnings.first() {
+                return Err(ApiError::field("sgf", format!("{w}: a recorded game holds moves only")));
+            }
+        }
         let start = GameStart {
             rules,
             size: record.width as u32,

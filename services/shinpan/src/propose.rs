@@ -1,0 +1,370 @@
+//! `shinpan propose [--rules R] [--komi K] [--budget N] [--gnugo PATH] [--level L]
+//! [--timeout S] [--json] FILE.sgf`: an end-of-game *proposal* — advisory, never a ruling —
+//! for the players to start their agreement from (第九条): every chain of the record's final
+//! position gets a status and the basis of it, and the position is counted with those
+//! statuses (第八条 territory, 第十条 count).
+//!
+//! * basis `proved`: decided by hypothetical play (第七条, [`shinpan_adjudicator::adjudicate`]
+//!   with no agreement and `--budget` nodes per region, as `shinpan adjudicate`), with its
+//!   proof line; a pass-alive chain (no line needed) is `proved` with `"pass_alive": true`.
+//! * basis `estimated`: a chain hypothetical play left undecided, given the status of an
+//!   estimator ([`crate::estimate`]: GNU Go's `final_status_list` over GTP), with its `source`
+//!   and the adjudicator's `reason` for not deciding it.
+//! * basis `undecided`: neither decided it (the estimator failed, timed out, is absent or
+//!   named no status): the chain stays undecided and the result is `?`.
+//!
+//! Where the estimator contradicts a proof, the proof stands and the entry says what the
+//! estimate was (`"estimate_overruled": "dead"`). The estimator runs next to the search under a
+//! time limit (`--timeout`, default [`estimate::DEFAULT_TIMEOUT`]); its failure never fails
+//! the proposal: the `estimator` object then carries `error`, and only the proved statuses
+//! are used.
+//!
+//! Output: the diagram of `shinpan adjudicate` (combined statuses), the count, and one line
+//! per chain with status, basis and source; with `--json` the object of `shinpan adjudicate
+//! --json` ([`crate::report::Report`]) whose `proofs` hold one entry for *every* chain, each
+//! with `basis` and `source` (`{"stones": [...], "color": "white", "status": "dead", "basis":
+//! "estimated", "source": "gnugo-3.8 --level 10 final_status_list", "line": [], "nodes": n,
+//! "reason": "..."}`), plus `"advisory": true`, `"proved_result"` (the count with the proved
+//! statuses only) and `"estimator": {"source": ..., "seconds": s}` or `{"source": ...,
+//! "error": ...}`. `result` is the proposal's count.
+//!
+//! Exit codes: 0 every chain has a status (proved or estimated); [`exit::FOUL`] (3) if the
+//! record holds an illegal move (第十二条); [`exit::UNREADABLE`] (2) unreadable file;
+//! [`exit::UNDECIDED`] (4) if a chain has neither a proof nor an estimate (result `?`).
+
+use crate::adjudicate::{diagram, DEFAULT_BUDGET};
+use crate::estimate::{self, Estimate, EstimateError, Estimator, GnuGo, Position};
+use crate::exit;
+use crate::replay::{load, FoulReport, Loaded};
+use crate::report::{sgf_points, Report};
+use goban::{score, Board, Color, Point, RuleSet, Score, Status, StatusMap};
+use shinpan_adjudicator::{adjudicate, Adjudication, Options};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The source named for proved statuses.
+pub const PROVED_SOURCE: &str = "shinpan-adjudicator (第七条)";
+
+/// Why a chain has its proposed status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Basis {
+    /// Proved by hypothetical play (第七条), or pass-alive.
+    Proved,
+    /// Not proved; the estimator's status.
+    Estimated,
+    /// Neither proved nor estimated.
+    Undecided,
+}
+
+impl Basis {
+    /// `proved`, `estimated` or `undecided` (the JSON's `basis`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Basis::Proved => "proved",
+            Basis::Estimated => "estimated",
+            Basis::Undecided => "undecided",
+        }
+    }
+}
+
+/// One chain of the proposal.
+#[derive(Clone, Debug)]
+pub struct ChainProposal {
+    /// The chain's stones, sorted.
+    pub stones: Vec<Point>,
+    /// Their colour.
+    pub color: Color,
+    /// The proposed status.
+    pub status: Status,
+    /// Where the status comes from.
+    pub basis: Basis,
+    /// The source: [`PROVED_SOURCE`], the estimator's name, or empty when undecided.
+    pub source: String,
+    /// The proof's line of hypothetical play (`"B dc"`, `"W pass"`), empty if none.
+    pub line: Vec<String>,
+    /// Nodes searched for the chain.
+    pub nodes: u64,
+    /// Pass-alive: alive without a line (Benson).
+    pub pass_alive: bool,
+    /// Why hypothetical play did not decide it (for `estimated` and `undecided` chains).
+    pub reason: Option<String>,
+    /// The estimate a proof overruled (only where they differ).
+    pub estimate_overruled: Option<Status>,
+}
+
+/// What the estimator did.
+#[derive(Clone, Debug)]
+pub struct EstimatorOutcome {
+    /// Its name (`gnugo-3.8 --level 10 final_status_list`).
+    pub source: String,
+    /// Why it gave no estimate, if it did not.
+    pub error: Option<String>,
+    /// Wall-clock time it took.
+    pub elapsed: Duration,
+}
+
+/// A proposal for a final position.
+#[derive(Clone, Debug)]
+pub struct Proposal {
+    /// The combined statuses: proved, else estimated, else undecided.
+    pub status: StatusMap,
+    /// Every chain, in board order of its first stone.
+    pub chains: Vec<ChainProposal>,
+    /// The count with the combined statuses (第八条・第十条).
+    pub score: Score,
+    /// The count with the proved statuses only (`?` if some chain is unproved).
+    pub proved_score: Score,
+    /// The adjudication behind the proved statuses.
+    pub adjudication: Adjudication,
+    /// The estimator, or `None` when no estimator was asked.
+    pub estimator: Option<EstimatorOutcome>,
+}
+
+impl Proposal {
+    /// Whether some chain has neither a proof nor an estimate.
+    pub fn undecided(&self) -> bool {
+        self.chains.iter().any(|c| c.status == Status::Undecided)
+    }
+}
+
+/// The final position to propose for, and how to count it.
+#[derive(Clone, Debug)]
+pub struct Subject<'a> {
+    /// The position.
+    pub board: &'a Board,
+    /// Rule set of the adjudication and the count.
+    pub rules: RuleSet,
+    /// Komi (points added to White).
+    pub komi: f64,
+    /// Prisoners taken during play `[by black, by white]`.
+    pub prisoners: [u32; 2],
+    /// Passes `[black, white]`.
+    pub passes: [u32; 2],
+    /// Adjudicator options (budget, side to move, ko); `agreed` must be `None`.
+    pub options: Options,
+}
+
+/// The estimate of the chain through `stones` when it names one status for all of them.
+fn chain_estimate(est: &Estimate, stones: &[Point]) -> Option<Status> {
+    let first = est.status.get(*stones.first()?);
+    (first != Status::Undecided && stones.iter().all(|&p| est.status.get(p) == first)).then_some(first)
+}
+
+/// Makes the proposal for `subject`: the adjudication and the estimator run side by side
+/// (the estimator on its own thread), then every chain gets its status as the module docs
+/// say. `adjudication` may be given when already computed (it is then not searched again).
+pub fn propose(subject: &Subject<'_>, estimator: Option<&dyn Estimator>, adjudication: Option<Adjudication>) -> Proposal {
+    let board = subject.board;
+    let to_move = subject.options.to_move;
+    let (adj, est) = std::thread::scope(|s| {
+        let handle = estimator.map(|e| {
+            let pos = Position { board, komi: subject.komi, to_move };
+            s.spawn(move || (e.source(), e.estimate(pos)))
+        });
+        let adj = adjudication.unwrap_or_else(|| adjudicate(board, subject.rules, &subject.options));
+        let est = handle
+            .map(|h| h.join().unwrap_or_else(|_| ("estimator".to_string(), Err(EstimateError::Protocol("the estimator panicked".into())))));
+        (adj, est)
+    });
+    let (estimate, outcome) = match est {
+        None => (None, None),
+        Some((_, Ok(e))) => {
+            let o = EstimatorOutcome { source: e.source.clone(), error: None, elapsed: e.elapsed };
+            (Some(e), Some(o))
+        }
+        Some((source, Err(err))) => (None, Some(EstimatorOutcome { source, error: Some(err.to_string()), elapsed: Duration::ZERO })),
+    };
+    let mut status = adj.status.clone();
+    let mut chains = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for p in board.points() {
+        let Some(color) = board.get(p) else { continue };
+        if seen.contains(&p) {
+            continue;
+        }
+        let mut stones = board.chain(p);
+        stones.sort();
+        seen.extend(stones.iter().copied());
+        let proof = adj.proofs.iter().find(|pr| pr.stones.contains(&p));
+        let proved = adj.status.get(p);
+        let guess = estimate.as_ref().and_then(|e| chain_estimate(e, &stones));
+        let mut c = ChainProposal {
+            stones: stones.clone(),
+            color,
+            status: proved,
+            basis: Basis::Proved,
+            source: PROVED_SOURCE.to_string(),
+            line: proof.map(|pr| pr.line_text()).unwrap_or_default(),
+            nodes: proof.map_or(0, |pr| pr.nodes),
+            pass_alive: proof.is_none() && proved == Status::Alive,
+            reason: proof.and_then(|pr| pr.undecided.map(|u| u.to_string())),
+            estimate_overruled: None,
+        };
+        if proved == Status::Undecided {
+            match (guess, &estimate) {
+                (Some(g), Some(e)) => {
+                    c.status = g;
+                    c.basis = Basis::Estimated;
+                    c.source = e.source.clone();
+                    for &q in &stones {
+                        status.set(q, g);
+                    }
+                }
+                _ => {
+                    c.basis = Basis::Undecided;
+                    c.source = String::new();
+                }
+            }
+        } else if guess.is_some_and(|g| g != proved) {
+            c.estimate_overruled = guess;
+        }
+        chains.push(c);
+    }
+    let count = |st: &StatusMap| score(board, st, subject.prisoners, subject.passes, subject.komi, subject.rules);
+    Proposal { score: count(&status), proved_score: count(&adj.status), status, chains, adjudication: adj, estimator: outcome }
+}
+
+/// The JSON entry of one chain (module docs).
+pub fn chain_json(c: &ChainProposal) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "stones": sgf_points(&c.stones),
+        "color": c.color.name(),
+        "status": c.status.name(),
+        "basis": c.basis.name(),
+        "source": c.source,
+        "line": c.line,
+        "nodes": c.nodes,
+    });
+    if c.pass_alive {
+        v["pass_alive"] = true.into();
+    }
+    if let Some(r) = &c.reason {
+        v["reason"] = r.clone().into();
+    }
+    if let Some(o) = c.estimate_overruled {
+        v["estimate_overruled"] = o.name().into();
+    }
+    v
+}
+
+/// The proposal for a loaded record (no foul) as the JSON object of the module docs.
+pub fn report(loaded: &Loaded, proposal: &Proposal, komi: f64) -> Report {
+    let game = &loaded.replayed.game;
+    let mut r = Report::new(game.board(), &proposal.status, &proposal.score, loaded.rules, komi, game.move_number());
+    r.proofs = Some(serde_json::Value::Array(proposal.chains.iter().map(chain_json).collect()));
+    r
+}
+
+/// The `estimator` object of the JSON.
+pub fn estimator_json(o: &EstimatorOutcome) -> serde_json::Value {
+    match &o.error {
+        Some(e) => serde_json::json!({"source": o.source, "error": e}),
+        None => serde_json::json!({"source": o.source, "seconds": (o.elapsed.as_secs_f64() * 1000.0).round() / 1000.0}),
+    }
+}
+
+/// Proposes for a loaded record (no foul) with GNU Go as `gnugo` says, `budget` nodes per
+/// region and `komi` (default: the record's, else the rule set's).
+pub fn propose_loaded(loaded: &Loaded, komi: Option<f64>, budget: u64, estimator: Option<&dyn Estimator>) -> (Proposal, f64) {
+    let game = &loaded.replayed.game;
+    let komi = komi.unwrap_or_else(|| loaded.record.komi_or_default(loaded.rules));
+    let subject = Subject {
+        board: game.board(),
+        rules: loaded.rules,
+        komi,
+        prisoners: [game.prisoners(Color::Black), game.prisoners(Color::White)],
+        passes: [game.passes(Color::Black), game.passes(Color::White)],
+        options: Options { budget_nodes: budget, ko_pending: game.ko_point(), to_move: game.to_move(), ..Options::default() },
+    };
+    (propose(&subject, estimator, None), komi)
+}
+
+/// Arguments of `shinpan propose`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Args {
+    /// Rule set: japanese-2011, japanese-1989, chinese, jungo, japanese-jungo.
+    /// Default: the record's RU if recognised, else japanese-2011.
+    #[arg(long, value_name = "R")]
+    pub rules: Option<RuleSet>,
+    /// Komi in points (default: the record's KM, else the rule set's default).
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    pub komi: Option<f64>,
+    /// Nodes of hypothetical play per region (default 500000, as `shinpan adjudicate`).
+    #[arg(long, value_name = "N")]
+    pub budget: Option<u64>,
+    /// GNU Go program (default: env GNUGO, else `gnugo` on PATH, else /usr/games/gnugo).
+    #[arg(long, value_name = "PATH")]
+    pub gnugo: Option<PathBuf>,
+    /// GNU Go's --level (0-10; lower is faster).
+    #[arg(long, value_name = "L", default_value_t = estimate::DEFAULT_LEVEL)]
+    pub level: u8,
+    /// Time limit of the estimate in seconds.
+    #[arg(long, value_name = "S", default_value_t = estimate::DEFAULT_TIMEOUT.as_secs_f64())]
+    pub timeout: f64,
+    /// Print the JSON object instead of a diagram.
+    #[arg(long)]
+    pub json: bool,
+    /// The SGF record.
+    #[arg(value_name = "FILE.sgf")]
+    pub file: PathBuf,
+}
+
+/// Runs `shinpan propose`.
+pub fn run(args: Args) -> ExitCode {
+    let loaded = match load(&args.file, args.rules) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("{}: unreadable: {e}", args.file.display());
+            return exit::code(exit::UNREADABLE);
+        }
+    };
+    if let Some(f) = &loaded.replayed.foul {
+        eprintln!("{}: FOUL {}", args.file.display(), FoulReport::new(f).to_text());
+        return exit::code(exit::FOUL);
+    }
+    let gnugo = GnuGo {
+        program: args.gnugo.clone().unwrap_or_else(GnuGo::find),
+        level: args.level,
+        timeout: Duration::from_secs_f64(args.timeout.clamp(0.0, 3600.0)),
+    };
+    let (proposal, komi) = propose_loaded(&loaded, args.komi, args.budget.unwrap_or(DEFAULT_BUDGET), Some(&gnugo));
+    let report = report(&loaded, &proposal, komi);
+    if args.json {
+        let mut v = serde_json::to_value(&report).unwrap_or_default();
+        v["advisory"] = true.into();
+        v["proved_result"] = proposal.proved_score.result.to_sgf().into();
+        if let Some(o) = &proposal.estimator {
+            v["estimator"] = estimator_json(o);
+        }
+        println!("{v}");
+    } else {
+        println!("PROPOSAL (advisory, for the players' agreement, 第九条; not a ruling)");
+        print!("{}", diagram(loaded.replayed.game.board(), &proposal.status, &report));
+        println!("{}", report.to_text());
+        for c in &proposal.chains {
+            let how = match c.basis {
+                Basis::Proved if c.pass_alive => format!("proved ({}): pass-alive", c.source),
+                Basis::Proved if c.line.is_empty() => format!("proved ({})", c.source),
+                Basis::Proved => format!("proved ({}): {}", c.source, c.line.join(" ")),
+                Basis::Estimated => format!("estimated ({}); not proved: {}", c.source, c.reason.as_deref().unwrap_or("-")),
+                Basis::Undecided => format!("undecided: {}", c.reason.as_deref().unwrap_or("-")),
+            };
+            let overruled = c.estimate_overruled.map(|o| format!(" [estimate {o} overruled]")).unwrap_or_default();
+            println!("{} {} {}: {how}{overruled}", c.color.name(), sgf_points(&c.stones).join(","), c.status);
+        }
+        match &proposal.estimator {
+            Some(EstimatorOutcome { source, error: Some(e), .. }) => println!("estimator {source}: failed: {e}"),
+            Some(o) => println!("estimator {}: {:.2} s", o.source, o.elapsed.as_secs_f64()),
+            None => {}
+        }
+        println!("proved statuses only: {}", proposal.proved_score.result.to_sgf());
+        if let Some(recorded) = &loaded.record.info.result {
+            println!("recorded result: {recorded}");
+        }
+    }
+    if proposal.undecided() {
+        return exit::code(exit::UNDECIDED);
+    }
+    exit::code(exit::OK)
+}
