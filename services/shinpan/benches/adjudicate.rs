@@ -4,7 +4,11 @@
 //! env `SHINPAN_BENCH_BUDGET` nodes per region, default 20000). In the same run GNU Go's
 //! `final_score` (GTP, `loadsgf` then `final_score`; env `GNUGO`, default
 //! `/usr/games/gnugo`; skipped if absent) is timed on the same records, process start
-//! included. Criterion then measures each kakunin example (env `SHINPAN_KAKUNIN`).
+//! included. Then `shinpan propose` ([`shinpan::propose`]: the adjudication at the command
+//! line's budget next to GNU Go's `final_status_list` at `--level` env
+//! `SHINPAN_PROPOSE_LEVEL`, comma-separated, default the CLI's) is timed on the same records: p50/p95/max per
+//! 19x19 game, and how many proposals equal `RE`. Criterion then measures each kakunin example
+//! (env `SHINPAN_KAKUNIN`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use goban::{Board, Color, Point, RuleSet};
@@ -98,6 +102,28 @@ fn bench(c: &mut Criterion) {
     let files: Vec<String> = positions.iter().map(|p| p.0.clone()).collect();
     let g = gnugo_times(&files);
     eprintln!("GNU Go final_score on the same records: {} scored, {}", g.len(), quantiles(g));
+    let levels: Vec<u8> = std::env::var("SHINPAN_PROPOSE_LEVEL")
+        .map(|s| s.split(',').filter_map(|l| l.trim().parse().ok()).collect())
+        .unwrap_or_else(|_| shinpan::estimate::DEFAULT_LEVELS.to_vec());
+    let probe = shinpan::estimate::GnuGo::default();
+    let gnugo = shinpan::estimate::gnugo_levels(&probe.program, &levels, shinpan::estimate::DEFAULT_TIMEOUT);
+    if probe.available() {
+        let (mut times, mut equal) = (Vec::new(), 0);
+        for f in &files {
+            let Ok(l) = load(Path::new(f), None) else { continue };
+            let t = Instant::now();
+            let (p, _) = shinpan::propose::propose_loaded(&l, None, shinpan::adjudicate::DEFAULT_BUDGET, Some(gnugo.as_ref()));
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            equal += usize::from(Some(p.score.result) == l.record.result());
+        }
+        eprintln!(
+            "propose (budget {}, GNU Go --level {:?}) on the same records: {} proposed, {}, {equal} equal to RE",
+            shinpan::adjudicate::DEFAULT_BUDGET,
+            levels,
+            times.len(),
+            quantiles(times)
+        );
+    }
     let dir = shared("SHINPAN_KAKUNIN", "kakunin");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "sgf")).collect())

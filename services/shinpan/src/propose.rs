@@ -296,9 +296,10 @@ pub struct Args {
     /// GNU Go program (default: env GNUGO, else `gnugo` on PATH, else /usr/games/gnugo).
     #[arg(long, value_name = "PATH")]
     pub gnugo: Option<PathBuf>,
-    /// GNU Go's --level (0-10; lower is faster).
-    #[arg(long, value_name = "L", default_value_t = estimate::DEFAULT_LEVEL)]
-    pub level: u8,
+    /// GNU Go's --level (0-10; lower is faster); several, comma-separated, are asked side by
+    /// side and a stone gets the status most of them give (estimate::Vote).
+    #[arg(long, value_name = "L", value_delimiter = ',', default_values_t = estimate::DEFAULT_LEVELS.to_vec())]
+    pub level: Vec<u8>,
     /// Time limit of the estimate in seconds.
     #[arg(long, value_name = "S", default_value_t = estimate::DEFAULT_TIMEOUT.as_secs_f64())]
     pub timeout: f64,
@@ -323,12 +324,12 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("{}: FOUL {}", args.file.display(), FoulReport::new(f).to_text());
         return exit::code(exit::FOUL);
     }
-    let gnugo = GnuGo {
-        program: args.gnugo.clone().unwrap_or_else(GnuGo::find),
-        level: args.level,
-        timeout: Duration::from_secs_f64(args.timeout.clamp(0.0, 3600.0)),
-    };
-    let (proposal, komi) = propose_loaded(&loaded, args.komi, args.budget.unwrap_or(DEFAULT_BUDGET), Some(&gnugo));
+    let gnugo = estimate::gnugo_levels(
+        &args.gnugo.clone().unwrap_or_else(GnuGo::find),
+        &args.level,
+        Duration::from_secs_f64(args.timeout.clamp(0.0, 3600.0)),
+    );
+    let (proposal, komi) = propose_loaded(&loaded, args.komi, args.budget.unwrap_or(DEFAULT_BUDGET), Some(gnugo.as_ref()));
     let report = report(&loaded, &proposal, komi);
     if args.json {
         let mut v = serde_json::to_value(&report).unwrap_or_default();
@@ -344,10 +345,10 @@ pub fn run(args: Args) -> ExitCode {
         println!("{}", report.to_text());
         for c in &proposal.chains {
             let how = match c.basis {
-                Basis::Proved if c.pass_alive => format!("proved ({}): pass-alive", c.source),
-                Basis::Proved if c.line.is_empty() => format!("proved ({})", c.source),
-                Basis::Proved => format!("proved ({}): {}", c.source, c.line.join(" ")),
-                Basis::Estimated => format!("estimated ({}); not proved: {}", c.source, c.reason.as_deref().unwrap_or("-")),
+                Basis::Proved if c.pass_alive => format!("proved by {}: pass-alive", c.source),
+                Basis::Proved if c.line.is_empty() => format!("proved by {}", c.source),
+                Basis::Proved => format!("proved by {}: {}", c.source, c.line.join(" ")),
+                Basis::Estimated => format!("estimated by {}; not proved: {}", c.source, c.reason.as_deref().unwrap_or("-")),
                 Basis::Undecided => format!("undecided: {}", c.reason.as_deref().unwrap_or("-")),
             };
             let overruled = c.estimate_overruled.map(|o| format!(" [estimate {o} overruled]")).unwrap_or_default();

@@ -68,7 +68,7 @@ fn with_gnu_go_every_chain_is_proved_or_estimated_and_the_count_is_re() {
     let (code, v) = propose_json(&[]);
     assert_eq!(code, Some(0), "{v}");
     assert_eq!(v["result"], "W+0.5", "RE W+0.50, and the players' marks give the same");
-    assert!(v["estimator"]["source"].as_str().unwrap().starts_with("gnugo-"), "{v}");
+    assert!(v["estimator"]["source"].as_str().unwrap().contains("gnugo-3"), "{v}");
     assert!(v["estimator"].get("error").is_none(), "{v}");
     check_entries(&v);
     let proofs = v["proofs"].as_array().unwrap();
@@ -79,7 +79,7 @@ fn with_gnu_go_every_chain_is_proved_or_estimated_and_the_count_is_re() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("PROPOSAL (advisory"), "{text}");
     assert!(text.contains("   abcdefghijklmnopqrs"), "{text}");
-    assert_eq!(text.lines().filter(|l| l.contains(": proved (") || l.contains(": estimated (")).count(), proofs.len(), "{text}");
+    assert_eq!(text.lines().filter(|l| l.contains(": proved by ") || l.contains(": estimated by ")).count(), proofs.len(), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -108,7 +108,7 @@ async fn propose_over_grpc() {
     assert_eq!(p.sequence, 0, "nothing stored");
     if GnuGo::default().available() {
         assert_eq!(r.estimator_error, "");
-        assert!(r.estimator_source.starts_with("gnugo-"), "{}", r.estimator_source);
+        assert!(r.estimator_source.contains("gnugo-3"), "{}", r.estimator_source);
         assert_eq!(p.result, "W+0.5");
         assert!(p.proofs.iter().all(|x| x.basis != "undecided"));
     } else {

@@ -26,8 +26,8 @@
 //! `Propose` takes the same request without agreements or disputed chains and answers with an
 //! advisory proposal for the players' agreement (第九条): the chains the search decides are
 //! `proved`, the others get the status of the estimator ([`crate::estimate::GnuGo`]: GNU Go
-//! as env `GNUGO`, else `gnugo` on `PATH`, else `/usr/games/gnugo`, at its default level and
-//! time limit), counted as [`crate::propose`] says. It is never a ruling: nothing is stored,
+//! as env `GNUGO`, else `gnugo` on `PATH`, else `/usr/games/gnugo`, at the default levels
+//! and time limit, [`crate::estimate::default_estimator`]), counted as [`crate::propose`] says. It is never a ruling: nothing is stored,
 //! no case is opened (the count of the results services still rules by the proved statuses
 //! alone and opens a case for an undecided one); the estimator's failure leaves the unproved
 //! chains `UNDECIDED` and is reported in the response. Behind tokens any valid token may ask
@@ -445,7 +445,7 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
             .into());
         }
         let subject = subject(&self.state, r).await?;
-        let estimator = crate::estimate::GnuGo::default();
+        let estimator = crate::estimate::default_estimator();
         let s = subject.clone();
         // The search takes a core (AppState::search); the estimator runs next to it on a
         // thread of its own, inside `propose`.
@@ -460,7 +460,7 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
                     passes: s.passes,
                     options: s.options.clone(),
                 };
-                crate::propose::propose(&p, Some(&estimator), None)
+                crate::propose::propose(&p, Some(estimator.as_ref()), None)
             })
             .await?;
         Ok(Response::new(propose_response(&subject, &proposal)))

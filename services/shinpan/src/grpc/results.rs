@@ -274,7 +274,11 @@ pub struct Count {
 
 /// Counts the reconstructed final position (第十条): with the players' agreed statuses
 /// (第九条), or — with none — the statuses the adjudicator finds by hypothetical play
-/// (第七条・第八条), searched once a core is free ([`AppState::search`]).
+/// (第七条・第八条), searched once a core is free ([`AppState::search`]). This is a ruling, so
+/// it never uses an estimate: a chain hypothetical play leaves undecided stays undecided (and
+/// opens the arbiter's case). What the players can start their agreement from instead — the
+/// proved statuses completed by an estimator's, labelled by basis — is
+/// `Adjudication.Propose` ([`crate::propose`]).
 pub async fn count(state: &AppState, recon: &Reconstruction, komi: f64, agreements: &[pb::Agreement]) -> Result<Count, Status> {
     let game = recon.replayed.game.clone();
     let rules = recon.rules;
