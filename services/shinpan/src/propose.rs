@@ -8,8 +8,9 @@
 //!   with no agreement and `--budget` nodes per region, as `shinpan adjudicate`), with its
 //!   proof line; a pass-alive chain (no line needed) is `proved` with `"pass_alive": true`.
 //! * basis `estimated`: a chain hypothetical play left undecided, given the status of an
-//!   estimator ([`crate::estimate`]: GNU Go's `final_status_list` over GTP), with its `source`
-//!   and the adjudicator's `reason` for not deciding it.
+//!   estimator ([`crate::estimate`]: GNU Go's `final_status_list` over GTP, by default at
+//!   `--level 2`, [`estimate::DEFAULT_LEVELS`]), with its `source` and the adjudicator's
+//!   `reason` for not deciding it.
 //! * basis `undecided`: neither decided it (the estimator failed, timed out, is absent or
 //!   named no status): the chain stays undecided and the result is `?`.
 //!
@@ -23,7 +24,7 @@
 //! per chain with status, basis and source; with `--json` the object of `shinpan adjudicate
 //! --json` ([`crate::report::Report`]) whose `proofs` hold one entry for *every* chain, each
 //! with `basis` and `source` (`{"stones": [...], "color": "white", "status": "dead", "basis":
-//! "estimated", "source": "gnugo-3.8 --level 10 final_status_list", "line": [], "nodes": n,
+//! "estimated", "source": "gnugo-3.8 --level 2 final_status_list", "line": [], "nodes": n,
 //! "reason": "..."}`), plus `"advisory": true`, `"proved_result"` (the count with the proved
 //! statuses only) and `"estimator": {"source": ..., "seconds": s}` or `{"source": ...,
 //! "error": ...}`. `result` is the proposal's count.
@@ -96,7 +97,7 @@ pub struct ChainProposal {
 /// What the estimator did.
 #[derive(Clone, Debug)]
 pub struct EstimatorOutcome {
-    /// Its name (`gnugo-3.8 --level 10 final_status_list`).
+    /// Its name (`gnugo-3.8 --level 2 final_status_list`).
     pub source: String,
     /// Why it gave no estimate, if it did not.
     pub error: Option<String>,

@@ -160,12 +160,28 @@ fn proposals_on_real_games() {
                 reasons.push(format!("estimator failed: {e}"));
             }
             if reasons.is_empty() {
-                reasons.push(format!(
-                    "statuses agree with the marks or no marks; score B {} W {}, dame {}",
-                    p.score.score[0],
-                    p.score.score[1],
-                    p.score.dame.len()
-                ));
+                match &loaded.record.territory {
+                    // Same statuses as the marks: the count itself differs from the server's.
+                    Some(marks) => {
+                        let mut extra = Vec::new();
+                        for (k, name) in [(0, "Black"), (1, "White")] {
+                            let marked = if k == 0 { &marks.black } else { &marks.white };
+                            for q in p.score.territory[k].iter().filter(|q| !marked.contains(q)) {
+                                extra.push(format!("{q} {name}'s territory here, not marked"));
+                            }
+                            for q in marked.iter().filter(|q| board.get(**q).is_none() && !p.score.territory[k].contains(q)) {
+                                extra.push(format!("{q} marked {name}'s, not territory here"));
+                            }
+                        }
+                        reasons.push(format!("statuses as the marks; the count differs: {}", extra.join(", ")));
+                    }
+                    None => reasons.push(format!(
+                        "no marks to compare; score B {} W {}, dame {}",
+                        p.score.score[0],
+                        p.score.score[1],
+                        p.score.dame.len()
+                    )),
+                }
             }
             differ.push(format!(
                 "{}: proposal {} (proved only {}) RE {} GNU Go {}: {}",
