@@ -1,4 +1,4 @@
-//! `shinpan propose [--rules R] [--komi K] [--budget N] [--gnugo PATH] [--level L]
+//! `shinpan propose [--rules R] [--komi K] [--budget N] [--gnugo PATH] [--level L[,L...]]
 //! [--timeout S] [--json] FILE.sgf`: an end-of-game *proposal* — advisory, never a ruling —
 //! for the players to start their agreement from (第九条): every chain of the record's final
 //! position gets a status and the basis of it, and the position is counted with those
@@ -18,7 +18,14 @@
 //! estimate was (`"estimate_overruled": "dead"`). The estimator runs next to the search under a
 //! time limit (`--timeout`, default [`estimate::DEFAULT_TIMEOUT`]); its failure never fails
 //! the proposal: the `estimator` object then carries `error`, and only the proved statuses
-//! are used.
+//! are used. Several `--level`s are asked side by side and voted ([`estimate::Vote`]).
+//!
+//! Where the proposal differs from a server's result on the shared real games (see
+//! `tests/propose_games.rs`): the players' marks leaving a dead stone alive (a slip the
+//! proposal does not copy), GNU Go misjudging a chain hypothetical play could not decide, and
+//! one-point differences of the count itself — a point `goban::score` counts as territory
+//! that the server (and GNU Go) leave out because filling the dame would force a protective
+//! move there.
 //!
 //! Output: the diagram of `shinpan adjudicate` (combined statuses), the count, and one line
 //! per chain with status, basis and source; with `--json` the object of `shinpan adjudicate
