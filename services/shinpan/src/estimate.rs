@@ -34,7 +34,7 @@ pub struct Estimate {
     /// [`Status::Alive`], [`Status::Dead`] or [`Status::Seki`] per stone;
     /// [`Status::Undecided`] where the source named no status.
     pub status: StatusMap,
-    /// The source, e.g. `gnugo-3.8 --level 10 final_status_list`.
+    /// The source, e.g. `gnugo-3.8 --level 2 final_status_list`.
     pub source: String,
     /// Wall-clock time the estimate took, process start included.
     pub elapsed: Duration,
@@ -74,16 +74,23 @@ pub trait Estimator: Send + Sync {
     fn estimate(&self, position: Position<'_>) -> Result<Estimate, EstimateError>;
 }
 
-/// Default time limit of one GNU Go estimate.
+/// Default time limit of one GNU Go estimate (the slowest 19x19 estimate at level 2 took
+/// under 2 s on the shared games; at level 10, GNU Go's default, one took 11 s here).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Level of a [`GnuGo`] made by `Default` (`--level`): GNU Go's own default.
 pub const DEFAULT_LEVEL: u8 = 10;
 
-/// The levels a proposal asks GNU Go at by default ([`gnugo_levels`], a [`Vote`] of them).
-/// Measured on the 253 shared games (`tests/propose_games.rs`, all records): see the
-/// figures in the crate's report of this module.
-pub const DEFAULT_LEVELS: [u8; 3] = [1, 2, 3];
+/// The levels a proposal asks GNU Go at by default ([`gnugo_levels`]). Measured on the 253
+/// shared games (`tests/propose_games.rs` with `SHINPAN_PROPOSE_ALL=1`, release build, machine
+/// shared with other work; proposal = `RE` on the 153 older / 100 human / 139 marked records,
+/// 19x19 time per proposal p50 / p95 / max): level 10 (GNU Go's default) 138 / 92 / 126,
+/// 0.75 / 2.67 / 5.02 s, four estimates killed at the 5 s limit; level 6 141 / 92 / 126,
+/// 0.59 / 1.80 / 3.04 s; level 2 141 / 93 / 127, 0.47 / 1.19 / 1.77 s; level 1 141 / 92 /
+/// 126, 0.48 / 1.27 / 2.31 s; a [`Vote`] of levels 1, 2, 3 138 / 93 / 126, 1.55 / 3.99 /
+/// 5.04 s (three processes on two cores: three estimates killed). GNU Go's own
+/// `final_score`: 138 / 92 / 126.
+pub const DEFAULT_LEVELS: [u8; 1] = [2];
 
 /// The default estimator of a proposal: GNU Go as [`GnuGo::find`] finds it, at
 /// [`DEFAULT_LEVELS`], within [`DEFAULT_TIMEOUT`].

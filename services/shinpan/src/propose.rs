@@ -1,4 +1,4 @@
-//! `shinpan propose [--rules R] [--komi K] [--budget N] [--gnugo PATH] [--level L]
+//! `shinpan propose [--rules R] [--komi K] [--budget N] [--gnugo PATH] [--level L[,L...]]
 //! [--timeout S] [--json] FILE.sgf`: an end-of-game *proposal* — advisory, never a ruling —
 //! for the players to start their agreement from (第九条): every chain of the record's final
 //! position gets a status and the basis of it, and the position is counted with those
@@ -8,8 +8,9 @@
 //!   with no agreement and `--budget` nodes per region, as `shinpan adjudicate`), with its
 //!   proof line; a pass-alive chain (no line needed) is `proved` with `"pass_alive": true`.
 //! * basis `estimated`: a chain hypothetical play left undecided, given the status of an
-//!   estimator ([`crate::estimate`]: GNU Go's `final_status_list` over GTP), with its `source`
-//!   and the adjudicator's `reason` for not deciding it.
+//!   estimator ([`crate::estimate`]: GNU Go's `final_status_list` over GTP, by default at
+//!   `--level 2`, [`estimate::DEFAULT_LEVELS`]), with its `source` and the adjudicator's
+//!   `reason` for not deciding it.
 //! * basis `undecided`: neither decided it (the estimator failed, timed out, is absent or
 //!   named no status): the chain stays undecided and the result is `?`.
 //!
@@ -17,13 +18,20 @@
 //! estimate was (`"estimate_overruled": "dead"`). The estimator runs next to the search under a
 //! time limit (`--timeout`, default [`estimate::DEFAULT_TIMEOUT`]); its failure never fails
 //! the proposal: the `estimator` object then carries `error`, and only the proved statuses
-//! are used.
+//! are used. Several `--level`s are asked side by side and voted ([`estimate::Vote`]).
+//!
+//! Where the proposal differs from a server's result on the shared real games (see
+//! `tests/propose_games.rs`): the players' marks leaving a dead stone alive (a slip the
+//! proposal does not copy), GNU Go misjudging a chain hypothetical play could not decide, and
+//! one-point differences of the count itself — a point `goban::score` counts as territory
+//! that the server (and GNU Go) leave out because filling the dame would force a protective
+//! move there.
 //!
 //! Output: the diagram of `shinpan adjudicate` (combined statuses), the count, and one line
 //! per chain with status, basis and source; with `--json` the object of `shinpan adjudicate
 //! --json` ([`crate::report::Report`]) whose `proofs` hold one entry for *every* chain, each
 //! with `basis` and `source` (`{"stones": [...], "color": "white", "status": "dead", "basis":
-//! "estimated", "source": "gnugo-3.8 --level 10 final_status_list", "line": [], "nodes": n,
+//! "estimated", "source": "gnugo-3.8 --level 2 final_status_list", "line": [], "nodes": n,
 //! "reason": "..."}`), plus `"advisory": true`, `"proved_result"` (the count with the proved
 //! statuses only) and `"estimator": {"source": ..., "seconds": s}` or `{"source": ...,
 //! "error": ...}`. `result` is the proposal's count.
@@ -96,7 +104,7 @@ pub struct ChainProposal {
 /// What the estimator did.
 #[derive(Clone, Debug)]
 pub struct EstimatorOutcome {
-    /// Its name (`gnugo-3.8 --level 10 final_status_list`).
+    /// Its name (`gnugo-3.8 --level 2 final_status_list`).
     pub source: String,
     /// Why it gave no estimate, if it did not.
     pub error: Option<String>,
@@ -368,4 +376,119 @@ pub fn run(args: Args) -> ExitCode {
         return exit::code(exit::UNDECIDED);
     }
     exit::code(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimate::Vote;
+
+    /// An estimator that calls every stone of colour `dead` dead and the others alive, or
+    /// fails when `dead` is `None`.
+    struct Fixed {
+        dead: Option<Color>,
+        name: &'static str,
+    }
+
+    impl Estimator for Fixed {
+        fn source(&self) -> String {
+            self.name.to_string()
+        }
+        fn estimate(&self, position: Position<'_>) -> Result<Estimate, EstimateError> {
+            let Some(dead) = self.dead else { return Err(EstimateError::Protocol("no answer".into())) };
+            let b = position.board;
+            let mut status = StatusMap::new(b);
+            for p in b.points().filter(|&p| b.get(p) == Some(dead)) {
+                status.set(p, Status::Dead);
+            }
+            Ok(Estimate { status, source: self.name.to_string(), elapsed: Duration::ZERO })
+        }
+    }
+
+    /// Black's pass-alive wall with two eyes on the left; a white and a black stone in the open
+    /// right part, which a search of no nodes cannot decide.
+    fn board() -> Board {
+        Board::from_diagram(&[
+            ".X.X.....",
+            "XXXX.....",
+            "XXXX.....",
+            ".X.X.....",
+            "XXXX..O..",
+            "XXXX.....",
+            "XXXX...X.",
+            "XXXX.....",
+            "XXXX.....",
+        ])
+        .unwrap()
+    }
+
+    fn subject(b: &Board) -> Subject<'_> {
+        Subject {
+            board: b,
+            rules: RuleSet::Japanese2011,
+            komi: 6.5,
+            prisoners: [0, 0],
+            passes: [0, 0],
+            options: Options { budget_nodes: 1, to_move: Color::Black, ..Options::default() },
+        }
+    }
+
+    fn chain_at<'a>(p: &'a Proposal, sgf: &str) -> &'a ChainProposal {
+        let pt = Point::from_sgf(sgf).unwrap();
+        p.chains.iter().find(|c| c.stones.contains(&pt)).unwrap()
+    }
+
+    #[test]
+    fn proofs_stand_estimates_fill_the_rest_and_overruled_estimates_are_named() {
+        let b = board();
+        let est = Fixed { dead: Some(Color::White), name: "fixed" };
+        let p = propose(&subject(&b), Some(&est), None);
+        let wall = chain_at(&p, "ba");
+        assert_eq!((wall.basis, wall.status, wall.pass_alive), (Basis::Proved, Status::Alive, true));
+        let white = chain_at(&p, "ge");
+        assert_eq!((white.basis, white.status, white.source.as_str()), (Basis::Estimated, Status::Dead, "fixed"));
+        assert!(white.reason.is_some(), "why it is not proved");
+        assert!(!p.undecided());
+        assert_ne!(p.score.result.to_sgf(), "?");
+        assert_eq!(p.proved_score.result.to_sgf(), "?");
+        // An estimate against a proof: the proof stands, the entry names the estimate.
+        let wrong = Fixed { dead: Some(Color::Black), name: "wrong" };
+        let p = propose(&subject(&b), Some(&wrong), None);
+        let wall = chain_at(&p, "ba");
+        assert_eq!((wall.status, wall.estimate_overruled), (Status::Alive, Some(Status::Dead)));
+        assert_eq!(chain_at(&p, "hg").basis, Basis::Estimated);
+        assert_eq!(chain_json(wall)["estimate_overruled"], "dead");
+    }
+
+    #[test]
+    fn a_failed_estimator_leaves_the_unproved_chains_undecided() {
+        let b = board();
+        let p = propose(&subject(&b), Some(&Fixed { dead: None, name: "broken" }), None);
+        assert!(p.undecided());
+        assert_eq!(p.score.result.to_sgf(), "?");
+        assert_eq!(chain_at(&p, "ge").basis, Basis::Undecided);
+        assert_eq!(chain_at(&p, "ba").basis, Basis::Proved);
+        let o = p.estimator.as_ref().unwrap();
+        assert_eq!(o.source, "broken");
+        assert!(estimator_json(o)["error"].as_str().unwrap().contains("no answer"));
+    }
+
+    #[test]
+    fn a_vote_takes_the_majority_of_those_that_answer() {
+        let b = board();
+        let vote = Vote {
+            members: vec![
+                Box::new(Fixed { dead: Some(Color::White), name: "a" }),
+                Box::new(Fixed { dead: Some(Color::White), name: "b" }),
+                Box::new(Fixed { dead: Some(Color::Black), name: "c" }),
+                Box::new(Fixed { dead: None, name: "d" }),
+            ],
+        };
+        let e = vote.estimate(Position { board: &b, komi: 6.5, to_move: Color::Black }).unwrap();
+        assert_eq!(e.status.get(Point::from_sgf("ge").unwrap()), Status::Dead, "two of three");
+        assert_eq!(e.status.get(Point::from_sgf("hg").unwrap()), Status::Alive, "two of three");
+        assert!(e.source.starts_with("majority of a, b, c") && e.source.contains("1 of 4 failed"), "{}", e.source);
+        let none = Vote { members: vec![Box::new(Fixed { dead: None, name: "x" })] };
+        assert!(none.estimate(Position { board: &b, komi: 6.5, to_move: Color::Black }).is_err());
+    }
 }

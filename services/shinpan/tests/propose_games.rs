@@ -77,6 +77,8 @@ fn proposals_on_real_games() {
     let mut differ: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     let mut slips: Vec<String> = Vec::new();
+    // The players' own marks counted by goban::score: the most a proposal can reach there.
+    let mut marks_count_re = 0usize;
     let mut times: Vec<f64> = Vec::new();
     for (i, line) in lines.enumerate() {
         if !all && i % 4 != 0 {
@@ -109,6 +111,9 @@ fn proposals_on_real_games() {
             s.total += 1;
             s.proposal += usize::from(ours == re);
             s.gnugo += usize::from(gnugo_ok);
+        }
+        if strict && GameResult::from_sgf(&shinpan::score::count(&loaded, None, None).result) == re {
+            marks_count_re += 1;
         }
         let board = loaded.replayed.game.board();
         for c in &p.chains {
@@ -160,12 +165,28 @@ fn proposals_on_real_games() {
                 reasons.push(format!("estimator failed: {e}"));
             }
             if reasons.is_empty() {
-                reasons.push(format!(
-                    "statuses agree with the marks or no marks; score B {} W {}, dame {}",
-                    p.score.score[0],
-                    p.score.score[1],
-                    p.score.dame.len()
-                ));
+                match &loaded.record.territory {
+                    // Same statuses as the marks: the count itself differs from the server's.
+                    Some(marks) => {
+                        let mut extra = Vec::new();
+                        for (k, name) in [(0, "Black"), (1, "White")] {
+                            let marked = if k == 0 { &marks.black } else { &marks.white };
+                            for q in p.score.territory[k].iter().filter(|q| !marked.contains(q)) {
+                                extra.push(format!("{q} {name}'s territory here, not marked"));
+                            }
+                            for q in marked.iter().filter(|q| board.get(**q).is_none() && !p.score.territory[k].contains(q)) {
+                                extra.push(format!("{q} marked {name}'s, not territory here"));
+                            }
+                        }
+                        reasons.push(format!("statuses as the marks; the count differs: {}", extra.join(", ")));
+                    }
+                    None => reasons.push(format!(
+                        "no marks to compare; score B {} W {}, dame {}",
+                        p.score.score[0],
+                        p.score.score[1],
+                        p.score.dame.len()
+                    )),
+                }
             }
             differ.push(format!(
                 "{}: proposal {} (proved only {}) RE {} GNU Go {}: {}",
@@ -181,7 +202,7 @@ fn proposals_on_real_games() {
     let pct = |t: &Tally| if t.total == 0 { 0.0 } else { 100.0 * t.proposal as f64 / t.total as f64 };
     eprintln!(
         "proposal ({}, GNU Go --level {:?}, budget {budget}) = RE: older {}/{} (GNU Go final_score {}), human kgs2017 {}/{} (GNU Go {}), \
-         marked {}/{} = {:.1}% (GNU Go {})",
+         marked {}/{} = {:.1}% (GNU Go {}; the players' own marks counted here: {})",
         if all { "all records" } else { "every 4th record; SHINPAN_PROPOSE_ALL=1 for all" },
         levels,
         older.proposal,
@@ -193,7 +214,8 @@ fn proposals_on_real_games() {
         marked.proposal,
         marked.total,
         pct(&marked),
-        marked.gnugo
+        marked.gnugo,
+        marks_count_re
     );
     eprintln!(
         "chains {chains}: proved {proved}, estimated {estimated}, undecided {undecided}; estimates overruled by a proof {overruled}; \
