@@ -156,6 +156,10 @@ pub(crate) fn adjudicate_agreed(
         if searched[gi(d)] {
             continue;
         }
+        let mut racing = vec![false; n];
+        for s in board.chain(d) {
+            racing[gi(s)] = true;
+        }
         let pts = loop {
             let pts = flood(board, &board.chain(d), |q| !wall[gi(q)] && !in_u(q));
             let mut in_region = vec![false; n];
@@ -176,7 +180,7 @@ pub(crate) fn adjudicate_agreed(
                     if proved_alive(r, &found) {
                         continue;
                     }
-                    if let Some(reason) = draw_reason(board, r, &in_region) {
+                    if let Some(reason) = draw_reason(board, r, &racing) {
                         for &s in &chain {
                             wall[gi(s)] = false;
                         }
@@ -226,10 +230,19 @@ pub(crate) fn adjudicate_agreed(
             reports.push(report);
             continue;
         }
-        let index = (reports.len(), 0);
-        let report = solve_region(board, pts, index, mode, opts, safe, settled, &|q| want[gi(q)], &mut found, &mut proofs);
-        progress(&report);
-        reports.push(report);
+        // The disputed chains first, with the region's whole budget; then, with a budget of
+        // their own, the chains drawn in (their status is the search's, not the agreement's).
+        let first = |q: Point| want[gi(q)] && disputed(q);
+        let then = |q: Point| want[gi(q)] && !disputed(q);
+        for wanted in [&first as &dyn Fn(Point) -> bool, &then] {
+            if !pts.iter().any(|&q| wanted(q)) {
+                continue;
+            }
+            let index = (reports.len(), 0);
+            let report = solve_region(board, pts.clone(), index, mode, opts, safe, settled, wanted, &mut found, &mut proofs);
+            progress(&report);
+            reports.push(report);
+        }
     }
     let nreports = reports.len();
     for r in &mut reports {
@@ -328,9 +341,9 @@ fn two_links(board: &Board, pts: &[Point], c: Color, opts: &Options) -> Option<V
     Some(line)
 }
 
-/// Whether the wall chain through `r` is drawn into the dispute whose region is
-/// `in_region` (by board index), and why (module docs).
-fn draw_reason(board: &Board, r: Point, in_region: &[bool]) -> Option<DrawReason> {
+/// Whether the wall chain through `r` is drawn into the dispute of the chain whose stones
+/// are `racing` (by board index), and why (module docs).
+fn draw_reason(board: &Board, r: Point, racing: &[bool]) -> Option<DrawReason> {
     let w = board.width() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
     let c = board.get(r)?;
@@ -340,7 +353,7 @@ fn draw_reason(board: &Board, r: Point, in_region: &[bool]) -> Option<DrawReason
         near.extend(board.adjacent(s));
     }
     near.into_iter()
-        .find(|&q| board.get(q) == Some(c.opponent()) && in_region[gi(q)] && libs.len() <= board.liberty_count(q) + 1)
+        .find(|&q| board.get(q) == Some(c.opponent()) && racing[gi(q)] && libs.len() <= board.liberty_count(q) + 1)
         .map(|with| DrawReason::CapturingRace { with })
 }
 
