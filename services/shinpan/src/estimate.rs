@@ -74,9 +74,10 @@ pub trait Estimator: Send + Sync {
     fn estimate(&self, position: Position<'_>) -> Result<Estimate, EstimateError>;
 }
 
-/// Default time limit of one GNU Go estimate (the slowest 19x19 estimate at level 2 took
-/// under 2 s on the shared games; at level 10, GNU Go's default, one took 11 s here).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default time limit of one GNU Go estimate: the slowest 19x19 estimate at level 2 takes
+/// under 2 s on the shared games on an idle core; the margin covers a server whose cores are
+/// busy with searches.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Level of a [`GnuGo`] made by `Default` (`--level`): GNU Go's own default.
 pub const DEFAULT_LEVEL: u8 = 10;
