@@ -101,9 +101,26 @@ struct Theirs {
     unreadable: Option<String>,
 }
 
+/// Installs sgfmill with pip when `python` lacks it, saying so (a bare machine needs nothing
+/// installed by hand to run the tests); `SHINPAN_NO_INSTALL` refuses.
+fn provision_sgfmill(python: &str) {
+    let has = |py: &str| Command::new(py).args(["-c", "import sgfmill"]).output().is_ok_and(|o| o.status.success());
+    if has(python) || std::env::var_os("SHINPAN_NO_INSTALL").is_some() {
+        return;
+    }
+    eprintln!("sgfmill is missing: installing it with `{python} -m pip install sgfmill` (SHINPAN_NO_INSTALL=1 refuses) …");
+    let ok = Command::new(python).args(["-m", "pip", "install", "--quiet", "sgfmill"]).status().is_ok_and(|s| s.success())
+        || Command::new(python)
+            .args(["-m", "pip", "install", "--quiet", "--break-system-packages", "sgfmill"])
+            .status()
+            .is_ok_and(|s| s.success());
+    assert!(ok && has(python), "could not install sgfmill with pip: the cross-check needs it");
+}
+
 fn run_sgfmill(files: &[PathBuf]) -> HashMap<String, Theirs> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sgfmill_check.py");
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
+    provision_sgfmill(&python);
     let out = Command::new(&python).arg(&script).args(files).output().unwrap_or_else(|e| {
         panic!(
             "cannot run `{python}` ({e}): the cross-check needs Python 3 with sgfmill \

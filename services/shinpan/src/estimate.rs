@@ -139,6 +139,37 @@ impl GnuGo {
         self.program.is_file() || (self.program.components().count() == 1 && GnuGo::find().is_file())
     }
 
+    /// Whether the program is there after installing Debian's `gnugo` package with `apt-get`
+    /// when it is missing (through `sudo` when not root), announced on standard error, one
+    /// process at a time (a lock file in the temporary directory). Used by the test suite
+    /// and the demo so that a bare machine needs nothing installed by hand; nothing is
+    /// installed when `SHINPAN_NO_INSTALL` is set or there is no `apt-get`.
+    pub fn provision(&self) -> bool {
+        if self.available() || std::env::var_os("SHINPAN_NO_INSTALL").is_some() || !Path::new("/usr/bin/apt-get").exists() {
+            return self.available();
+        }
+        let Ok(lock) = std::fs::File::create(std::env::temp_dir().join("shinpan-apt-gnugo.lock")) else { return false };
+        if lock.lock().is_err() {
+            return false;
+        }
+        if self.available() {
+            return true;
+        }
+        eprintln!("GNU Go is missing: installing Debian's `gnugo` with apt-get (SHINPAN_NO_INSTALL=1 refuses) …");
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let sudo = !root && Path::new("/usr/bin/sudo").exists();
+        let apt = |args: &[&str]| {
+            let mut c = Command::new(if sudo { "sudo" } else { "apt-get" });
+            if sudo {
+                c.arg("apt-get");
+            }
+            c.args(args).env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null()).status().is_ok_and(|s| s.success())
+        };
+        let _ = apt(&["update", "-qq"]) && apt(&["install", "-y", "-qq", "gnugo"]);
+        self.available()
+    }
+
     fn source_with(&self, version: &str) -> String {
         format!("gnugo-{version} --level {} final_status_list", self.level)
     }

@@ -94,6 +94,9 @@ fn every_marked_dead_chain_disputed_alone() {
                 }
             } else {
                 let pr = adj.proofs.iter().find(|pr| pr.stones.contains(&d));
+                if std::env::var_os("SHINPAN_DISPUTE_VERBOSE").is_some() {
+                    eprintln!("undecided: {} {d}: {:?}", f[c_file], pr.and_then(|pr| pr.undecided));
+                }
                 match pr.and_then(|pr| pr.undecided) {
                     None => failures.push(format!("{}: disputed {d} undecided without a reason", f[c_file])),
                     Some(shinpan_adjudicator::Undecided::RegionTooLarge { empty, .. }) => {

@@ -61,7 +61,7 @@ fn without_an_estimator_the_proved_statuses_stand_and_the_rest_is_undecided() {
 
 #[test]
 fn with_gnu_go_every_chain_is_proved_or_estimated_and_the_count_is_re() {
-    if !GnuGo::default().available() {
+    if !GnuGo::default().provision() {
         eprintln!("SKIPPED: GNU Go not installed (apt-get install gnugo)");
         return;
     }

@@ -54,7 +54,7 @@ struct Tally {
 #[test]
 fn proposals_on_real_games() {
     let probe = GnuGo::default();
-    if !probe.available() {
+    if !probe.provision() {
         eprintln!("SKIPPED: GNU Go not found ({}; apt-get install gnugo, or env GNUGO)", probe.program.display());
         return;
     }

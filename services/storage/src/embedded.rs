@@ -3,8 +3,10 @@
 //! test harness.
 //!
 //! * Binaries: `$SHINPAN_PG_BIN` if set, else the newest `/usr/lib/postgresql/<version>/bin`
-//!   holding `postgres` and `initdb`; missing binaries give [`EmbeddedError::BinariesMissing`],
-//!   whose message names the Debian package to install (`postgresql`).
+//!   holding `postgres` and `initdb`. When there are none, Debian's `postgresql` package is
+//!   installed with `apt-get` (through `sudo` when not root), saying so on standard error,
+//!   one process at a time ([`provision_binaries`]); with `SHINPAN_NO_INSTALL=1`, or where
+//!   that fails, [`EmbeddedError::BinariesMissing`], whose message names the package.
 //! * PostgreSQL refuses to run as root: when this process is root, `initdb` and `postgres` run as
 //!   the `postgres` system user and the data directory is owned by it.
 //! * Persistent mode ([`EmbeddedOptions::persistent`]): `initdb` once into the data directory
@@ -200,6 +202,43 @@ pub fn find_bin_dir_in(override_dir: Option<&Path>, root: &Path) -> Result<PathB
     versions.pop().map(|(_, d)| d).ok_or(EmbeddedError::BinariesMissing)
 }
 
+/// Installs Debian's `postgresql` package with `apt-get` when [`find_bin_dir`] finds no
+/// binaries, announcing it on standard error (a bare machine needs nothing installed by hand
+/// to run the demo or the tests). Concurrent callers (parallel tests) wait for one install
+/// through a lock file in the temporary directory. Runs `sudo apt-get` when not root and
+/// `sudo` exists. Nothing is installed when `SHINPAN_NO_INSTALL` is set.
+///
+/// Errors: [`EmbeddedError::BinariesMissing`] when installing is refused, impossible (no
+/// `apt-get`) or fails (its output goes to standard error).
+pub fn provision_binaries() -> Result<PathBuf, EmbeddedError> {
+    if std::env::var_os("SHINPAN_NO_INSTALL").is_some() || !Path::new("/usr/bin/apt-get").exists() {
+        return Err(EmbeddedError::BinariesMissing);
+    }
+    let lock = fs::File::create(std::env::temp_dir().join("shinpan-apt-postgresql.lock"))
+        .map_err(|source| EmbeddedError::Io { context: "creating the install lock".into(), source })?;
+    lock.lock().map_err(|source| EmbeddedError::Io { context: "taking the install lock".into(), source })?;
+    if let Ok(d) = find_bin_dir() {
+        return Ok(d);
+    }
+    eprintln!(
+        "shinpan: PostgreSQL's server binaries are missing: installing Debian's `postgresql` with apt-get (SHINPAN_NO_INSTALL=1 refuses) …"
+    );
+    let sudo = !is_root() && Path::new("/usr/bin/sudo").exists();
+    let apt = |args: &[&str]| {
+        let mut c = if sudo { Command::new("sudo") } else { Command::new("apt-get") };
+        if sudo {
+            c.arg("apt-get");
+        }
+        c.args(args).env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null()).status()
+    };
+    let ok = apt(&["update", "-qq"]).is_ok_and(|s| s.success()) && apt(&["install", "-y", "-qq", "postgresql"]).is_ok_and(|s| s.success());
+    drop(lock);
+    if !ok {
+        eprintln!("shinpan: installing `postgresql` failed");
+    }
+    find_bin_dir()
+}
+
 /// A free TCP port on 127.0.0.1 (free when asked; bind promptly).
 pub fn free_port() -> io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
@@ -209,7 +248,7 @@ impl EmbeddedPostgres {
     /// Start (or reuse) a cluster as described by `opts`. Blocking (initdb takes a second or
     /// two); from async code call it in `tokio::task::spawn_blocking`.
     pub fn start(opts: EmbeddedOptions) -> Result<Self, EmbeddedError> {
-        let bin_dir = find_bin_dir()?;
+        let bin_dir = find_bin_dir().or_else(|_| provision_binaries())?;
         let run_as = if is_root() { Some(postgres_user().ok_or(EmbeddedError::NoPostgresUser)?) } else { None };
         let root = match (&opts.data_dir, opts.ephemeral) {
             (Some(d), _) => d.clone(),
