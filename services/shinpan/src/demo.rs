@@ -2,7 +2,11 @@
 //! embedded PostgreSQL (or `DATABASE_URL`), loads a real game record from `../shared/games`
 //! through the gRPC API, and prints every step: import, read back, export, then a game
 //! recorded move by move while a watcher follows it, a foul stored and not applied, an
-//! idempotent retry and a move sent out of sequence.
+//! idempotent retry and a move sent out of sequence; then the end of a real finished game:
+//! shinpan's proposal (proved statuses, the rest estimated and labelled so), a chain the
+//! players dispute decided by hypothetical play with their agreement as context (第九条・
+//! 第七条) and its proof line, and the count confirmed by both players and the referee
+//! (第十条) until final.
 
 use crate::configuration::ServeArgs;
 use crate::exit;
@@ -83,12 +87,15 @@ async fn demo(args: Args) -> anyhow::Result<()> {
         let _ = stop_rx.await;
     }));
 
-    let result = steps(&url, &record_path, sgf).await;
+    let mut result = steps(&url, &record_path, sgf).await;
+    if result.is_ok() {
+        result = end_of_game(&url, &args.games).await;
+    }
 
     let _ = stop_tx.send(());
     match server.await {
         Ok(Ok(())) => println!(
-            "7. server stopped gracefully{}",
+            "8. server stopped gracefully{}",
             if args.database_url.is_none() { "; embedded PostgreSQL stopped (data kept for the next start)" } else { "" }
         ),
         Ok(Err(e)) => eprintln!("server error: {e}"),
@@ -242,5 +249,131 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         after.flagged,
         after.result
     );
+    Ok(())
+}
+
+/// The first finished game of `games/index.tsv` whose players' dead-stone marks reproduce
+/// `RE` (column `marks_agree_with_RE`), a 19x19 one first.
+fn finished_record(games: &Path) -> Option<PathBuf> {
+    let index = std::fs::read_to_string(games.join("index.tsv")).ok()?;
+    let mut lines = index.lines();
+    let header: Vec<&str> = lines.next()?.split('\t').collect();
+    let (c_file, c_agree) = (header.iter().position(|h| *h == "file")?, header.iter().position(|h| *h == "marks_agree_with_RE")?);
+    let rows: Vec<Vec<&str>> =
+        lines.map(|l| l.split('\t').collect::<Vec<_>>()).filter(|f| f.len() > c_agree && f[c_agree] == "1").collect();
+    rows.iter().find(|f| f[c_file].starts_with("19/")).or(rows.first()).map(|f| games.join(f[c_file]))
+}
+
+/// Step 7: the end of a real game — proposal, a dispute decided, the result confirmed.
+async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
+    use shinpan_proto::v1::adjudication_client::AdjudicationClient;
+    use shinpan_proto::v1::result_confirmation_client::ResultConfirmationClient;
+    let Some(path) = finished_record(games) else {
+        println!("7. (no finished game with dead-stone marks under {}: the end of a game is not shown)", games.display());
+        return Ok(());
+    };
+    let sgf = String::from_utf8_lossy(&std::fs::read(&path)?).into_owned();
+    let recorded = shinpan_sgf::Record::parse(&sgf).ok().and_then(|r| r.info.result).unwrap_or_default();
+    let channel = crate::client::channel(url).await?;
+    let mut recording = GameRecordingClient::new(channel.clone());
+    println!("7. the end of a real game: {} ...", path.display());
+    let imported = recording
+        .import_sgf(pb::ImportSgfRequest { sgf, tournament: "shinpan demo".into(), round: 2, ..Default::default() })
+        .await?
+        .into_inner();
+    let game = imported.game.unwrap_or_default();
+    println!("   imported {} moves as game {} (play stopped by passes)", imported.moves, game.id);
+
+    let mut adjudication = AdjudicationClient::new(channel.clone());
+    let by_game =
+        || pb::AdjudicateRequest { position: Some(pb::adjudicate_request::Position::GameId(game.id.clone())), ..Default::default() };
+    let proposal = adjudication.propose(by_game()).await?.into_inner();
+    let p = proposal.proposal.clone().unwrap_or_default();
+    let count = |basis: &str| p.proofs.iter().filter(|x| x.basis == basis).map(|x| x.stones.len()).sum::<usize>();
+    println!(
+        "   proposal (advisory, 第九条): {} — {} stones proved by hypothetical play (第七条), {} estimated by {}{}",
+        p.result,
+        count("proved"),
+        count("estimated"),
+        if proposal.estimator_source.is_empty() { "no estimator" } else { &proposal.estimator_source },
+        if proposal.estimator_error.is_empty() { String::new() } else { format!(" ({})", proposal.estimator_error) }
+    );
+    let dead: Vec<&pb::Proof> = p.proofs.iter().filter(|x| x.status == pb::Status::Dead as i32).collect();
+    let agreement = |except: Option<&str>| -> Vec<pb::Agreement> {
+        dead.iter()
+            .filter(|x| except.is_none_or(|e| !x.stones.iter().any(|s| s == e)))
+            .map(|x| pb::Agreement { stones: x.stones.clone(), status: pb::Status::Dead as i32 })
+            .collect()
+    };
+    // The players accept the proposal but for one chain that one of them disputes: the
+    // first marked-dead chain that hypothetical play settles within the default budget.
+    let mut decided = None;
+    for chain in dead.iter().take(6) {
+        let stone = chain.stones[0].clone();
+        let mut req = by_game();
+        req.agreements = agreement(Some(&stone));
+        req.disputed = vec![stone.clone()];
+        let r = adjudication.adjudicate(req).await?.into_inner();
+        match r.proofs.iter().find(|x| x.stones.contains(&stone)) {
+            Some(pr) if pr.status != pb::Status::Undecided as i32 => {
+                let with_line = !pr.line.is_empty();
+                if decided.is_none() || with_line {
+                    decided = Some((stone, pr.clone()));
+                }
+                if with_line {
+                    break;
+                }
+            }
+            _ => println!("   disputed {stone}: undecided within the budget (it would go to the referee's case)"),
+        }
+    }
+    if let Some((_, pr)) = &decided {
+        println!(
+            "   disputed {} (the others agreed): {} by hypothetical play with the agreement as context — {}",
+            pr.stones.join(","),
+            pb::Status::try_from(pr.status).map(|s| s.as_str_name()).unwrap_or("?"),
+            if pr.line.is_empty() { "settled from the start".to_string() } else { pr.line.join(" ") }
+        );
+    }
+
+    let referee = crate::auth::testing_token(crate::auth::Role::Referee, "referee-1", Some("shinpan demo"), None, None);
+    let player = |pl: &Option<pb::Player>| {
+        let pl = pl.clone().unwrap_or_default();
+        let sub = if pl.federation_id.is_empty() { pl.name } else { pl.federation_id };
+        crate::auth::testing_token(crate::auth::Role::Player, &sub, None, None, None)
+    };
+    let (tb, tw) = (player(&game.black), player(&game.white));
+    fn with<M>(t: &str, m: M) -> tonic::Request<M> {
+        let mut r = tonic::Request::new(m);
+        r.metadata_mut().insert("authorization", format!("Bearer {t}").parse().expect("ascii token"));
+        r
+    }
+    let mut results = ResultConfirmationClient::new(channel);
+    let proposed = results
+        .propose_result(with(
+            &referee,
+            pb::ProposeResultRequest {
+                game_id: game.id.clone(),
+                ending: pb::Ending::Count as i32,
+                agreements: agreement(None),
+                ..Default::default()
+            },
+        ))
+        .await?
+        .into_inner();
+    println!(
+        "   count with the agreed dead stones (第十条), proposed by the referee: {} awaiting {}",
+        proposed.result,
+        proposed.pending.join(", ")
+    );
+    let mut last = proposed;
+    for (who, t) in [("black", &tb), ("white", &tw), ("referee", &referee)] {
+        last = results
+            .confirm_result(with(t, pb::ConfirmResultRequest { game_id: game.id.clone(), ..Default::default() }))
+            .await?
+            .into_inner();
+        println!("   confirmed by {who}: {:?}", pb::ResultState::try_from(last.state).unwrap_or_default());
+    }
+    println!("   the record's own result (RE): {recorded}; shinpan's final result: {}", last.result);
     Ok(())
 }
