@@ -445,3 +445,31 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     let _ = tx.send(());
     server.await.unwrap().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dispute_names_the_agreed_chains_it_draws_in() {
+    let env = Env::new().await;
+    let mut a = env.adj();
+    // Two stones side by side in the open, both agreed alive (no agreement names them
+    // dead); Black's is disputed. White's, in a capturing race with it, is drawn in and the
+    // answer says so (第九条・第七条).
+    let board = pb::Position {
+        width: 9,
+        height: 9,
+        black: vec!["dd".into()],
+        white: vec!["ed".into()],
+        to_move: pb::Color::Black as i32,
+        ko_point: None,
+    };
+    let req = pb::AdjudicateRequest {
+        position: Some(pb::adjudicate_request::Position::Board(board)),
+        agreements: vec![pb::Agreement { stones: vec!["dd".into(), "ed".into()], status: pb::Status::Alive as i32 }],
+        disputed: vec!["dd".into()],
+        budget_nodes: 2_000,
+        ..Default::default()
+    };
+    let r = a.adjudicate(req).await.unwrap().into_inner();
+    let d = r.drawn_in.iter().find(|d| d.stones == vec!["ed".to_string()]).expect("ed drawn in");
+    assert_eq!((d.agreed, d.by.as_str()), (pb::Status::Alive as i32, "dd"));
+    assert!(d.reason.contains("第七条"), "{}", d.reason);
+}

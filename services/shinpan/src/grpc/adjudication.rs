@@ -279,7 +279,8 @@ fn counted(subject: &Subject, status: &StatusMap) -> pb::AdjudicateResponse {
 }
 
 /// The response for an adjudication of `subject`: statuses of every stone, territory, dame,
-/// prisoners, score and result (第八条・第十条), proofs and refuted agreements.
+/// prisoners, score and result (第八条・第十条), proofs, refuted agreements and the agreed
+/// chains drawn into a dispute.
 pub fn response(subject: &Subject, adj: &Adjudication) -> pb::AdjudicateResponse {
     let sgf = |v: &[Point]| v.iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
     let refuted = adj
@@ -302,6 +303,11 @@ pub fn response(subject: &Subject, adj: &Adjudication) -> pb::AdjudicateResponse
     pb::AdjudicateResponse {
         proofs: adj.proofs.iter().map(proof_pb).collect(),
         refuted,
+        drawn_in: adj
+            .drawn_in
+            .iter()
+            .map(|d| pb::DrawnIn { stones: sgf(&d.stones), agreed: status_pb(d.agreed), by: d.by.to_sgf(), reason: d.reason.to_string() })
+            .collect(),
         nodes: adj.regions.iter().map(|r| r.nodes).sum(),
         ..counted(subject, &adj.status)
     }
