@@ -341,3 +341,56 @@ async fn records_and_requests_over_the_limits_are_refused() {
     assert!(e.message().contains(&shinpan::limits::MAX_REQUEST_BYTES.to_string()), "{e:?}");
     assert!(c.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner().games.is_empty());
 }
+
+/// Sends raw bytes as a request body; decodes the answer as `R`.
+struct RawCodec<R>(std::marker::PhantomData<R>);
+struct RawEncoder;
+struct AnswerDecoder<R>(std::marker::PhantomData<R>);
+
+impl tonic::codec::Encoder for RawEncoder {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn encode(&mut self, item: Vec<u8>, buf: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
+        prost::bytes::BufMut::put_slice(buf, &item);
+        Ok(())
+    }
+}
+
+impl<R: prost::Message + Default> tonic::codec::Decoder for AnswerDecoder<R> {
+    type Item = R;
+    type Error = tonic::Status;
+    fn decode(&mut self, buf: &mut tonic::codec::DecodeBuf<'_>) -> Result<Option<R>, tonic::Status> {
+        R::decode(buf).map(Some).map_err(|e| tonic::Status::internal(e.to_string()))
+    }
+}
+
+impl<R: prost::Message + Default + Send + 'static> tonic::codec::Codec for RawCodec<R> {
+    type Encode = Vec<u8>;
+    type Decode = R;
+    type Encoder = RawEncoder;
+    type Decoder = AnswerDecoder<R>;
+    fn encoder(&mut self) -> RawEncoder {
+        RawEncoder
+    }
+    fn decoder(&mut self) -> AnswerDecoder<R> {
+        AnswerDecoder(std::marker::PhantomData)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_is_not_valid_protobuf_is_an_invalid_argument() {
+    let s = server().await;
+    let mut grpc = tonic::client::Grpc::new(s.channel.clone());
+    grpc.ready().await.unwrap();
+    // CreateGameRequest.tournament (field 1, length-delimited) holding the bytes FF FE: not UTF-8.
+    let body = vec![0x0a, 0x02, 0xff, 0xfe];
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/shinpan.v1.GameRecording/CreateGame");
+    let e = grpc.unary(Request::new(body), path, RawCodec::<pb::Game>(std::marker::PhantomData)).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("not a valid protobuf message"), "{}", e.message());
+    // A truncated message: the same.
+    grpc.ready().await.unwrap();
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/shinpan.v1.GameRecording/GetGame");
+    let e = grpc.unary(Request::new(vec![0x0a, 0x10, b'x']), path, RawCodec::<pb::Game>(std::marker::PhantomData)).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+}
