@@ -163,6 +163,9 @@ async fn tokens_outside_their_validity_are_refused() {
     assert!(cfg.issue(Role::Referee, "ref", None, None, None, 8 * 86_400).is_err());
     assert!(cfg.issue(Role::Referee, " ", None, None, None, 3600).is_err());
     assert!(cfg.issue(Role::Referee, "ref", None, None, None, 7 * 86_400).is_ok());
+    let (code, out) = run_for(&["token", "issue", "--role", "referee", "--subject", "ref", "--ttl", "8d"], Duration::from_secs(20));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("7 days"), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
