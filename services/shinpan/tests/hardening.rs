@@ -231,6 +231,13 @@ async fn errors_do_not_echo_unbounded_input() {
     let e = c.get_game(pb::GetGameRequest { game_id: "g".repeat(1 << 20) }).await.unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
     assert!(e.message().len() < 300, "{} bytes", e.message().len());
+    let mut r = pb::result_confirmation_client::ResultConfirmationClient::new(s.channel.clone());
+    let mut req = Request::new(pb::GetResultRequest { game_id: "g".repeat(1 << 20) });
+    let t = testing_token(Role::FederationAdmin, "fed", None, None, None);
+    req.metadata_mut().insert("authorization", format!("Bearer {t}").parse().unwrap());
+    let e = r.get_result(req).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().len() < 300, "{} bytes", e.message().len());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

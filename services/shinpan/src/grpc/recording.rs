@@ -860,6 +860,7 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> 
 impl pb::game_recording_server::GameRecording for RecordingService {
     #[tracing::instrument(name = "GameRecording.CreateGame", skip_all)]
     async fn create_game(&self, req: Request<pb::CreateGameRequest>) -> Result<Response<pb::Game>, Status> {
+        crate::limits::check(&[("tournament", &req.get_ref().tournament, crate::limits::MAX_NAME_BYTES)])?;
         self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
         let req = req.into_inner();
         let rules = convert::rule_set("rule_set", &req.rule_set)?;
@@ -1008,6 +1009,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
 
     #[tracing::instrument(name = "GameRecording.ImportSgf", skip_all)]
     async fn import_sgf(&self, req: Request<pb::ImportSgfRequest>) -> Result<Response<pb::ImportSgfResponse>, Status> {
+        crate::limits::check(&[("tournament", &req.get_ref().tournament, crate::limits::MAX_NAME_BYTES)])?;
         self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
         let r = self.import(req.into_inner()).await?;
         tracing::info!(game = %r.game.as_ref().map(|g| g.id.as_str()).unwrap_or(""), moves = r.moves, "record imported");

@@ -85,7 +85,7 @@ pub fn lifecycle_status(e: &LifecycleError) -> Status {
 
 /// Parses a UUID field.
 pub fn uuid_field(field: &str, s: &str) -> Result<Uuid, Status> {
-    Uuid::parse_str(s.trim()).map_err(|_| Status::invalid_argument(format!("{field}: `{s}` is not a UUID")))
+    Uuid::parse_str(s.trim()).map_err(|_| Status::invalid_argument(format!("{field}: `{}` is not a UUID", crate::limits::excerpt(s))))
 }
 
 /// A game with its tournament and the scope the role rules need.
@@ -813,7 +813,7 @@ impl ResultsService {
         }
         let parsed = GameResult::from_sgf(&req.result)
             .filter(|r| *r != GameResult::Undecided)
-            .ok_or_else(|| Status::invalid_argument(format!("result: `{}` is not an SGF result", req.result)))?;
+            .ok_or_else(|| Status::invalid_argument(format!("result: `{}` is not an SGF result", crate::limits::excerpt(&req.result))))?;
         let ending = ending_from_pb(req.ending)?;
         let (phase, cur) = phase_of(store, id).await?;
         lifecycle::check(phase, Action::Correct).map_err(|e| lifecycle_status(&e))?;
