@@ -11,12 +11,18 @@
 //! * `Adjudication` ([`v1::adjudication_server`], [`v1::adjudication_client`])
 //! * `ResultConfirmation` and `Arbitration` ([`v1::result_confirmation_server`],
 //!   [`v1::arbitration_server`] and their clients)
+//!
+//! The servers decode requests with [`codec::RequestCodec`] (a request that is not valid
+//! protobuf is `INVALID_ARGUMENT`); the clients with `tonic_prost::ProstCodec`.
 
 /// The `shinpan.v1` package: messages, enums, clients (`*_client`) and servers (`*_server`).
 pub mod v1 {
     #![allow(clippy::all, missing_docs)]
     tonic::include_proto!("shinpan.v1");
+    include!(concat!(env!("OUT_DIR"), "/clients/shinpan.v1.rs"));
 }
+
+pub mod codec;
 
 /// The encoded `google.protobuf.FileDescriptorSet` of every `shinpan.v1` file (and the
 /// well-known types they import), for gRPC server reflection.

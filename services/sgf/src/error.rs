@@ -112,6 +112,16 @@ pub enum SgfError {
         /// The engine's explanation.
         message: String,
     },
+    /// The record exceeds one of the reader's limits ([`crate::MAX_RECORD_BYTES`],
+    /// [`crate::MAX_NODES`], [`crate::MAX_DEPTH`]); checked by the grammar scan before the
+    /// record is parsed, so that a hostile record costs at most one pass over its text.
+    #[error("SGF record too large: {what} exceeds the limit of {limit}")]
+    TooLarge {
+        /// What was counted: `"bytes"`, `"nodes"` or `"nesting depth of game trees"`.
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+    },
     /// The parser crate rejected text that passed the syntax check (should not happen).
     #[error("SGF parser error: {0}")]
     Parser(String),

@@ -159,6 +159,9 @@ impl Record {
     /// # Errors
     /// As [`Record::parse`].
     pub fn parse_bytes(bytes: &[u8]) -> Result<Record, SgfError> {
+        if bytes.len() > crate::MAX_RECORD_BYTES {
+            return Err(SgfError::TooLarge { what: "bytes", limit: crate::MAX_RECORD_BYTES });
+        }
         Record::parse(&scan::decode(bytes))
     }
 
@@ -177,7 +180,10 @@ impl Record {
     /// * [`SgfError::OffBoard`]: a move, setup point or mark outside the board.
     /// * [`SgfError::BadProperty`]: unreadable `B`, `W`, `AB`, `AW`, `AE`, `PL`, `KM`, `HA`,
     ///   `TB`, `TW`.
-    /// * [`SgfError::Unsupported`]: two moves in one node.
+    /// * [`SgfError::Unsupported`]: two moves in one node; one point in two of `AB`, `AW`,
+    ///   `AE` of one node (the record does not say which colour stands there).
+    /// * [`SgfError::TooLarge`]: over [`crate::MAX_RECORD_BYTES`], [`crate::MAX_NODES`] or
+    ///   [`crate::MAX_DEPTH`] (checked before parsing).
     pub fn parse(text: &str) -> Result<Record, SgfError> {
         let tree = scan::first_game_tree(text)?;
         let opts = sgf_parse::ParseOptions { convert_mixed_case_identifiers: true, lenient: false };
@@ -319,6 +325,8 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
         let mut comment: Option<&str> = None;
         let mut marks: Option<TerritoryMarks> = None;
         let mut later: Option<LaterSetup> = None;
+        // Points set up by this node's AB/AW/AE, with the property that set them.
+        let mut node_setup: std::collections::HashMap<Point, &'static str> = std::collections::HashMap::new();
         let has_move = node.properties().any(|p| match p {
             Prop::B(_) | Prop::W(_) => true,
             Prop::Invalid(id, _) => id == "B" || id == "W",
@@ -340,6 +348,16 @@ fn from_root(root: &SgfNode<Prop>) -> Result<Record, SgfError> {
                         Prop::AW(_) => ("AW", Some(Color::White)),
                         _ => ("AE", None),
                     };
+                    for p in rd.points(id, ps)? {
+                        if let Some(other) = node_setup.insert(p, id) {
+                            if other != id {
+                                return Err(SgfError::Unsupported {
+                                    at: rd.at,
+                                    what: format!("{other}[{0}] and {id}[{0}] in one node (which stands on {0}?)", p.to_sgf()),
+                                });
+                            }
+                        }
+                    }
                     if !rec.moves.is_empty() {
                         let l = later.get_or_insert_with(|| LaterSetup { before_move: rec.moves.len(), setup: Setup::default() });
                         for p in rd.points(id, ps)? {

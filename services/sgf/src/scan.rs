@@ -91,8 +91,14 @@ impl Cursor<'_> {
 ///
 /// # Errors
 /// [`SgfError::NoGameTree`], [`SgfError::MissingRoot`] or [`SgfError::Syntax`] with the
-/// 1-based line and column of the first offending character.
+/// 1-based line and column of the first offending character; [`SgfError::TooLarge`] for a
+/// text over [`crate::MAX_RECORD_BYTES`] bytes (before anything is read), a tree with more
+/// than [`crate::MAX_NODES`] nodes or game trees nested deeper than [`crate::MAX_DEPTH`].
 pub fn first_game_tree(text: &str) -> Result<String, SgfError> {
+    if text.len() > crate::MAX_RECORD_BYTES {
+        return Err(SgfError::TooLarge { what: "bytes", limit: crate::MAX_RECORD_BYTES });
+    }
+    let mut nodes = 0usize;
     let mut cur = Cursor { chars: text.char_indices().peekable(), line: 1, column: 1 };
     // Skip to the first "(" that is followed (after whitespace) by ";" — or the first "(" at all.
     loop {
@@ -116,6 +122,9 @@ pub fn first_game_tree(text: &str) -> Result<String, SgfError> {
                 cur.bump();
                 out.push('(');
                 depth += 1;
+                if depth > crate::MAX_DEPTH {
+                    return Err(SgfError::TooLarge { what: "nesting depth of game trees", limit: crate::MAX_DEPTH });
+                }
                 cur.skip_ws();
                 if cur.peek() != Some(';') {
                     if depth == 1 {
@@ -135,6 +144,10 @@ pub fn first_game_tree(text: &str) -> Result<String, SgfError> {
             Some(';') => {
                 cur.bump();
                 out.push(';');
+                nodes += 1;
+                if nodes > crate::MAX_NODES {
+                    return Err(SgfError::TooLarge { what: "nodes", limit: crate::MAX_NODES });
+                }
                 // Properties of the node.
                 loop {
                     cur.skip_ws();

@@ -198,11 +198,13 @@ proptest! {
 
 #[test]
 fn very_long_records_do_not_overflow_the_stack() {
-    // Test threads have small stacks; 300 000 nested nodes must still be fine.
-    let text = format!("(;SZ[19]{})", ";B[];W[]".repeat(150_000));
+    // Test threads have small stacks; the longest record the reader accepts (MAX_NODES
+    // nested nodes) must still be fine.
+    let pairs = (shinpan_sgf::MAX_NODES - 1) / 2;
+    let text = format!("(;SZ[19]{})", ";B[];W[]".repeat(pairs));
     let r = Record::parse(&text).unwrap();
-    assert_eq!(r.moves.len(), 300_000);
-    let text = format!("(;GM[2]{})", ";B[aa]".repeat(100_000));
+    assert_eq!(r.moves.len(), 2 * pairs);
+    let text = format!("(;GM[2]{})", ";B[aa]".repeat(shinpan_sgf::MAX_NODES - 1));
     assert!(matches!(Record::parse(&text), Err(SgfError::NotGo(_))));
 }
 
@@ -243,4 +245,37 @@ fn setup_properties_in_move_nodes_are_read() {
     // Setup that changes nothing is no warning.
     let quiet = Record::parse("(;SZ[9];B[dd];W[ee]AB[dd])").unwrap().to_game(goban::RuleSet::Japanese2011).unwrap();
     assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
+}
+
+#[test]
+fn records_over_the_limits_are_refused_before_parsing() {
+    // Over the byte limit: refused whatever the text.
+    let big = format!("(;GM[1]SZ[19]C[{}])", "x".repeat(shinpan_sgf::MAX_RECORD_BYTES));
+    let e = Record::parse(&big).unwrap_err();
+    assert_eq!(e, SgfError::TooLarge { what: "bytes", limit: shinpan_sgf::MAX_RECORD_BYTES });
+    assert!(e.to_string().contains("1048576"), "{e}");
+    assert!(matches!(Record::parse_bytes(big.as_bytes()), Err(SgfError::TooLarge { what: "bytes", .. })));
+    // Nested variations deeper than the limit, well within the byte limit.
+    let deep = format!("(;GM[1]{}", "(;".repeat(shinpan_sgf::MAX_DEPTH + 1));
+    let e = Record::parse(&deep).unwrap_err();
+    assert_eq!(e, SgfError::TooLarge { what: "nesting depth of game trees", limit: shinpan_sgf::MAX_DEPTH });
+    // More nodes than the limit.
+    let long = format!("(;GM[1]{})", ";".repeat(shinpan_sgf::MAX_NODES));
+    let e = Record::parse(&long).unwrap_err();
+    assert_eq!(e, SgfError::TooLarge { what: "nodes", limit: shinpan_sgf::MAX_NODES });
+    // At the limits: read.
+    let ok = format!("(;GM[1]{})", ";".repeat(shinpan_sgf::MAX_NODES - 1));
+    assert!(Record::parse(&ok).is_ok());
+}
+
+#[test]
+fn one_point_in_two_setup_properties_of_a_node_is_refused() {
+    let e = Record::parse("(;GM[1]SZ[9]AB[ee]AW[ee])").unwrap_err();
+    assert!(matches!(e, SgfError::Unsupported { .. }), "{e:?}");
+    assert!(e.to_string().contains("AB[ee] and AW[ee]"), "{e}");
+    assert!(Record::parse("(;GM[1]SZ[9]AB[ee:ff]AE[ff])").is_err());
+    // The same point in two nodes: the later node sets it up again (SGF), no conflict.
+    let r = Record::parse("(;GM[1]SZ[9]AB[ee];AW[ee];B[aa])").unwrap();
+    assert_eq!(r.setup.white, vec![pt("ee")]);
+    assert!(r.setup.black.is_empty());
 }

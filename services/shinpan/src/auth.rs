@@ -11,7 +11,13 @@
 //! for), `game` and `color` (a player token limited to one game and colour), `iat`, `exp`,
 //! `iss` = [`ISSUER`]. `shinpan token issue` mints them.
 //!
-//! A missing, malformed, badly signed or expired token is `UNAUTHENTICATED`; a valid token
+//! A token is accepted only with a non-empty `sub`, `iat` not in the future, `exp` in the
+//! future and at most [`MAX_TOKEN_LIFETIME_SECS`] (7 days) after `iat`, and `nbf` (not
+//! before, optional) not in the future; no leeway. `shinpan serve` refuses to start on an
+//! address other than loopback with the development secret (see
+//! [`check_secret_for_listen`]).
+//!
+//! A missing, malformed, badly signed, not yet valid or expired token is `UNAUTHENTICATED`; a valid token
 //! whose role may not do the call is `PERMISSION_DENIED`. Both are logged (`tracing`
 //! target `shinpan::auth`, with the subject and role where known, never the token).
 //!
@@ -40,6 +46,25 @@ use uuid::Uuid;
 /// The development secret used when `SHINPAN_JWT_SECRET` is unset. Never use it in
 /// production: anyone can mint tokens with it.
 pub const DEV_SECRET: &str = "shinpan-development-secret-do-not-use-in-production";
+
+/// The longest a token may be valid: `exp - iat` at most 7 days (one tournament; tokens for
+/// a longer event are reissued). A longer-lived token is refused, and not minted.
+pub const MAX_TOKEN_LIFETIME_SECS: u64 = 7 * 86_400;
+
+/// Refuses the development secret (or none) on a listen address other than loopback: with
+/// the public [`DEV_SECRET`] anyone who reads the source can mint a federation-admin token.
+///
+/// # Errors
+/// A message naming `--jwt-secret` and [`SECRET_ENV`].
+pub fn check_secret_for_listen(listen: std::net::SocketAddr, secret: Option<&str>) -> Result<(), String> {
+    if listen.ip().is_loopback() || !AuthConfig::new(secret.unwrap_or("")).development {
+        return Ok(());
+    }
+    Err(format!(
+        "refusing to listen on {listen} with the development JWT secret (anyone can mint tokens with it): \
+         set --jwt-secret or {SECRET_ENV}, or listen on a loopback address"
+    ))
+}
 
 /// `iss` of every token.
 pub const ISSUER: &str = "shinpan";
@@ -118,9 +143,9 @@ pub struct Claims {
     /// A player token limited to one colour: `"B"` or `"W"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
-    /// Issued at, seconds since the Unix epoch.
+    /// Issued at, seconds since the Unix epoch (not in the future).
     pub iat: u64,
-    /// Expires at, seconds since the Unix epoch.
+    /// Expires at, seconds since the Unix epoch: at most [`MAX_TOKEN_LIFETIME_SECS`] after `iat`.
     pub exp: u64,
     /// Issuer, always [`ISSUER`].
     pub iss: String,
@@ -189,7 +214,8 @@ impl AuthConfig {
     /// [`Claims`] for the optional limits).
     ///
     /// # Errors
-    /// As [`AuthConfig::sign`].
+    /// [`AuthError::Invalid`] for an empty `sub` or a lifetime over
+    /// [`MAX_TOKEN_LIFETIME_SECS`]; as [`AuthConfig::sign`].
     pub fn issue(
         &self,
         role: Role,
@@ -199,6 +225,12 @@ impl AuthConfig {
         color: Option<goban::Color>,
         ttl_secs: u64,
     ) -> Result<String, AuthError> {
+        if sub.trim().is_empty() {
+            return Err(AuthError::Invalid("a token needs a subject (sub)".into()));
+        }
+        if ttl_secs > MAX_TOKEN_LIFETIME_SECS {
+            return Err(AuthError::Invalid(format!("a token lives at most {MAX_TOKEN_LIFETIME_SECS} s (7 days), not {ttl_secs} s")));
+        }
         let iat = now_secs();
         self.sign(&Claims {
             sub: sub.to_string(),
@@ -212,20 +244,36 @@ impl AuthConfig {
         })
     }
 
-    /// Verifies a token: HS256 signature with this secret, `exp` in the future (no
-    /// leeway), `iss` = [`ISSUER`].
+    /// Verifies a token: HS256 signature with this secret, `exp` in the future and `nbf` (if
+    /// any) not (no leeway), `iss` = [`ISSUER`], a non-empty `sub`, `iat` not in the future,
+    /// `exp - iat` at most [`MAX_TOKEN_LIFETIME_SECS`].
     ///
     /// # Errors
-    /// [`AuthError::Expired`] or [`AuthError::Invalid`].
+    /// [`AuthError::Expired`] or [`AuthError::Invalid`] (naming what is wrong).
     pub fn verify(&self, token: &str) -> Result<Claims, AuthError> {
         let mut v = Validation::new(Algorithm::HS256);
         v.leeway = 0;
         v.set_issuer(&[ISSUER]);
+        v.validate_nbf = true;
         v.set_required_spec_claims(&["exp", "iss", "sub"]);
-        jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(&self.secret), &v).map(|d| d.claims).map_err(|e| match e.kind() {
-            jsonwebtoken::errors::ErrorKind::ExpiredSignature => AuthError::Expired,
-            _ => AuthError::Invalid(e.to_string()),
-        })
+        let c =
+            jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(&self.secret), &v).map(|d| d.claims).map_err(|e| {
+                match e.kind() {
+                    jsonwebtoken::errors::ErrorKind::ExpiredSignature => AuthError::Expired,
+                    jsonwebtoken::errors::ErrorKind::ImmatureSignature => AuthError::Invalid("the token is not valid yet (nbf)".into()),
+                    _ => AuthError::Invalid(e.to_string()),
+                }
+            })?;
+        if c.sub.trim().is_empty() {
+            return Err(AuthError::Invalid("the token has an empty subject (sub)".into()));
+        }
+        if c.iat > now_secs() {
+            return Err(AuthError::Invalid("the token is issued in the future (iat)".into()));
+        }
+        if c.exp.saturating_sub(c.iat) > MAX_TOKEN_LIFETIME_SECS {
+            return Err(AuthError::Invalid(format!("the token lives longer than {MAX_TOKEN_LIFETIME_SECS} s (exp - iat)")));
+        }
+        Ok(c)
     }
 
     /// Reads and verifies the bearer token of a request's metadata.

@@ -95,7 +95,8 @@ pub struct ServeArgs {
     pub otel_service_name: Option<String>,
 
     /// Secret that signs bearer tokens (HS256 JWT). Unset: the documented development
-    /// default (`shinpan::auth::DEV_SECRET`) — never in production.
+    /// default (`shinpan::auth::DEV_SECRET`), accepted on a loopback --listen address only:
+    /// `serve` refuses to start on any other address without a secret of its own.
     #[arg(long, env = "SHINPAN_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<String>,
 

@@ -13,7 +13,9 @@
 //! | [`ApiError::Internal`] | `INTERNAL` | — |
 //! | [`ApiError::Remote`] | the remote service's code | the remote service's details |
 //!
-//! The `ErrorInfo` domain is always [`DOMAIN`].
+//! The `ErrorInfo` domain is always [`DOMAIN`]. The message is cut at 4 KiB and each
+//! violation's field and description at [`crate::limits::MAX_DESCRIPTION_BYTES`], so that no
+//! input, however long, makes an error exceed gRPC's metadata limits.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -116,12 +118,13 @@ impl ApiError {
 
 impl From<ApiError> for Status {
     fn from(e: ApiError) -> Status {
-        let message = e.to_string();
+        let message = crate::limits::truncate(&e.to_string(), 4 * crate::limits::MAX_DESCRIPTION_BYTES);
+        let cap = |s: String| crate::limits::truncate(&s, crate::limits::MAX_DESCRIPTION_BYTES);
         match e {
             ApiError::InvalidArgument(violations) => {
                 let mut d = ErrorDetails::new();
                 for v in violations {
-                    d.add_bad_request_violation(v.field, v.description);
+                    d.add_bad_request_violation(cap(v.field), cap(v.description));
                 }
                 Status::with_error_details(Code::InvalidArgument, message, d)
             }

@@ -19,6 +19,7 @@ pub mod estimate;
 pub mod exit;
 pub mod grpc;
 pub mod lifecycle;
+pub mod limits;
 pub mod propose;
 pub mod replay;
 pub mod report;

@@ -46,7 +46,8 @@ enum Command {
 /// Restores the default action of SIGPIPE (end the process quietly), as Unix filters do:
 /// `shinpan adjudicate … | head` then stops when `head` has read enough, instead of
 /// panicking on the failed write (Rust ignores SIGPIPE by default). Used only for the
-/// offline subcommands that write to stdout; the servers keep Rust's default.
+/// subcommands that write to stdout (the offline ones and the clients: `game export … | head`);
+/// the servers keep Rust's default.
 fn quiet_on_broken_pipe() {
     #[cfg(unix)]
     // SAFETY: called at the start of `main`, before any thread is spawned; SIG_DFL is a
@@ -58,7 +59,18 @@ fn quiet_on_broken_pipe() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if matches!(cli.command, Command::Replay(_) | Command::Score(_) | Command::Adjudicate(_) | Command::Propose(_) | Command::Token(_)) {
+    if matches!(
+        cli.command,
+        Command::Replay(_)
+            | Command::Score(_)
+            | Command::Adjudicate(_)
+            | Command::Propose(_)
+            | Command::Token(_)
+            | Command::Game(_)
+            | Command::Result(_)
+            | Command::Case(_)
+            | Command::Audit(_)
+    ) {
         quiet_on_broken_pipe();
     }
     match cli.command {

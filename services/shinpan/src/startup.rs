@@ -43,8 +43,11 @@ impl Application {
     /// # Errors
     /// [`StartupError::Bind`] when the address is taken, [`StartupError::Database`] when the
     /// database cannot be reached or migrated (or PostgreSQL is not installed, naming the
-    /// package to install), [`StartupError::Config`] for a bad `--validation-url`.
+    /// package to install), [`StartupError::Config`] for a bad `--validation-url`, or for the
+    /// development JWT secret (or none) on a listen address other than loopback
+    /// ([`crate::auth::check_secret_for_listen`], checked before anything is started).
     pub async fn build(args: &ServeArgs) -> Result<Application, StartupError> {
+        crate::auth::check_secret_for_listen(args.listen, args.jwt_secret.as_deref()).map_err(StartupError::Config)?;
         let mut embedded = None;
         let store = if args.service.needs_database() {
             let url = match &args.database_url {
@@ -77,6 +80,7 @@ impl Application {
     /// # Errors
     /// As [`Application::build`].
     pub async fn with_store(args: &ServeArgs, store: Option<Store>) -> Result<Application, StartupError> {
+        crate::auth::check_secret_for_listen(args.listen, args.jwt_secret.as_deref()).map_err(StartupError::Config)?;
         let validator = match (&args.validation_url, args.service) {
             (Some(url), ServiceKind::Recording | ServiceKind::All) => Validator::remote(url)?,
             _ => Validator::Local,
@@ -99,27 +103,32 @@ impl Application {
         // stays open, so that a recording service can call a remote one).
         let auth = crate::auth::AuthConfig::new(args.jwt_secret.as_deref().unwrap_or(""));
         let auth_all = args.auth == crate::auth::AuthScope::All;
+        if auth.development {
+            tracing::warn!(
+                "bearer tokens are signed with the development secret (anyone can mint them): set --jwt-secret or SHINPAN_JWT_SECRET"
+            );
+        }
+        // Every service decodes requests up to the same explicit limit.
+        let limit = crate::limits::MAX_REQUEST_BYTES;
         if matches!(kind, ServiceKind::All | ServiceKind::Validation) {
-            routes.add_service(RuleValidationServer::new(RuleValidationService));
+            routes.add_service(RuleValidationServer::new(RuleValidationService).max_decoding_message_size(limit));
             served.push(shinpan_proto::service_names::RULE_VALIDATION);
         }
         if matches!(kind, ServiceKind::All | ServiceKind::Recording) {
             if state.store.is_none() {
                 return Err(StartupError::Config("the recording service needs a database".into()));
             }
+            let server = GameRecordingServer::new(RecordingService::new(state.clone())).max_decoding_message_size(limit);
             if auth_all {
-                routes.add_service(GameRecordingServer::with_interceptor(RecordingService::new(state.clone()), auth.interceptor()));
+                routes.add_service(tonic::service::interceptor::InterceptedService::new(server, auth.interceptor()));
             } else {
-                routes.add_service(GameRecordingServer::new(RecordingService::new(state.clone())));
+                routes.add_service(server);
             }
             served.push(shinpan_proto::service_names::GAME_RECORDING);
         }
         if matches!(kind, ServiceKind::All | ServiceKind::Results) {
             if state.store.is_none() {
                 return Err(StartupError::Config("the results services need a database".into()));
-            }
-            if auth.development {
-                tracing::warn!("bearer tokens are signed with the development secret: set SHINPAN_JWT_SECRET");
             }
             crate::grpc::results::add_services(&mut routes, &state, &auth);
             served.push(shinpan_proto::service_names::RESULT_CONFIRMATION);

@@ -43,7 +43,8 @@ pub struct IssueArgs {
     /// Limit a player token to one colour: B or W.
     #[arg(long, value_parser = parse_color)]
     pub color: Option<goban::Color>,
-    /// Lifetime: seconds, or with a unit: 90s, 30m, 8h, 2d.
+    /// Lifetime: seconds, or with a unit: 90s, 30m, 8h, 2d; at most 7d
+    /// (`shinpan::auth::MAX_TOKEN_LIFETIME_SECS`, the longest a server accepts).
     #[arg(long, default_value = "8h", value_parser = parse_ttl)]
     pub ttl: u64,
     /// Signing secret (default: $SHINPAN_JWT_SECRET, else the development default).

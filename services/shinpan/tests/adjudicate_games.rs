@@ -128,17 +128,17 @@ fn real_games_final_positions() {
                     // with the proof, which must exist and say the same.
                     let proof = out.adjudication.proofs.iter().find(|pr| pr.stones.contains(&p));
                     match proof {
-                        Some(pr) if pr.status == a => {
-                            if pr.stones[0] == p {
-                                refutations.push(format!(
-                                    "{}: {} marked {}, proved {a} ({})",
-                                    f[c_file],
-                                    pr.stones.iter().map(|q| q.to_sgf()).collect::<Vec<_>>().join(","),
-                                    m.get(p),
-                                    if pr.line.is_empty() { "from the start".to_string() } else { pr.line_text().join(" ") }
-                                ));
-                            }
+                        // Listed once per proof: at its first stone.
+                        Some(pr) if pr.status == a && pr.stones[0] == p => {
+                            refutations.push(format!(
+                                "{}: {} marked {}, proved {a} ({})",
+                                f[c_file],
+                                pr.stones.iter().map(|q| q.to_sgf()).collect::<Vec<_>>().join(","),
+                                m.get(p),
+                                if pr.line.is_empty() { "from the start".to_string() } else { pr.line_text().join(" ") }
+                            ));
                         }
+                        Some(pr) if pr.status == a => {}
                         _ if strict => failures.push(format!("{}: {} is {a} but the marks say {}, with no proof", f[c_file], p, m.get(p))),
                         _ => {}
                     }

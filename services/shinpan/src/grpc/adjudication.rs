@@ -106,6 +106,9 @@ fn foul_status(f: &goban::Foul) -> Status {
 fn board_of(pos: &pb::Position) -> Result<(Board, Color, Option<Point>), ApiError> {
     let width = convert::board_size("board.width", pos.width)?;
     let height = convert::board_size("board.height", if pos.height == 0 { pos.width } else { pos.height })?;
+    if width != height {
+        return Err(ApiError::field("board.height", format!("only square boards are adjudicated ({width}x{height} given)")));
+    }
     let mut board = Board::new(width, height).map_err(|e| ApiError::field("board.width", e.to_string()))?;
     for (field, color, stones) in [("board.black", Color::Black, &pos.black), ("board.white", Color::White, &pos.white)] {
         for p in convert::points_from_sgf(field, stones, width, height)? {
@@ -113,6 +116,19 @@ fn board_of(pos: &pb::Position) -> Result<(Board, Color, Option<Point>), ApiErro
                 return Err(ApiError::field(field, format!("two stones on {}", p.to_sgf())));
             }
             board.set(p, Some(color)).map_err(|e| ApiError::field(field, e.to_string()))?;
+        }
+    }
+    // A position reached by play has no chain without liberties (第四条: such a chain is
+    // removed the moment it loses its last liberty).
+    for p in board.points().collect::<Vec<_>>() {
+        if let Some(c) = board.get(p) {
+            if board.liberty_count(p) == 0 {
+                let field = if c == Color::Black { "board.black" } else { "board.white" };
+                return Err(ApiError::field(
+                    field,
+                    format!("the chain at {} has no liberty (第四条: it would have been removed)", p.to_sgf()),
+                ));
+            }
         }
     }
     let to_move = convert::color_from_pb("board.to_move", pos.to_move)?;
@@ -155,14 +171,14 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
         )
         .into());
     }
+    crate::limits::check(&[("rule_set", &req.rule_set, crate::limits::MAX_NAME_BYTES)])?;
     if let Some(k) = req.komi {
-        if !k.is_finite() || k.abs() > 1000.0 || (k * 2.0).fract() != 0.0 {
-            return Err(ApiError::field("komi", format!("{k} is not a whole or half number of points")).into());
-        }
+        crate::limits::komi("komi", k)?;
     }
     let (board, rules, komi, to_move, ko, prisoners, passes, move_number, ctx) = match &req.position {
         Some(P::GameId(id)) => {
-            let uuid = Uuid::parse_str(id.trim()).map_err(|_| ApiError::field("game_id", format!("`{id}` is not a UUID")))?;
+            let uuid = Uuid::parse_str(id.trim())
+                .map_err(|_| ApiError::field("game_id", format!("`{}` is not a UUID", crate::limits::excerpt(id))))?;
             let store = state.store()?;
             let ctx = match results::load_game(store, uuid).await {
                 Ok(c) => c,
@@ -176,12 +192,19 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
             (board, rules, komi, to_move, ko, prisoners, passes, move_number, Some(ctx))
         }
         Some(P::Sgf(text)) => {
+            crate::limits::check(&[("sgf", text, crate::limits::MAX_SGF_BYTES)])?;
             let (record, rules) = validation::parse_sgf("sgf", text, &req.rule_set)?;
+            if record.width != record.height {
+                return Err(ApiError::field("sgf", "only square boards are adjudicated").into());
+            }
             let replayed = record.to_game(rules).map_err(|e| ApiError::field("sgf", e.to_string()))?;
             if let Some(f) = &replayed.foul {
                 return Err(foul_status(f));
             }
-            let komi = req.komi.unwrap_or_else(|| record.komi_or_default(rules));
+            let komi = match req.komi {
+                Some(k) => k,
+                None => crate::limits::komi("sgf", record.komi_or_default(rules))?,
+            };
             let (board, to_move, ko, prisoners, passes, move_number) = after_play(&replayed.game);
             (board, rules, komi, to_move, ko, prisoners, passes, move_number, None)
         }
@@ -518,8 +541,11 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
 pub fn add_service(routes: &mut tonic::service::RoutesBuilder, state: &AppState, auth: &crate::auth::AuthConfig, auth_all: bool) {
     let svc = AdjudicationService::new(state.clone());
     if auth_all {
-        routes.add_service(AdjudicationServer::with_interceptor(svc, auth.interceptor()));
+        routes.add_service(tonic::service::interceptor::InterceptedService::new(
+            AdjudicationServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES),
+            auth.interceptor(),
+        ));
     } else {
-        routes.add_service(AdjudicationServer::new(svc));
+        routes.add_service(AdjudicationServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES));
     }
 }

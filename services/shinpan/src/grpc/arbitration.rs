@@ -341,6 +341,16 @@ impl ArbitrationService {
     }
 
     async fn open(&self, c: &Claims, req: pb::OpenCaseRequest) -> Result<pb::Case, Status> {
+        crate::limits::check(&[
+            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
+            ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
+            ("evidence.note", req.evidence.as_ref().map_or("", |e| e.note.as_str()), crate::limits::MAX_TEXT_BYTES),
+            (
+                "evidence.reconstruction_sgf",
+                req.evidence.as_ref().map_or("", |e| e.reconstruction_sgf.as_str()),
+                crate::limits::MAX_SGF_BYTES,
+            ),
+        ])?;
         let store = self.store()?;
         let id = uuid_field("game_id", &req.game_id)?;
         let ctx = load_game(store, id).await?;
@@ -372,6 +382,10 @@ impl ArbitrationService {
     }
 
     async fn list(&self, c: &Claims, req: pb::ListCasesRequest) -> Result<pb::ListCasesResponse, Status> {
+        crate::limits::check(&[
+            ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
+            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
+        ])?;
         let store = self.store()?;
         let mut filter = CaseFilter { state: state_from_pb(req.state), ..Default::default() };
         if !req.game_id.trim().is_empty() {
@@ -436,6 +450,14 @@ impl ArbitrationService {
     }
 
     async fn rule(&self, c: &Claims, req: pb::RuleCaseRequest) -> Result<pb::Case, Status> {
+        crate::limits::check(&[
+            ("case_id", &req.case_id, crate::limits::MAX_NAME_BYTES),
+            ("ruling.reason", req.ruling.as_ref().map_or("", |r| r.reason.as_str()), crate::limits::MAX_TEXT_BYTES),
+            ("ruling.amended_result", req.ruling.as_ref().map_or("", |r| r.amended_result.as_str()), crate::limits::MAX_NAME_BYTES),
+            ("ruling.policy", req.ruling.as_ref().map_or("", |r| r.policy.as_str()), crate::limits::MAX_NAME_BYTES),
+            ("ruling.by", req.ruling.as_ref().map_or("", |r| r.by.as_str()), crate::limits::MAX_NAME_BYTES),
+            ("ruling.result", req.ruling.as_ref().map_or("", |r| r.result.as_str()), crate::limits::MAX_NAME_BYTES),
+        ])?;
         let store = self.store()?;
         let case_id = uuid_field("case_id", &req.case_id)?;
         let case = store.get_case(case_id).await.map_err(store_status)?;
@@ -599,6 +621,10 @@ impl ArbitrationService {
 
 impl ArbitrationService {
     async fn set_state(&self, c: &Claims, req: pb::SetCaseStateRequest) -> Result<pb::Case, Status> {
+        crate::limits::check(&[
+            ("case_id", &req.case_id, crate::limits::MAX_NAME_BYTES),
+            ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
+        ])?;
         let store = self.store()?;
         let case_id = uuid_field("case_id", &req.case_id)?;
         let case = store.get_case(case_id).await.map_err(store_status)?;
@@ -622,6 +648,10 @@ impl ArbitrationService {
 
 impl ArbitrationService {
     async fn policy(&self, c: &Claims, req: pb::NoResultPolicy, set: bool) -> Result<pb::NoResultPolicy, Status> {
+        crate::limits::check(&[
+            ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
+            ("policy", &req.policy, crate::limits::MAX_NAME_BYTES),
+        ])?;
         let store = self.store()?;
         let t = crate::grpc::results::find_tournament(store, &req.tournament).await?;
         if !c.may_export(t.id, &t.name) || (c.role == Role::ArchiveReader && set) {

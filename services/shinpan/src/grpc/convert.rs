@@ -37,9 +37,15 @@ pub fn opt_color_to_pb(c: Option<Color>) -> i32 {
 
 /// Parses an SGF point on a `width × height` board. Errors name `field`.
 pub fn point_from_sgf(field: &str, s: &str, width: u32, height: u32) -> Result<Point, ApiError> {
-    let p = Point::from_sgf(s).map_err(|e| ApiError::field(field, e.to_string()))?;
+    let p = Point::from_sgf(s).map_err(|e| {
+        if s.len() <= crate::limits::EXCERPT_CHARS {
+            ApiError::field(field, e.to_string())
+        } else {
+            ApiError::field(field, format!("`{}` is not an SGF point (two letters, e.g. `dd`)", crate::limits::excerpt(s)))
+        }
+    })?;
     if u32::from(p.x) >= width || u32::from(p.y) >= height {
-        return Err(ApiError::field(field, format!("point `{s}` is off the {width}x{height} board")));
+        return Err(ApiError::field(field, format!("point `{}` is off the {width}x{height} board", crate::limits::excerpt(s))));
     }
     Ok(p)
 }
@@ -134,7 +140,11 @@ pub fn rule_set(field: &str, name: &str) -> Result<RuleSet, ApiError> {
     RuleSet::from_name(name.trim()).ok_or_else(|| {
         ApiError::field(
             field,
-            format!("unknown rule set `{name}`; known: {}", RuleSet::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")),
+            format!(
+                "unknown rule set `{}`; known: {}",
+                crate::limits::excerpt(name),
+                RuleSet::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
+            ),
         )
     })
 }

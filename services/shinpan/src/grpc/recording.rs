@@ -76,7 +76,7 @@ pub fn store_error(e: StoreError, game_id: Option<Uuid>) -> ApiError {
 
 /// Parses a game id (a UUID) from `field`.
 pub fn game_id(field: &str, s: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(s.trim()).map_err(|_| ApiError::field(field, format!("`{s}` is not a game id (a UUID)")))
+    Uuid::parse_str(s.trim()).map_err(|_| ApiError::field(field, format!("`{}` is not a game id (a UUID)", crate::limits::excerpt(s))))
 }
 
 /// Maps a storage error of creating (or importing) a game: a tournament round's table taken →
@@ -87,9 +87,10 @@ fn create_error(e: StoreError, req: &pb::CreateGameRequest) -> ApiError {
             kind: "idempotency key (sent before with a different request)",
             id: req.idempotency_key.trim().into(),
         },
-        StoreError::AlreadyExists(_) => {
-            ApiError::AlreadyExists { kind: "game", id: format!("{}/round {}/board {}", req.tournament, req.round, req.board_number) }
-        }
+        StoreError::AlreadyExists(_) => ApiError::AlreadyExists {
+            kind: "game",
+            id: format!("{}/round {}/board {}", req.tournament.trim(), req.round, req.board_number),
+        },
         e => store_error(e, None),
     }
 }
@@ -484,7 +485,21 @@ impl RecordingService {
         extra: serde_json::Map<String, Value>,
     ) -> Result<storage::NewGame, ApiError> {
         let store = self.store()?;
-        let mut violations = Vec::new();
+        let players: Vec<(String, &str)> =
+            [crate::limits::player_fields("black", req.black.as_ref()), crate::limits::player_fields("white", req.white.as_ref())].concat();
+        let mut fields: Vec<(&str, &str, usize)> = vec![
+            ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
+            ("rule_set", &req.rule_set, crate::limits::MAX_NAME_BYTES),
+            ("idempotency_key", &req.idempotency_key, crate::limits::MAX_NAME_BYTES),
+        ];
+        fields.extend(players.iter().map(|(f, v)| (f.as_str(), *v, crate::limits::MAX_NAME_BYTES)));
+        let mut violations: Vec<crate::error::FieldViolation> =
+            fields.iter().filter_map(|&(f, v, max)| crate::limits::text_violation(f, v, max)).collect();
+        for (k, v) in &extra {
+            if let Some(s) = v.as_str() {
+                violations.extend(crate::limits::text_violation(&format!("sgf.{k}"), s, crate::limits::MAX_NAME_BYTES));
+            }
+        }
         let name_of = |p: &Option<pb::Player>| p.as_ref().map(|p| p.name.trim().to_string()).unwrap_or_default();
         if name_of(&req.black).is_empty() {
             violations.push(crate::error::FieldViolation { field: "black.name".into(), description: "a player's name is required".into() });
@@ -493,9 +508,8 @@ impl RecordingService {
             violations.push(crate::error::FieldViolation { field: "white.name".into(), description: "a player's name is required".into() });
         }
         if let Some(k) = req.komi {
-            if !k.is_finite() || k.abs() > 1000.0 || (k * 2.0).fract() != 0.0 {
-                violations
-                    .push(crate::error::FieldViolation { field: "komi".into(), description: "komi must be a multiple of 0.5".into() });
+            if let Err(ApiError::InvalidArgument(v)) = crate::limits::komi("komi", k) {
+                violations.extend(v);
             }
         }
         if !violations.is_empty() {
@@ -542,6 +556,7 @@ impl RecordingService {
 
     /// The work of `RecordMove` (see the module docs).
     pub async fn record_move(&self, req: pb::RecordMoveRequest) -> Result<pb::RecordMoveResponse, ApiError> {
+        crate::limits::check(&[("idempotency_key", &req.idempotency_key, crate::limits::MAX_NAME_BYTES)])?;
         let id = game_id("game_id", &req.game_id)?;
         if req.move_number == 0 {
             return Err(ApiError::field("move_number", "move numbers start at 1"));
@@ -671,6 +686,12 @@ impl RecordingService {
     }
 
     async fn import(&self, req: pb::ImportSgfRequest) -> Result<pb::ImportSgfResponse, ApiError> {
+        crate::limits::check(&[
+            ("sgf", &req.sgf, crate::limits::MAX_SGF_BYTES),
+            ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
+            ("rule_set", &req.rule_set, crate::limits::MAX_NAME_BYTES),
+            ("idempotency_key", &req.idempotency_key, crate::limits::MAX_NAME_BYTES),
+        ])?;
         let key = game_key(&req.idempotency_key, "ImportSgf", &pb::ImportSgfRequest { idempotency_key: String::new(), ..req.clone() })?;
         let (record, rules) = validation::parse_sgf("sgf", &req.sgf, &req.rule_set)?;
         if record.width != record.height {
@@ -714,7 +735,8 @@ impl RecordingService {
         };
         let create = pb::CreateGameRequest {
             tournament: req.tournament.clone(),
-            round: req.round,
+            // Round 0 is round 1; board 0 is the next free board of the round (below).
+            round: req.round.max(1),
             board_number: req.board_number,
             black: Some(player(&info.black_name, &info.black_rank, "Black")),
             white: Some(player(&info.white_name, &info.white_rank, "White")),
@@ -738,7 +760,15 @@ impl RecordingService {
             }
         }
         // Then store the whole record in one transaction: a crash mid-import stores nothing.
-        let new = storage::NewGame { key, ..self.new_game(&create, &start, extra).await? };
+        let mut new = storage::NewGame { key, ..self.new_game(&create, &start, extra).await? };
+        if req.board_number == 0 {
+            if let Some(t) = new.tournament_id {
+                // The next free board: one past the highest of the round (a concurrent import
+                // taking it first makes this one ALREADY_EXISTS; a retry takes the next).
+                let taken = self.store()?.list_games(Some(t), new.round).await.map_err(|e| store_error(e, None))?;
+                new.table_number = Some(taken.iter().filter_map(|g| g.table_number).max().unwrap_or(0) + 1);
+            }
+        }
         let moves: Vec<storage::ImportedMove> = record
             .moves
             .iter()
@@ -830,6 +860,7 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> 
 impl pb::game_recording_server::GameRecording for RecordingService {
     #[tracing::instrument(name = "GameRecording.CreateGame", skip_all)]
     async fn create_game(&self, req: Request<pb::CreateGameRequest>) -> Result<Response<pb::Game>, Status> {
+        crate::limits::check(&[("tournament", &req.get_ref().tournament, crate::limits::MAX_NAME_BYTES)])?;
         self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
         let req = req.into_inner();
         let rules = convert::rule_set("rule_set", &req.rule_set)?;
@@ -866,6 +897,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
     async fn resign(&self, req: Request<pb::ResignRequest>) -> Result<Response<pb::Game>, Status> {
         let claims = req.extensions().get::<crate::auth::Claims>().cloned();
         let req = req.into_inner();
+        crate::limits::check(&[("idempotency_key", &req.idempotency_key, crate::limits::MAX_NAME_BYTES)])?;
         let id = game_id("game_id", &req.game_id)?;
         let color = convert::color_from_pb("color", req.color)?;
         self.may_write(claims.as_ref(), id, Some(color), "resign for a colour they do not play in a game they do not officiate").await?;
@@ -898,6 +930,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
     #[tracing::instrument(name = "GameRecording.ListGames", skip_all)]
     async fn list_games(&self, req: Request<pb::ListGamesRequest>) -> Result<Response<pb::ListGamesResponse>, Status> {
         let req = req.into_inner();
+        crate::limits::check(&[("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES)])?;
         let store = self.store()?;
         let tournament_id = if req.tournament.trim().is_empty() {
             None
@@ -976,6 +1009,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
 
     #[tracing::instrument(name = "GameRecording.ImportSgf", skip_all)]
     async fn import_sgf(&self, req: Request<pb::ImportSgfRequest>) -> Result<Response<pb::ImportSgfResponse>, Status> {
+        crate::limits::check(&[("tournament", &req.get_ref().tournament, crate::limits::MAX_NAME_BYTES)])?;
         self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
         let r = self.import(req.into_inner()).await?;
         tracing::info!(game = %r.game.as_ref().map(|g| g.id.as_str()).unwrap_or(""), moves = r.moves, "record imported");

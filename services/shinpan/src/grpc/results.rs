@@ -85,7 +85,7 @@ pub fn lifecycle_status(e: &LifecycleError) -> Status {
 
 /// Parses a UUID field.
 pub fn uuid_field(field: &str, s: &str) -> Result<Uuid, Status> {
-    Uuid::parse_str(s.trim()).map_err(|_| Status::invalid_argument(format!("{field}: `{s}` is not a UUID")))
+    Uuid::parse_str(s.trim()).map_err(|_| Status::invalid_argument(format!("{field}: `{}` is not a UUID", crate::limits::excerpt(s))))
 }
 
 /// A game with its tournament and the scope the role rules need.
@@ -478,6 +478,10 @@ impl ResultsService {
     }
 
     async fn propose(&self, c: &Claims, req: pb::ProposeResultRequest) -> Result<pb::GameResult, Status> {
+        crate::limits::check(&[
+            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
+            ("note", &req.note, crate::limits::MAX_TEXT_BYTES),
+        ])?;
         let store = self.store()?;
         let id = uuid_field("game_id", &req.game_id)?;
         let ctx = load_game(store, id).await?;
@@ -648,6 +652,10 @@ impl ResultsService {
     }
 
     async fn object(&self, c: &Claims, req: pb::ObjectRequest) -> Result<pb::Case, Status> {
+        crate::limits::check(&[
+            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
+            ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
+        ])?;
         let store = self.store()?;
         let id = uuid_field("game_id", &req.game_id)?;
         if req.reason.trim().is_empty() {
@@ -721,6 +729,12 @@ impl ResultsService {
     }
 
     async fn export(&self, c: &Claims, req: pb::ExportResultsRequest) -> Result<pb::ExportResultsResponse, Status> {
+        crate::limits::check(&[
+            ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
+            ("egf_class", &req.egf_class, crate::limits::MAX_NAME_BYTES),
+            ("egf_place", &req.egf_place, crate::limits::MAX_NAME_BYTES),
+            ("egf_dates", &req.egf_dates, crate::limits::MAX_NAME_BYTES),
+        ])?;
         let store = self.store()?;
         let t = find_tournament(store, &req.tournament).await?;
         if !c.may_export(t.id, &t.name) {
@@ -784,6 +798,11 @@ impl ResultsService {
     }
 
     async fn correct(&self, c: &Claims, req: pb::CorrectResultRequest) -> Result<pb::GameResult, Status> {
+        crate::limits::check(&[
+            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
+            ("result", &req.result, crate::limits::MAX_NAME_BYTES),
+            ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
+        ])?;
         let store = self.store()?;
         if c.role != Role::FederationAdmin {
             return Err(auth::denied(c, "correct a final result (federation admins only)"));
@@ -794,7 +813,7 @@ impl ResultsService {
         }
         let parsed = GameResult::from_sgf(&req.result)
             .filter(|r| *r != GameResult::Undecided)
-            .ok_or_else(|| Status::invalid_argument(format!("result: `{}` is not an SGF result", req.result)))?;
+            .ok_or_else(|| Status::invalid_argument(format!("result: `{}` is not an SGF result", crate::limits::excerpt(&req.result))))?;
         let ending = ending_from_pb(req.ending)?;
         let (phase, cur) = phase_of(store, id).await?;
         lifecycle::check(phase, Action::Correct).map_err(|e| lifecycle_status(&e))?;
@@ -867,12 +886,15 @@ impl pb::result_confirmation_server::ResultConfirmation for ResultsService {
 /// Adds `ResultConfirmation` and `Arbitration` to a router, both behind the bearer-token
 /// interceptor of `auth`.
 pub fn add_services(routes: &mut tonic::service::RoutesBuilder, state: &AppState, auth: &crate::auth::AuthConfig) {
-    routes.add_service(pb::result_confirmation_server::ResultConfirmationServer::with_interceptor(
-        ResultsService::new(state.clone()),
+    use tonic::service::interceptor::InterceptedService;
+    let limit = crate::limits::MAX_REQUEST_BYTES;
+    routes.add_service(InterceptedService::new(
+        pb::result_confirmation_server::ResultConfirmationServer::new(ResultsService::new(state.clone())).max_decoding_message_size(limit),
         auth.interceptor(),
     ));
-    routes.add_service(pb::arbitration_server::ArbitrationServer::with_interceptor(
-        crate::grpc::arbitration::ArbitrationService::new(state.clone()),
+    routes.add_service(InterceptedService::new(
+        pb::arbitration_server::ArbitrationServer::new(crate::grpc::arbitration::ArbitrationService::new(state.clone()))
+            .max_decoding_message_size(limit),
         auth.interceptor(),
     ));
 }

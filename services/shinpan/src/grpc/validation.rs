@@ -138,7 +138,13 @@ pub fn validate_move(req: &pb::ValidateMoveRequest) -> Result<pb::ValidateMoveRe
 
 /// Parses an SGF record and picks its rule set: `override_name` if not empty, else `RU[]`,
 /// else `japanese-2011`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` on `field` for a record over [`crate::limits::MAX_SGF_BYTES`], with a
+/// NUL character, or unreadable (the SGF reader's message, which names its limits); on
+/// `rule_set` for an unknown or over-long name.
 pub fn parse_sgf(field: &str, text: &str, override_name: &str) -> Result<(shinpan_sgf::Record, RuleSet), ApiError> {
+    crate::limits::check(&[(field, text, crate::limits::MAX_SGF_BYTES), ("rule_set", override_name, crate::limits::MAX_NAME_BYTES)])?;
     let record = shinpan_sgf::Record::parse(text).map_err(|e| ApiError::field(field, e.to_string()))?;
     let rules = if override_name.trim().is_empty() {
         record.rule_set().unwrap_or(RuleSet::Japanese2011)
