@@ -390,7 +390,8 @@ fn flood(board: &Board, from: &[Point], open: impl Fn(Point) -> bool) -> Vec<Poi
 /// with `opts.agreed` as the context (module docs), and the returned map holds the agreement
 /// with every agreed-alive chain found [`Status::Seki`] (a candidate disputed alone, or a
 /// chain drawn into its dispute) set so. Returns the map and the seki chains
-/// (sorted stones each). Other findings (a candidate proved dead, say) are left to the
+/// (sorted stones each). A candidate's seki is not taken when a chain drawn into its dispute
+/// stays undecided (the agreement then stands for all of them, 第九条). Other findings (a candidate proved dead, say) are left to the
 /// caller's [`adjudicate`](crate::adjudicate) and its refutations: this function only
 /// finds seki. `opts.agreed` must be `Some`.
 pub fn find_seki(board: &Board, rules: goban::RuleSet, opts: &Options) -> (StatusMap, Vec<Vec<Point>>) {
@@ -423,6 +424,11 @@ pub fn find_seki(board: &Board, rules: goban::RuleSet, opts: &Options) -> (Statu
             continue;
         }
         let adj = crate::adjudicate(board, rules, &Options { dispute: vec![cand], ..opts.clone() });
+        // A seki is taken only with every chain of its dispute decided: an undecided race
+        // partner could be in the seki too, and the count would then be wrong either way.
+        if adj.drawn_in.iter().any(|d| adj.status.get(d.stones[0]) == Status::Undecided) {
+            continue;
+        }
         for p in board.points() {
             if board.get(p).is_some() && standing(p) && adj.status.get(p) == Status::Seki {
                 seki_at[gi(p)] = true;
