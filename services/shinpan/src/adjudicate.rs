@@ -27,7 +27,7 @@
 //! [`exit::UNDECIDED`] (4) if some stone is undecided (result `?`).
 
 use crate::exit;
-use crate::replay::{load, FoulReport, Loaded};
+use crate::replay::{load_to_count, Loaded};
 use crate::report::{sgf_points, Report};
 use crate::score::parse_dead;
 use goban::{score, Color, Status, StatusMap};
@@ -160,17 +160,10 @@ pub fn diagram(board: &goban::Board, status: &StatusMap, report: &Report) -> Str
 
 /// Runs `shinpan adjudicate`.
 pub fn run(args: Args) -> ExitCode {
-    let loaded = match load(&args.file, args.rules) {
+    let loaded = match load_to_count(&args.file, args.rules) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("{}: unreadable: {e}", args.file.display());
-            return exit::code(exit::UNREADABLE);
-        }
+        Err(code) => return code,
     };
-    if let Some(f) = &loaded.replayed.foul {
-        eprintln!("{}: FOUL {}", args.file.display(), FoulReport::new(f).to_text());
-        return exit::code(exit::FOUL);
-    }
     let board = loaded.replayed.game.board();
     let parse = |t: &Option<String>, what: &str| -> Result<Option<Vec<goban::Point>>, String> {
         match t {

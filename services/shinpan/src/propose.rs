@@ -43,7 +43,7 @@
 use crate::adjudicate::{diagram, DEFAULT_BUDGET};
 use crate::estimate::{self, Estimate, EstimateError, Estimator, GnuGo, Position};
 use crate::exit;
-use crate::replay::{load, FoulReport, Loaded};
+use crate::replay::{load_to_count, Loaded};
 use crate::report::{sgf_points, Report};
 use goban::{score, Board, Color, Point, RuleSet, Score, Status, StatusMap};
 use shinpan_adjudicator::{adjudicate, Adjudication, Options};
@@ -321,17 +321,10 @@ pub struct Args {
 
 /// Runs `shinpan propose`.
 pub fn run(args: Args) -> ExitCode {
-    let loaded = match load(&args.file, args.rules) {
+    let loaded = match load_to_count(&args.file, args.rules) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("{}: unreadable: {e}", args.file.display());
-            return exit::code(exit::UNREADABLE);
-        }
+        Err(code) => return code,
     };
-    if let Some(f) = &loaded.replayed.foul {
-        eprintln!("{}: FOUL {}", args.file.display(), FoulReport::new(f).to_text());
-        return exit::code(exit::FOUL);
-    }
     let gnugo = estimate::gnugo_levels(
         &args.gnugo.clone().unwrap_or_else(GnuGo::find),
         &args.level,

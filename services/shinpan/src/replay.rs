@@ -57,6 +57,25 @@ pub fn load(path: &Path, rules: Option<RuleSet>) -> Result<Loaded, SgfError> {
     Ok(Loaded { record, rules, replayed })
 }
 
+/// [`load`] for the commands that count a final position (`score`, `adjudicate`,
+/// `propose`): an unreadable record prints `FILE: unreadable: …` and gives
+/// [`exit::UNREADABLE`]; a record holding an illegal move prints `FILE: FOUL …` and gives
+/// [`exit::FOUL`] (第十二条: a count would be meaningless).
+///
+/// # Errors
+/// The exit code to return, the message already printed on standard error.
+pub fn load_to_count(path: &Path, rules: Option<RuleSet>) -> Result<Loaded, ExitCode> {
+    let loaded = load(path, rules).map_err(|e| {
+        eprintln!("{}: unreadable: {e}", path.display());
+        exit::code(exit::UNREADABLE)
+    })?;
+    if let Some(f) = &loaded.replayed.foul {
+        eprintln!("{}: FOUL {}", path.display(), FoulReport::new(f).to_text());
+        return Err(exit::code(exit::FOUL));
+    }
+    Ok(loaded)
+}
+
 /// The SGF point of a move, or `pass`.
 pub fn move_text(mv: Move) -> String {
     match mv {

@@ -14,7 +14,7 @@
 //! undecided.
 
 use crate::exit;
-use crate::replay::{load, FoulReport, Loaded};
+use crate::replay::{load_to_count, Loaded};
 use crate::report::Report;
 use goban::{score, Color, GameResult, Point, RuleSet, Status, StatusMap};
 use shinpan_sgf::TerritoryMarks;
@@ -112,17 +112,10 @@ pub fn count(loaded: &Loaded, dead: Option<&[Point]>, komi: Option<f64>) -> Repo
 
 /// Runs `shinpan score`.
 pub fn run(args: Args) -> ExitCode {
-    let loaded = match load(&args.file, args.rules) {
+    let loaded = match load_to_count(&args.file, args.rules) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("{}: unreadable: {e}", args.file.display());
-            return exit::code(exit::UNREADABLE);
-        }
+        Err(code) => return code,
     };
-    if let Some(f) = &loaded.replayed.foul {
-        eprintln!("{}: FOUL {}", args.file.display(), FoulReport::new(f).to_text());
-        return exit::code(exit::FOUL);
-    }
     let dead = match args.dead.as_deref().map(|d| parse_dead(d, loaded.replayed.game.board())) {
         None => None,
         Some(Ok(points)) => Some(points),
