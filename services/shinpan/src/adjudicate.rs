@@ -55,9 +55,10 @@ pub struct Args {
     /// Disputed chains: comma-separated SGF points; adjudicated despite an agreement.
     #[arg(long, value_name = "POINTS")]
     pub dispute: Option<String>,
-    /// Nodes of hypothetical play per region.
-    #[arg(long, value_name = "N")]
-    pub budget: Option<u64>,
+    /// Nodes of hypothetical play per region; a region not decided within it leaves its
+    /// chains undecided.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUDGET)]
+    pub budget: u64,
     /// Print the JSON object instead of a diagram.
     #[arg(long)]
     pub json: bool,
@@ -185,7 +186,7 @@ pub fn run(args: Args) -> ExitCode {
             return exit::code(exit::UNREADABLE);
         }
     };
-    let out = adjudicate_loaded(&loaded, agreed.as_deref(), &dispute, args.komi, args.budget.unwrap_or(DEFAULT_BUDGET));
+    let out = adjudicate_loaded(&loaded, agreed.as_deref(), &dispute, args.komi, args.budget);
     let undecided = out.adjudication.undecided(board);
     if args.json {
         let mut v = serde_json::to_value(&out.report).unwrap_or_default();

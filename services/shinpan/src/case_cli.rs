@@ -9,7 +9,7 @@
 //! shinpan case rule <CASE> --kind no-result --reason "neither player yields the triple ko"
 //! shinpan case rule <CASE> --kind foul-loss --loser W --move 24 --rule ko --article 第五条 --reason "..."
 //! shinpan case rule <CASE> --kind amend --result W+6.5 --reason "..."
-//! shinpan case rule <CASE> --kind uphold|both-lose|resumption --reason "..."
+//! shinpan case rule <CASE> --kind keep-result|both-lose|resumption --reason "..."
 //! ```
 //! `--server`/`SHINPAN_SERVER` and `--token`/`SHINPAN_TOKEN` as for `shinpan result`.
 //! Exit codes: 0 success, 1 failure.
@@ -68,7 +68,8 @@ pub enum RulingArg {
     BothLose,
     /// Play resumes (第九条).
     Resumption,
-    /// The proposed result stands.
+    /// The proposed result stands: an objection is not upheld (第十条2).
+    #[value(name = "keep-result")]
     Uphold,
     /// The result is amended.
     Amend,

@@ -196,10 +196,16 @@ pub enum GameCommand {
 /// Connects to `url` (e.g. `http://127.0.0.1:50051`).
 ///
 /// # Errors
-/// A malformed URL, or the transport error when the server cannot be reached.
+/// A malformed URL, or the server cannot be reached: the message names the URL and says how
+/// to start the server (`shinpan serve`) or point at another one (`--server`).
 pub async fn channel(url: &str) -> anyhow::Result<Channel> {
     let endpoint = Channel::from_shared(url.to_string()).map_err(|e| anyhow::anyhow!("bad server URL {url}: {e}"))?;
-    Ok(endpoint.connect().await?)
+    endpoint.connect().await.map_err(|e| {
+        anyhow::anyhow!(
+            "cannot reach the shinpan server at {url} ({e}): is `shinpan serve` running there? \
+             Start it, or give the right address with --server (or SHINPAN_SERVER)"
+        )
+    })
 }
 
 /// A `GameRecording` client connected to `url`.

@@ -24,8 +24,9 @@ pub struct Args {
     /// PostgreSQL URL; unset: the embedded private cluster under DATA_DIR/pg (--data-dir).
     #[arg(long, env = "DATABASE_URL")]
     pub database_url: Option<String>,
-    /// Directory for local state.
-    #[arg(long, env = "SHINPAN_DATA_DIR", default_value = ".shinpan")]
+    /// Directory for the demo's own state (its embedded cluster under `pg/`): apart from
+    /// `serve`'s `.shinpan`, so the demo's games never show up in a tournament's database.
+    #[arg(long, env = "SHINPAN_DEMO_DIR", default_value = ".shinpan/demo")]
     pub data_dir: PathBuf,
     /// The real game records (index.tsv and 9/ 13/ 19/).
     #[arg(long, default_value = "../shared/games")]

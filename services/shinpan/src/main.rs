@@ -29,6 +29,10 @@ enum Command {
     /// Count the final position of a record with given dead stones.
     Score(shinpan::score::Args),
     /// Decide life and death by hypothetical play (第七条) and count the final position.
+    ///
+    /// The diagram: `X`/`O` alive black/white stones, `x`/`o` dead, `S`/`s` seki, `?`
+    /// undecided; `b`/`w` black/white territory, `.` other empty points (dame); columns and
+    /// rows lettered as SGF points (`aa` top left).
     Adjudicate(shinpan::adjudicate::Args),
     /// Propose statuses and a count for the players' agreement (第九条): proved by hypothetical
     /// play where it decides, else estimated by GNU Go (advisory, never a ruling).

@@ -298,9 +298,9 @@ pub struct Args {
     /// Komi in points (default: the record's KM, else the rule set's default).
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     pub komi: Option<f64>,
-    /// Nodes of hypothetical play per region (default 500000, as `shinpan adjudicate`).
-    #[arg(long, value_name = "N")]
-    pub budget: Option<u64>,
+    /// Nodes of hypothetical play per region (as `shinpan adjudicate`).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUDGET)]
+    pub budget: u64,
     /// GNU Go program (default: env GNUGO, else `gnugo` on PATH, else /usr/games/gnugo).
     #[arg(long, value_name = "PATH")]
     pub gnugo: Option<PathBuf>,
@@ -330,7 +330,7 @@ pub fn run(args: Args) -> ExitCode {
         &args.level,
         Duration::from_secs_f64(args.timeout.clamp(0.0, 3600.0)),
     );
-    let (proposal, komi) = propose_loaded(&loaded, args.komi, args.budget.unwrap_or(DEFAULT_BUDGET), Some(gnugo.as_ref()));
+    let (proposal, komi) = propose_loaded(&loaded, args.komi, args.budget, Some(gnugo.as_ref()));
     let report = report(&loaded, &proposal, komi);
     if args.json {
         let mut v = serde_json::to_value(&report).unwrap_or_default();

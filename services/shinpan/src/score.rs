@@ -3,7 +3,9 @@
 //!
 //! Dead stones: `--dead` lists SGF points, each marking its whole chain dead. Without
 //! `--dead`, the record's `TB`/`TW` territory marks are used where present: a stone standing on
-//! a point marked as the opponent's territory is dead. Otherwise every stone is alive.
+//! a point marked as the opponent's territory is dead. Otherwise every stone is alive, and a
+//! note on stderr says so. A count that differs from the record's `RE` gets a warning on
+//! stderr (the output itself is unchanged).
 //!
 //! Komi: `--komi`, else the record's `KM`, else the rule set's default for the board size.
 //!
@@ -125,6 +127,23 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let report = count(&loaded, dead.as_deref(), args.komi);
+    if dead.is_none() && loaded.record.territory.is_none() {
+        eprintln!(
+            "note: no dead stones given (--dead) and the record has no TB/TW marks, so every stone \
+             is counted alive (第九条: the players' agreement decides); `shinpan propose` proposes \
+             statuses, `shinpan adjudicate` decides them by hypothetical play (第七条)"
+        );
+    }
+    if let Some(recorded) = &loaded.record.info.result {
+        let recorded_result = GameResult::from_sgf(recorded);
+        if recorded_result.is_some() && recorded_result != GameResult::from_sgf(&report.result) {
+            eprintln!(
+                "warning: this count ({}) differs from the recorded result RE[{}]: check the dead stones",
+                report.result,
+                crate::limits::excerpt(recorded)
+            );
+        }
+    }
     if args.json {
         println!("{}", report.to_json());
     } else {

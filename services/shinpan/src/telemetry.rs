@@ -113,7 +113,11 @@ pub fn init(config: &TelemetryConfig) -> Result<TelemetryGuard, TelemetryError> 
     let otel_layer = provider.as_ref().map(|p| tracing_opentelemetry::layer().with_tracer(p.tracer(config.service_name.clone())));
     let registry = tracing_subscriber::registry().with(filter).with(otel_layer);
     let result = match config.format {
-        LogFormat::Text => registry.with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr)).try_init(),
+        LogFormat::Text => {
+            // Colour codes only on a terminal: a redirected log stays plain text.
+            let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            registry.with(tracing_subscriber::fmt::layer().with_ansi(ansi).with_writer(std::io::stderr)).try_init()
+        }
         LogFormat::Json => registry.with(tracing_subscriber::fmt::layer().json().with_writer(std::io::stderr)).try_init(),
     };
     result.map_err(|e| TelemetryError::AlreadyInstalled(e.to_string()))?;

@@ -94,6 +94,21 @@ fn without_dead_stones_all_are_alive_and_the_region_is_nobodys() {
 }
 
 #[test]
+fn a_count_without_dead_stones_or_marks_says_so_and_warns_when_it_contradicts_re() {
+    // The walls with RE[B+5.5] (aa dead): counted all alive, the count is W+5.5.
+    let f = temp_sgf("walls-re.sgf", &WALLS.replace("RU[Japanese]", "RU[Japanese]RE[B+5.5]"));
+    let out = shinpan(&["score", f.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no dead stones given") && err.contains("every stone"), "{err}");
+    assert!(err.contains("differs from the recorded result RE[B+5.5]"), "{err}");
+    // With the agreed dead stone the count equals RE: neither note nor warning.
+    let out = shinpan(&["score", "--dead", "aa", f.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("no dead stones given") && !err.contains("differs"), "{err}");
+}
+
+#[test]
 fn territory_marks_give_the_dead_stones() {
     let marked = WALLS.trim_end_matches(')').to_string() + ";TB[aa:be]TW[ea:ee])";
     let f = temp_sgf("marked.sgf", &marked);

@@ -118,6 +118,17 @@ async fn result_and_case_subcommands() {
     let (code, out, _) = run(&["case", "show", &case], &reader).await;
     assert_eq!(code, 0);
     assert!(out.contains("clock malfunction"), "{out}");
+    // A case named by the first 8 characters of its id, as a referee copies it.
+    let (code, out, err) = run(&["case", "show", &case[..8]], &reader).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&case) && out.contains("clock malfunction"), "{out}");
+    let (code, _, err) = run(&["case", "show", "ab"], &reader).await;
+    assert_eq!(code, 1);
+    assert!(err.contains("InvalidArgument") && err.contains("at least its first 4"), "{err}");
+    let unknown = if case.starts_with("0000") { "ffff" } else { "0000" };
+    let (code, _, err) = run(&["case", "show", unknown], &reader).await;
+    assert_eq!(code, 1);
+    assert!(err.contains("NotFound"), "{err}");
 
     // Export.
     let dir = std::env::temp_dir().join(format!("shinpan-cli-{}", uuid::Uuid::new_v4()));
@@ -134,6 +145,11 @@ async fn result_and_case_subcommands() {
     let (code, _, err) = shinpan(v(&["result", "show", &g, "--server", &url])).await;
     assert_eq!(code, 1);
     assert!(err.contains("Unauthenticated"), "{err}");
+    // No server there: the message says so and how to start one.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let (code, _, err) = shinpan(v(&["case", "show", &case, "--server", &format!("http://{free}")])).await;
+    assert_ne!(code, 0);
+    assert!(err.contains("cannot reach the shinpan server") && err.contains("shinpan serve"), "{err}");
 
     let _ = tx.send(());
     server.await.unwrap().unwrap();

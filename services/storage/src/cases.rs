@@ -126,6 +126,33 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound(format!("case {id}")))
     }
 
+    /// The case whose id (hyphenated lower-case UUID text) starts with `prefix`, as a referee
+    /// types a case id shortened the way the CLI prints it (`b5f57eb8`).
+    ///
+    /// # Errors
+    /// [`StoreError::InvalidArgument`] when `prefix` is shorter than 4 characters, holds
+    /// anything but hexadecimal digits and hyphens, or matches more than one case (the message
+    /// says to give more characters); [`StoreError::NotFound`] when it matches none.
+    pub async fn resolve_case_prefix(&self, prefix: &str) -> StoreResult<Uuid> {
+        let prefix = prefix.trim().to_ascii_lowercase();
+        if prefix.len() < 4 || !prefix.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            return Err(StoreError::InvalidArgument(format!(
+                "case id `{prefix}`: give the case's UUID or at least its first 4 hexadecimal digits"
+            )));
+        }
+        let ids: Vec<(Uuid,)> = sqlx::query_as("SELECT id FROM cases WHERE id::text LIKE $1 || '%' ORDER BY id LIMIT 2")
+            .bind(&prefix)
+            .fetch_all(&self.pool)
+            .await?;
+        match ids.as_slice() {
+            [] => Err(StoreError::NotFound(format!("case {prefix}…"))),
+            [(id,)] => Ok(*id),
+            _ => Err(StoreError::InvalidArgument(format!(
+                "case id `{prefix}` is the start of more than one case's id: give more characters"
+            ))),
+        }
+    }
+
     /// Cases matching `f`, oldest first.
     pub async fn list_cases(&self, f: &CaseFilter) -> StoreResult<Vec<Case>> {
         let cols = CASE_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");

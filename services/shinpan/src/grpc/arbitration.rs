@@ -267,6 +267,19 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
     }
 }
 
+/// A case id as a client gives it: the full UUID, or (as the CLI prints ids shortened) a
+/// unique prefix of at least 4 hexadecimal digits. INVALID_ARGUMENT for anything else or an
+/// ambiguous prefix, NOT_FOUND when no case matches.
+async fn case_id(store: &Store, text: &str) -> Result<Uuid, Status> {
+    if let Ok(id) = uuid_field("case_id", text) {
+        return Ok(id);
+    }
+    if text.len() > 36 {
+        return uuid_field("case_id", text);
+    }
+    store.resolve_case_prefix(text).await.map_err(store_status)
+}
+
 fn ruling_pb(c: &storage::Case) -> Option<pb::Ruling> {
     let r = c.ruling.as_ref()?;
     Some(pb::Ruling {
@@ -433,7 +446,7 @@ impl ArbitrationService {
 
     async fn get(&self, c: &Claims, req: pb::GetCaseRequest) -> Result<pb::Case, Status> {
         let store = self.store()?;
-        let id = uuid_field("case_id", &req.case_id)?;
+        let id = case_id(store, &req.case_id).await?;
         let case = store.get_case(id).await.map_err(store_status)?;
         let ctx = load_game(store, case.game_id).await?;
         if !c.may_read(&ctx.scope) {
@@ -459,7 +472,7 @@ impl ArbitrationService {
             ("ruling.result", req.ruling.as_ref().map_or("", |r| r.result.as_str()), crate::limits::MAX_NAME_BYTES),
         ])?;
         let store = self.store()?;
-        let case_id = uuid_field("case_id", &req.case_id)?;
+        let case_id = case_id(store, &req.case_id).await?;
         let case = store.get_case(case_id).await.map_err(store_status)?;
         let ctx = load_game(store, case.game_id).await?;
         if !c.may_rule(&ctx.scope) {
@@ -626,7 +639,7 @@ impl ArbitrationService {
             ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
         ])?;
         let store = self.store()?;
-        let case_id = uuid_field("case_id", &req.case_id)?;
+        let case_id = case_id(store, &req.case_id).await?;
         let case = store.get_case(case_id).await.map_err(store_status)?;
         let ctx = load_game(store, case.game_id).await?;
         if !c.may_rule(&ctx.scope) {
