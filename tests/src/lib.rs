@@ -9,8 +9,8 @@
 
 use shinpan::configuration::{ServeArgs, ServiceKind};
 use shinpan::startup::Application;
-use shinpan_proto::v1::game_recording_client::GameRecordingClient;
-use shinpan_proto::v1::rule_validation_client::RuleValidationClient;
+use shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient;
+use shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient;
 use std::path::PathBuf;
 use tonic::transport::Channel;
 
@@ -52,14 +52,14 @@ impl TestApp {
         TestApp { url, channel, stop: Some(tx), server: Some(server) }
     }
 
-    /// A `GameRecording` client.
-    pub fn recording(&self) -> GameRecordingClient<Channel> {
-        GameRecordingClient::new(self.channel.clone())
+    /// A `GameRecordingService` client.
+    pub fn recording(&self) -> GameRecordingServiceClient<Channel> {
+        GameRecordingServiceClient::new(self.channel.clone())
     }
 
-    /// A `RuleValidation` client.
-    pub fn validation(&self) -> RuleValidationClient<Channel> {
-        RuleValidationClient::new(self.channel.clone())
+    /// A `RuleValidationService` client.
+    pub fn validation(&self) -> RuleValidationServiceClient<Channel> {
+        RuleValidationServiceClient::new(self.channel.clone())
     }
 
     /// Stops the server gracefully and waits for it.

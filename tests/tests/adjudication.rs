@@ -1,4 +1,4 @@
-//! End-to-end tests of `Adjudication` (第七条 life and death by hypothetical play, 第八条
+//! End-to-end tests of `AdjudicationService` (第七条 life and death by hypothetical play, 第八条
 //! territory, 第九条 agreements, 第十条 count) over real gRPC on 127.0.0.1:0 against a real
 //! PostgreSQL: the official kakunin examples as SGF, a stored game (the `adjudicated` event in
 //! the game's log), agreements and their refutation, the progress stream, the errors, and the
@@ -8,7 +8,7 @@ use shinpan::auth::{AuthConfig, AuthScope, Role};
 use shinpan::configuration::ServiceKind;
 use shinpan_e2e::TestApp;
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::adjudication_client::AdjudicationClient;
+use shinpan_proto::v1::adjudication_service_client::AdjudicationServiceClient;
 use shinpan_storage::{CaseFilter, CaseKind, Store};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ fn kakunin_expect(n: &str) -> BTreeMap<String, i32> {
     let text = std::fs::read_to_string(kakunin_dir().join(format!("kakunin-{n}.json"))).expect("kakunin verdict");
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let mut out = BTreeMap::new();
-    for (key, st) in [("alive", pb::Status::Alive), ("dead", pb::Status::Dead), ("seki", pb::Status::Seki)] {
+    for (key, st) in [("alive", pb::ChainStatus::Alive), ("dead", pb::ChainStatus::Dead), ("seki", pb::ChainStatus::Seki)] {
         for p in v["expect"][key].as_array().into_iter().flatten() {
             out.insert(p.as_str().unwrap().to_string(), st as i32);
         }
@@ -53,8 +53,8 @@ impl Env {
         let app = TestApp::spawn_on(ServiceKind::All, None, Some(store.clone())).await;
         Env { app, store }
     }
-    fn adj(&self) -> AdjudicationClient<Channel> {
-        AdjudicationClient::new(self.app.channel.clone())
+    fn adj(&self) -> AdjudicationServiceClient<Channel> {
+        AdjudicationServiceClient::new(self.app.channel.clone())
     }
     async fn import(&self, sgf: String, board: u32) -> String {
         self.app
@@ -84,6 +84,10 @@ fn game_req(id: &str) -> pb::AdjudicateRequest {
     pb::AdjudicateRequest { position: Some(pb::adjudicate_request::Position::GameId(id.into())), ..Default::default() }
 }
 
+fn stream_req(r: pb::AdjudicateRequest) -> pb::AdjudicateStreamRequest {
+    pb::AdjudicateStreamRequest { request: Some(r) }
+}
+
 fn check_kakunin(n: &str, r: &pb::AdjudicateResponse) {
     let got = statuses(r);
     for (p, want) in kakunin_expect(n) {
@@ -103,7 +107,7 @@ async fn kakunin_examples_as_sgf_have_the_commentary_statuses() {
         assert_eq!(r.statuses.len(), rec.setup.black.len() + rec.setup.white.len());
         let mut seen = std::collections::HashSet::new();
         assert!(r.statuses.iter().all(|s| seen.insert(s.point.clone())), "kakunin-{n}: a stone listed twice");
-        assert!(r.statuses.iter().all(|s| s.status != pb::Status::Undecided as i32));
+        assert!(r.statuses.iter().all(|s| s.status != pb::ChainStatus::Undecided as i32));
         assert_ne!(r.result, "?");
         assert_eq!(r.rule_set, "japanese-2011");
         assert_eq!(r.sequence, 0, "an SGF adjudication is not stored");
@@ -118,8 +122,8 @@ async fn kakunin_examples_as_sgf_have_the_commentary_statuses() {
     // gains by capturing; the dead stones are outside any territory.
     let r = a.adjudicate(sgf_req(kakunin_sgf("1"))).await.unwrap().into_inner();
     let s = statuses(&r);
-    assert_eq!(s["ab"], pb::Status::Dead as i32);
-    assert_eq!(s["ba"], pb::Status::Dead as i32);
+    assert_eq!(s["ab"], pb::ChainStatus::Dead as i32);
+    assert_eq!(s["ba"], pb::ChainStatus::Dead as i32);
     // Score = territory + prisoners (+ komi for White) under 第十条.
     let komi = r.komi;
     assert!((r.score_white - (r.territory_white.len() as f64 + r.prisoners_white as f64 + komi)).abs() < 1e-9);
@@ -146,14 +150,14 @@ async fn a_stored_game_is_adjudicated_and_the_adjudication_is_an_event_of_the_ga
         .await
         .unwrap()
         .into_inner();
-    let ev = w.message().await.unwrap().expect("the adjudicated event");
+    let ev = w.message().await.unwrap().expect("the adjudicated event").event.unwrap();
     assert_eq!((ev.kind.as_str(), ev.sequence), ("adjudicated", r.sequence));
     let payload: serde_json::Value = serde_json::from_str(&ev.payload_json).unwrap();
     assert_eq!(payload["result"], serde_json::json!(r.result));
     assert_eq!(payload["nodes"], serde_json::json!(r.nodes));
     assert_eq!(payload["move_number"], serde_json::json!(2));
     assert!(payload["statuses"]["undecided"].as_array().unwrap().is_empty());
-    let g = env.app.recording().get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner();
+    let g = env.app.recording().get_game(pb::GetGameRequest { game_id: id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.last_sequence, r.sequence, "the adjudication is the game's last event");
     // Komi override applies to the count only.
     let mut req = game_req(&id);
@@ -173,11 +177,12 @@ async fn an_undecided_stored_adjudication_opens_an_arbiter_case() {
     req.budget_nodes = 1;
     let r = env.adj().adjudicate(req).await.unwrap().into_inner();
     assert_eq!(r.result, "?");
-    let undecided: Vec<&str> = r.statuses.iter().filter(|s| s.status == pb::Status::Undecided as i32).map(|s| s.point.as_str()).collect();
+    let undecided: Vec<&str> =
+        r.statuses.iter().filter(|s| s.status == pb::ChainStatus::Undecided as i32).map(|s| s.point.as_str()).collect();
     assert!(undecided.contains(&"ab"), "{undecided:?}");
     // Every undecided chain says why (here: the budget), decided ones say nothing.
     for p in &r.proofs {
-        let undecided = p.status == pb::Status::Undecided as i32;
+        let undecided = p.status == pb::ChainStatus::Undecided as i32;
         assert_eq!(p.reason.contains("budget exhausted"), undecided, "{p:?}");
     }
     let cases = env
@@ -219,24 +224,24 @@ async fn agreements_stand_unless_disputed_and_refuted_agreements_are_reported() 
     let mut a = env.adj();
     // Kakunin 1: the players agree White's ab is alive (it is dead) and Black's corner dead.
     let agreements = vec![
-        pb::Agreement { stones: vec!["ab".into()], status: pb::Status::Alive as i32 },
-        pb::Agreement { stones: vec!["ba".into()], status: pb::Status::Dead as i32 },
+        pb::Agreement { stones: vec!["ab".into()], status: pb::ChainStatus::Alive as i32 },
+        pb::Agreement { stones: vec!["ba".into()], status: pb::ChainStatus::Dead as i32 },
     ];
     let mut req = sgf_req(kakunin_sgf("1"));
     req.agreements = agreements.clone();
     let r = a.adjudicate(req).await.unwrap().into_inner();
     let s = statuses(&r);
-    assert_eq!(s["ab"], pb::Status::Alive as i32, "the agreement stands (第九条)");
-    assert_eq!(s["ba"], pb::Status::Dead as i32);
+    assert_eq!(s["ab"], pb::ChainStatus::Alive as i32, "the agreement stands (第九条)");
+    assert_eq!(s["ba"], pb::ChainStatus::Dead as i32);
     // Disputed: the engine's status replaces the agreement, which is reported refuted.
     let mut req = sgf_req(kakunin_sgf("1"));
     req.agreements = agreements;
     req.disputed = vec!["ab".into()];
     let r = a.adjudicate(req).await.unwrap().into_inner();
-    assert_eq!(statuses(&r)["ab"], pb::Status::Dead as i32);
+    assert_eq!(statuses(&r)["ab"], pb::ChainStatus::Dead as i32);
     let f = r.refuted.iter().find(|f| f.stones == vec!["ab".to_string()]).expect("ab refuted");
-    assert_eq!((f.agreed, f.found), (pb::Status::Alive as i32, pb::Status::Dead as i32));
-    assert_eq!(f.proof.as_ref().unwrap().status, pb::Status::Dead as i32);
+    assert_eq!((f.agreed, f.found), (pb::ChainStatus::Alive as i32, pb::ChainStatus::Dead as i32));
+    assert_eq!(f.proof.as_ref().unwrap().status, pb::ChainStatus::Dead as i32);
     check_kakunin("1", &r);
 }
 
@@ -245,7 +250,7 @@ async fn the_stream_reports_progress_and_ends_with_the_unary_result() {
     let env = Env::new().await;
     let mut a = env.adj();
     let unary = a.adjudicate(sgf_req(kakunin_sgf("9"))).await.unwrap().into_inner();
-    let mut stream = a.adjudicate_stream(sgf_req(kakunin_sgf("9"))).await.unwrap().into_inner();
+    let mut stream = a.adjudicate_stream(stream_req(sgf_req(kakunin_sgf("9")))).await.unwrap().into_inner();
     let mut msgs = Vec::new();
     while let Some(m) = stream.message().await.unwrap() {
         msgs.push(m);
@@ -288,7 +293,7 @@ async fn bare_positions_and_errors() {
 
     // A bad point in an agreement: INVALID_ARGUMENT naming the field.
     let mut req = sgf_req(kakunin_sgf("1"));
-    req.agreements = vec![pb::Agreement { stones: vec!["zz".into()], status: pb::Status::Dead as i32 }];
+    req.agreements = vec![pb::Agreement { stones: vec!["zz".into()], status: pb::ChainStatus::Dead as i32 }];
     let e = a.adjudicate(req).await.unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     let br = e.get_details_bad_request().expect("field violations");
@@ -303,7 +308,7 @@ async fn bare_positions_and_errors() {
     let br = e.get_details_bad_request().expect("field violations");
     assert_eq!(br.field_violations[0].field, "budget_nodes");
     assert!(br.field_violations[0].description.contains(&max.to_string()), "{br:?}");
-    assert_eq!(a.adjudicate_stream(req.clone()).await.expect_err("refused").code(), Code::InvalidArgument);
+    assert_eq!(a.adjudicate_stream(stream_req(req.clone())).await.expect_err("refused").code(), Code::InvalidArgument);
     req.budget_nodes = max;
     check_kakunin("1", &a.adjudicate(req).await.unwrap().into_inner());
     // An empty point named as disputed, an unknown rule set, a broken SGF, no position.
@@ -337,7 +342,7 @@ async fn bare_positions_and_errors() {
     assert_eq!(e.code(), Code::NotFound, "{e:?}");
     assert_eq!(a.adjudicate(game_req("not-a-uuid")).await.unwrap_err().code(), Code::InvalidArgument);
     // The stream refuses the same way, before any progress.
-    assert_eq!(a.adjudicate_stream(game_req(&uuid::Uuid::new_v4().to_string())).await.unwrap_err().code(), Code::NotFound);
+    assert_eq!(a.adjudicate_stream(stream_req(game_req(&uuid::Uuid::new_v4().to_string()))).await.unwrap_err().code(), Code::NotFound);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -362,9 +367,9 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     let resp = r.server_reflection_info(futures::stream::iter(vec![req])).await.unwrap().into_inner().message().await.unwrap().unwrap();
     let Some(MessageResponse::ListServicesResponse(l)) = resp.message_response else { panic!("no service list") };
     let names: Vec<String> = l.service.into_iter().map(|s| s.name).collect();
-    assert!(names.contains(&"shinpan.v1.Adjudication".to_string()), "{names:?}");
-    assert!(!names.contains(&"shinpan.v1.GameRecording".to_string()), "{names:?}");
-    let ok = AdjudicationClient::new(app.channel.clone()).adjudicate(sgf_req(kakunin_sgf("9"))).await.unwrap().into_inner();
+    assert!(names.contains(&"shinpan.v1.AdjudicationService".to_string()), "{names:?}");
+    assert!(!names.contains(&"shinpan.v1.GameRecordingService".to_string()), "{names:?}");
+    let ok = AdjudicationServiceClient::new(app.channel.clone()).adjudicate(sgf_req(kakunin_sgf("9"))).await.unwrap().into_inner();
     check_kakunin("9", &ok);
     app.stop().await;
 
@@ -380,7 +385,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     let server = tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let mut c = AdjudicationClient::new(shinpan::client::channel(&url).await.unwrap());
+    let mut c = AdjudicationServiceClient::new(shinpan::client::channel(&url).await.unwrap());
     assert_eq!(c.adjudicate(sgf_req(kakunin_sgf("9"))).await.unwrap_err().code(), Code::Unauthenticated);
     let token = AuthConfig::new("a production secret").issue(Role::Referee, "referee-1", None, None, None, 60).unwrap();
     let mut req = tonic::Request::new(sgf_req(kakunin_sgf("9")));
@@ -396,7 +401,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
             .unwrap()
     };
     let channel = shinpan::client::channel(&url).await.unwrap();
-    let mut rec = shinpan_proto::v1::game_recording_client::GameRecordingClient::new(channel.clone());
+    let mut rec = shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient::new(channel.clone());
     let sgf = kakunin_sgf("9").replacen("SZ[9]", "SZ[9]PB[Sakata]PW[Fujisawa]KM[6.5]", 1);
     let sgf = format!("{};B[];W[])", sgf.trim_end().trim_end_matches(')'));
     let mut imp = tonic::Request::new(pb::ImportSgfRequest {
@@ -409,12 +414,13 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     });
     imp.metadata_mut().insert("authorization", bearer(Role::Referee, "referee-1", Some("Honinbo League")));
     let id = rec.import_sgf(imp).await.unwrap().into_inner().game.unwrap().id;
-    let last_sequence = |rec: &mut shinpan_proto::v1::game_recording_client::GameRecordingClient<tonic::transport::Channel>, id: String| {
-        let mut r = tonic::Request::new(pb::GetGameRequest { game_id: id });
-        r.metadata_mut().insert("authorization", bearer(Role::ArchiveReader, "archive", None));
-        let mut rec = rec.clone();
-        async move { rec.get_game(r).await.unwrap().into_inner().last_sequence }
-    };
+    let last_sequence =
+        |rec: &mut shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient<tonic::transport::Channel>, id: String| {
+            let mut r = tonic::Request::new(pb::GetGameRequest { game_id: id });
+            r.metadata_mut().insert("authorization", bearer(Role::ArchiveReader, "archive", None));
+            let mut rec = rec.clone();
+            async move { rec.get_game(r).await.unwrap().into_inner().game.unwrap().last_sequence }
+        };
     let before = last_sequence(&mut rec, id.clone()).await;
     let call = |role: Role, sub: &str, tournament: Option<&str>, req: pb::AdjudicateRequest| {
         let mut r = tonic::Request::new(req);
@@ -427,7 +433,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
         let e = c.adjudicate(call(role, sub, tournament, game_req(&id))).await.unwrap_err();
         assert_eq!(e.code(), Code::PermissionDenied, "{role} {sub}: {e:?}");
         assert!(e.message().contains("may not adjudicate a stored game"), "{}", e.message());
-        let e = c.adjudicate_stream(call(role, sub, tournament, game_req(&id))).await.expect_err("the stream refuses too");
+        let e = c.adjudicate_stream(call(role, sub, tournament, game_req(&id)).map(stream_req)).await.expect_err("the stream refuses too");
         assert_eq!(e.code(), Code::PermissionDenied, "{role} {sub}: {e:?}");
     }
     assert_eq!(last_sequence(&mut rec, id.clone()).await, before, "a refused adjudication records nothing");
@@ -463,13 +469,13 @@ async fn a_dispute_names_the_agreed_chains_it_draws_in() {
     };
     let req = pb::AdjudicateRequest {
         position: Some(pb::adjudicate_request::Position::Board(board)),
-        agreements: vec![pb::Agreement { stones: vec!["dd".into(), "ed".into()], status: pb::Status::Alive as i32 }],
+        agreements: vec![pb::Agreement { stones: vec!["dd".into(), "ed".into()], status: pb::ChainStatus::Alive as i32 }],
         disputed: vec!["dd".into()],
         budget_nodes: 2_000,
         ..Default::default()
     };
     let r = a.adjudicate(req).await.unwrap().into_inner();
     let d = r.drawn_in.iter().find(|d| d.stones == vec!["ed".to_string()]).expect("ed drawn in");
-    assert_eq!((d.agreed, d.by.as_str()), (pb::Status::Alive as i32, "dd"));
+    assert_eq!((d.agreed, d.by.as_str()), (pb::ChainStatus::Alive as i32, "dd"));
     assert!(d.reason.contains("第七条"), "{}", d.reason);
 }

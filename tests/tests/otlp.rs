@@ -83,7 +83,7 @@ async fn spans_reach_a_real_otlp_receiver_with_the_service_name_and_one_trace_sp
     let validation = TestApp::spawn_with(ServiceKind::Validation, None, false).await;
     let recording = TestApp::spawn_with(ServiceKind::Recording, Some(validation.url.clone()), true).await;
     let mut client = recording.recording();
-    let game = client.create_game(new_game("Trace Cup", 1, 9)).await.unwrap().into_inner();
+    let game = client.create_game(new_game("Trace Cup", 1, 9)).await.unwrap().into_inner().game.unwrap();
     let r = client
         .record_move(pb::RecordMoveRequest {
             game_id: game.id.clone(),
@@ -101,7 +101,9 @@ async fn spans_reach_a_real_otlp_receiver_with_the_service_name_and_one_trace_sp
     let mut found = Vec::new();
     for _ in 0..100 {
         found = spans(&receiver.got.lock().unwrap());
-        if found.iter().any(|s| s.1 == "RuleValidation.ValidateMove") && found.iter().any(|s| s.1 == "GameRecording.RecordMove") {
+        if found.iter().any(|s| s.1 == "RuleValidationService.ValidateMove")
+            && found.iter().any(|s| s.1 == "GameRecordingService.RecordMove")
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -113,8 +115,8 @@ async fn spans_reach_a_real_otlp_receiver_with_the_service_name_and_one_trace_sp
         "service.name on every span: {:?}",
         found.iter().map(|s| &s.0).collect::<Vec<_>>()
     );
-    let record = found.iter().find(|s| s.1 == "GameRecording.RecordMove").expect("the RecordMove span");
-    let validate = found.iter().find(|s| s.1 == "RuleValidation.ValidateMove").expect("the ValidateMove span");
+    let record = found.iter().find(|s| s.1 == "GameRecordingService.RecordMove").expect("the RecordMove span");
+    let validate = found.iter().find(|s| s.1 == "RuleValidationService.ValidateMove").expect("the ValidateMove span");
     assert_eq!(record.2, validate.2, "one trace spans the recording and the validation service");
     // The validation service's request span is a child of a span of the recording side.
     let ids: std::collections::HashSet<_> = found.iter().filter(|s| s.2 == record.2).map(|s| s.3.clone()).collect();

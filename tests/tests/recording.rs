@@ -1,4 +1,4 @@
-//! GameRecording end to end: real gRPC on 127.0.0.1:0, real PostgreSQL, real SGF records.
+//! GameRecordingService end to end: real gRPC on 127.0.0.1:0, real PostgreSQL, real SGF records.
 
 use futures::StreamExt;
 use shinpan_e2e::{all_records, new_game, pass, play, read_record, TestApp};
@@ -80,7 +80,7 @@ async fn a_game_recorded_move_by_move_is_followed_live_by_watch_game() {
         .map(|p| shinpan_sgf::Record::parse(&read_record(&p)).unwrap())
         .find(|r| r.setup.is_empty() && r.info.handicap == 0 && r.moves.len() > 80 && r.moves[0].color == goban::Color::Black)
         .expect("an even 19x19 record");
-    let game = client.create_game(new_game("Watch Cup", 1, 19)).await.unwrap().into_inner();
+    let game = client.create_game(new_game("Watch Cup", 1, 19)).await.unwrap().into_inner().game.unwrap();
     assert_eq!(game.move_number, 0);
 
     let mut watcher = app.recording();
@@ -90,12 +90,12 @@ async fn a_game_recorded_move_by_move_is_followed_live_by_watch_game() {
         .unwrap()
         .into_inner();
     // The first event is already there: the game's creation.
-    let first = stream.message().await.unwrap().expect("game_created");
+    let first = stream.message().await.unwrap().expect("game_created").event.unwrap();
     assert_eq!((first.sequence, first.kind.as_str()), (1, "game_created"));
     let follower = tokio::spawn(async move {
         let mut seen = vec![first];
-        while let Some(e) = stream.message().await.expect("stream healthy") {
-            seen.push(e);
+        while let Some(m) = stream.message().await.expect("stream healthy") {
+            seen.push(m.event.unwrap());
         }
         seen
     });
@@ -127,7 +127,7 @@ async fn a_game_recorded_move_by_move_is_followed_live_by_watch_game() {
         assert_eq!(e.prev_hash, seen[i].hash, "hash chain links each event to the previous one");
     }
     assert_eq!(seen.last().unwrap().kind, "resign");
-    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.move_number as usize, sent.len());
     assert_eq!(g.phase, pb::Phase::Ended as i32);
     assert_eq!(g.result, if next == Black { "W+R" } else { "B+R" });
@@ -141,7 +141,7 @@ async fn a_game_recorded_move_by_move_is_followed_live_by_watch_game() {
 async fn concurrent_clients_sending_the_same_move_number_store_exactly_one() {
     let app = TestApp::spawn().await;
     let mut client = app.recording();
-    let game = client.create_game(new_game("Race Cup", 1, 19)).await.unwrap().into_inner();
+    let game = client.create_game(new_game("Race Cup", 1, 19)).await.unwrap().into_inner().game.unwrap();
     // Separate connections, like separate recording terminals.
     let mut channels = Vec::new();
     for _ in 0..8 {
@@ -155,7 +155,7 @@ async fn concurrent_clients_sending_the_same_move_number_store_exactly_one() {
             .iter()
             .enumerate()
             .map(|(i, ch)| {
-                let mut c = pb::game_recording_client::GameRecordingClient::new(ch.clone());
+                let mut c = pb::game_recording_service_client::GameRecordingServiceClient::new(ch.clone());
                 let req = record(&game.id, n, play(color, &format!("{}{row}", &points[i][..1])), &format!("n{n}-client{i}"));
                 tokio::spawn(async move { c.record_move(req).await })
             })
@@ -178,7 +178,7 @@ async fn concurrent_clients_sending_the_same_move_number_store_exactly_one() {
         }
         assert_eq!((ok, refused), (1, 7), "exactly one client stores move {n}");
     }
-    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.move_number, 6);
     assert_eq!(g.moves.len(), 6);
     assert_eq!(g.last_sequence, 7, "one event per stored move, none for refused ones");
@@ -189,7 +189,7 @@ async fn concurrent_clients_sending_the_same_move_number_store_exactly_one() {
 async fn a_retry_with_the_same_idempotency_key_returns_the_original_answer() {
     let app = TestApp::spawn().await;
     let mut client = app.recording();
-    let game = client.create_game(new_game("Retry Cup", 1, 9)).await.unwrap().into_inner();
+    let game = client.create_game(new_game("Retry Cup", 1, 9)).await.unwrap().into_inner().game.unwrap();
     let first = client.record_move(record(&game.id, 1, play(Black, "ee"), "key-1")).await.unwrap().into_inner();
     assert!(first.legal && !first.replayed);
     let again = client.record_move(record(&game.id, 1, play(Black, "ee"), "key-1")).await.unwrap().into_inner();
@@ -207,7 +207,7 @@ async fn a_retry_with_the_same_idempotency_key_returns_the_original_answer() {
     let f1 = client.record_move(record(&game.id, 3, play(Black, "ee"), "foul-key")).await.unwrap().into_inner();
     let f2 = client.record_move(record(&game.id, 3, play(Black, "ee"), "foul-key")).await.unwrap().into_inner();
     assert!(!f1.legal && f2.replayed && f1.sequence == f2.sequence);
-    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.move_number, 2, "nothing stored twice");
     let mut events = client
         .watch_game(pb::WatchGameRequest { game_id: game.id.clone(), from_sequence: 1, until_end: false })
@@ -216,7 +216,7 @@ async fn a_retry_with_the_same_idempotency_key_returns_the_original_answer() {
         .into_inner();
     let mut kinds = Vec::new();
     for _ in 0..g.last_sequence {
-        kinds.push(events.message().await.unwrap().unwrap().kind);
+        kinds.push(events.message().await.unwrap().unwrap().event.unwrap().kind);
     }
     assert_eq!(kinds.iter().filter(|k| *k == "move").count(), 2);
     assert_eq!(kinds.iter().filter(|k| *k == "foul").count(), 1);
@@ -231,7 +231,7 @@ const KO: [(&str, &str); 9] =
 async fn a_foul_is_stored_as_an_event_and_not_applied() {
     let app = TestApp::spawn().await;
     let mut client = app.recording();
-    let game = client.create_game(new_game("Ko Cup", 1, 9)).await.unwrap().into_inner();
+    let game = client.create_game(new_game("Ko Cup", 1, 9)).await.unwrap().into_inner().game.unwrap();
     for (i, (c, p)) in KO.iter().enumerate() {
         let color = if *c == "B" { Black } else { White };
         let r = client.record_move(record(&game.id, i as u32 + 1, play(color, p), "")).await.unwrap().into_inner();
@@ -245,7 +245,7 @@ async fn a_foul_is_stored_as_an_event_and_not_applied() {
     assert!(!foul.legal);
     let f = foul.foul.clone().expect("the foul");
     assert_eq!((f.rule.as_str(), f.article.as_str(), f.move_number), ("ko", "第五条", 10));
-    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.move_number, 9, "the foul is not applied");
     assert!(g.flagged, "the game is flagged for the arbiter");
     assert_eq!(g.to_move, White as i32, "nothing else changes: White is still to move");
@@ -256,7 +256,7 @@ async fn a_foul_is_stored_as_an_event_and_not_applied() {
         .await
         .unwrap()
         .into_inner();
-    let e = events.message().await.unwrap().unwrap();
+    let e = events.message().await.unwrap().unwrap().event.unwrap();
     assert_eq!(e.kind, "foul");
     assert_eq!(e.foul.as_ref().map(|f| (f.rule.as_str(), f.article.as_str(), f.move_number)), Some(("ko", "第五条", 10)));
     assert_eq!(e.r#move, Some(play(White, "cc")));
@@ -270,7 +270,7 @@ async fn a_foul_is_stored_as_an_event_and_not_applied() {
 async fn errors_use_standard_codes_with_rich_details() {
     let app = TestApp::spawn().await;
     let mut client = app.recording();
-    let game = client.create_game(new_game("Error Cup", 1, 9)).await.unwrap().into_inner();
+    let game = client.create_game(new_game("Error Cup", 1, 9)).await.unwrap().into_inner().game.unwrap();
 
     let bad = client.record_move(record(&game.id, 1, play(Black, "zz"), "")).await.unwrap_err();
     assert_eq!(bad.code(), Code::InvalidArgument);
@@ -323,7 +323,7 @@ async fn the_store_going_away_is_unavailable_and_a_retry_after_restart_stores_on
     let store = shinpan_storage::testing::fresh_store().await;
     let app = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(store.clone())).await;
     let mut client = app.recording();
-    let game = client.create_game(new_game("Outage Cup", 1, 9)).await.unwrap().into_inner();
+    let game = client.create_game(new_game("Outage Cup", 1, 9)).await.unwrap().into_inner().game.unwrap();
     store.pool().close().await;
     let s = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap_err();
     assert_eq!(s.code(), Code::Unavailable, "{s:?}");
@@ -338,12 +338,12 @@ async fn the_store_going_away_is_unavailable_and_a_retry_after_restart_stores_on
     let pool = sqlx::postgres::PgPoolOptions::new().max_connections(5).connect_with(opts).await.unwrap();
     let again = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(shinpan_storage::Store::new(pool))).await;
     let mut client = again.recording();
-    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.move_number, 0, "nothing was stored by the failed call");
     let r1 = client.record_move(record(&game.id, 1, play(Black, "ee"), "first-try")).await.unwrap().into_inner();
     let r2 = client.record_move(record(&game.id, 1, play(Black, "ee"), "first-try")).await.unwrap().into_inner();
     assert!(!r1.replayed && r2.replayed && r1.sequence == r2.sequence);
-    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.move_number, 1);
     again.stop().await;
 }
@@ -382,7 +382,7 @@ async fn two_recording_processes_on_one_database_stay_exactly_once() {
     let a = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(store.clone())).await;
     let b = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(store.clone())).await;
     let (mut ca, mut cb) = (a.recording(), b.recording());
-    let game = ca.create_game(new_game("Twin Cup", 1, 9)).await.unwrap().into_inner();
+    let game = ca.create_game(new_game("Twin Cup", 1, 9)).await.unwrap().into_inner().game.unwrap();
     // Moves alternate between the two processes; each process's view is always current.
     let seq = [(Black, "ee"), (White, "cc"), (Black, "gg"), (White, "cg"), (Black, "gc")];
     for (i, (c, p)) in seq.iter().enumerate() {
@@ -398,7 +398,7 @@ async fn two_recording_processes_on_one_database_stay_exactly_once() {
     assert_eq!(f.foul.map(|f| f.rule), Some("occupied".to_string()));
     let f = ca.record_move(record(&game.id, 6, play(White, "gc"), "")).await.unwrap().into_inner();
     assert_eq!(f.foul.map(|f| f.rule), Some("occupied".to_string()));
-    let g = ca.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let g = ca.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.move_number, 5);
     a.stop().await;
     b.stop().await;
@@ -434,7 +434,7 @@ async fn an_imported_record_is_stored_whole_with_a_hash_chained_log() {
         .await
         .unwrap()
         .into_inner()
-        .map(|e| e.unwrap())
+        .map(|m| m.unwrap().event.unwrap())
         .collect()
         .await;
     let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
@@ -467,9 +467,9 @@ async fn a_retried_create_or_import_with_its_key_gives_back_the_first_game() {
     let mut client = app.recording();
     // CreateGame: the answer was lost; the director's client sends the same request again.
     let create = pb::CreateGameRequest { idempotency_key: "retry-cup/r1/b1".into(), ..new_game("Key Cup", 1, 9) };
-    let first = client.create_game(create.clone()).await.unwrap().into_inner();
+    let first = client.create_game(create.clone()).await.unwrap().into_inner().game.unwrap();
     client.record_move(record(&first.id, 1, play(Black, "ee"), "k1")).await.unwrap();
-    let again = client.create_game(create.clone()).await.unwrap().into_inner();
+    let again = client.create_game(create.clone()).await.unwrap().into_inner().game.unwrap();
     assert_eq!(again.id, first.id, "the retry gets the game the first call created");
     assert_eq!(again.move_number, 1, "as it is now");
     // Without the key, the same request is a second game on a taken board: ALREADY_EXISTS.
@@ -482,7 +482,7 @@ async fn a_retried_create_or_import_with_its_key_gives_back_the_first_game() {
     let too_long =
         client.create_game(pb::CreateGameRequest { idempotency_key: "k".repeat(201), ..new_game("Key Cup", 3, 9) }).await.unwrap_err();
     assert_eq!(too_long.code(), Code::InvalidArgument);
-    let listed = |c: &mut pb::game_recording_client::GameRecordingClient<_>| {
+    let listed = |c: &mut pb::game_recording_service_client::GameRecordingServiceClient<_>| {
         let mut c = c.clone();
         async move { c.list_games(pb::ListGamesRequest { tournament: "Key Cup".into(), round: 0 }).await.unwrap().into_inner().games.len() }
     };

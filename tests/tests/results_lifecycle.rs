@@ -1,4 +1,4 @@
-//! End-to-end tests of `ResultConfirmation` and `Arbitration` over real gRPC on 127.0.0.1:0
+//! End-to-end tests of `ResultConfirmationService` and `ArbitrationService` over real gRPC on 127.0.0.1:0
 //! against a real PostgreSQL: every ending (第六条 中押勝, 第九条 count by agreement and by
 //! 第七条・第八条, time, 反則負け 第十二条, 無勝負 第十一条, 両負け, 持碁), an objection (第十条2)
 //! with reconstruction, re-adjudication and a referee's ruling, finality (第十条) in the
@@ -7,8 +7,8 @@
 use shinpan::auth::{testing_token, AuthConfig, Claims, Role, DEV_SECRET, ISSUER};
 use shinpan_e2e::{pass, play, TestApp};
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::arbitration_client::ArbitrationClient;
-use shinpan_proto::v1::result_confirmation_client::ResultConfirmationClient;
+use shinpan_proto::v1::arbitration_service_client::ArbitrationServiceClient;
+use shinpan_proto::v1::result_confirmation_service_client::ResultConfirmationServiceClient;
 use shinpan_proto::v1::Color::{Black as B, White as W};
 use shinpan_storage::Store;
 use tonic::transport::Channel;
@@ -27,11 +27,11 @@ impl Env {
         let app = TestApp::spawn_on(shinpan::configuration::ServiceKind::All, None, Some(store.clone())).await;
         Env { app, store }
     }
-    fn results(&self) -> ResultConfirmationClient<Channel> {
-        ResultConfirmationClient::new(self.app.channel.clone())
+    fn results(&self) -> ResultConfirmationServiceClient<Channel> {
+        ResultConfirmationServiceClient::new(self.app.channel.clone())
     }
-    fn arbitration(&self) -> ArbitrationClient<Channel> {
-        ArbitrationClient::new(self.app.channel.clone())
+    fn arbitration(&self) -> ArbitrationServiceClient<Channel> {
+        ArbitrationServiceClient::new(self.app.channel.clone())
     }
 
     /// A game of the tournament between "Kato Masao" (federation id `black_id`, Black) and
@@ -54,7 +54,9 @@ impl Env {
             })
             .await
             .expect("create game")
-            .into_inner();
+            .into_inner()
+            .game
+            .unwrap();
         g.id
     }
 
@@ -106,8 +108,10 @@ const TRIPLE_KO_SETUP: &str = "B ba, W ca, B ga, W ha, B ab, W bb, B fb, W db, B
      B bf, W cf, B ag, W bg, B bh, W dg, B pass, W ch";
 const CYCLE: &str = "B cb, W gb, B cg, W bb, B hb, W bg";
 
-async fn confirm(r: &mut ResultConfirmationClient<Channel>, game: &str, token: &str) -> Result<pb::GameResult, tonic::Status> {
-    r.confirm_result(authed(pb::ConfirmResultRequest { game_id: game.into(), version: 0, color: 0 }, token)).await.map(|x| x.into_inner())
+async fn confirm(r: &mut ResultConfirmationServiceClient<Channel>, game: &str, token: &str) -> Result<pb::GameResult, tonic::Status> {
+    r.confirm_result(authed(pb::ConfirmResultRequest { game_id: game.into(), version: 0, color: 0 }, token))
+        .await
+        .map(|x| x.into_inner().result.unwrap())
 }
 
 async fn confirm_all(env: &Env, game: &str, black: &str, white: &str) -> pb::GameResult {
@@ -119,7 +123,7 @@ async fn confirm_all(env: &Env, game: &str, black: &str, white: &str) -> pb::Gam
     assert_eq!(b.pending, vec!["referee"]);
     let f = confirm(&mut r, game, &referee()).await.expect("referee confirms");
     assert_eq!(f.state, pb::ResultState::Final as i32, "{f:?}");
-    assert!(f.pending.is_empty() && f.final_at.is_some());
+    assert!(f.pending.is_empty() && f.final_time.is_some());
     assert_eq!(f.confirmations.len(), 3);
     f
 }
@@ -131,7 +135,7 @@ async fn propose(env: &Env, game: &str, ending: pb::Ending, winner: i32, token: 
             token,
         ))
         .await
-        .map(|r| r.into_inner())
+        .map(|r| r.into_inner().result.unwrap())
 }
 
 #[tokio::test]
@@ -214,11 +218,13 @@ async fn resignation_becomes_final_and_then_nothing_changes() {
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .result
+        .unwrap();
     assert_eq!((c.result.as_str(), c.corrects.as_str()), ("W+R", f.result_id.as_str()));
     let kept: String = sqlx::query_scalar("SELECT result FROM results WHERE id = $1").bind(id).fetch_one(pool).await.unwrap();
     assert_eq!(kept, "B+R");
-    let now = r.get_result(authed(pb::GetResultRequest { game_id: g.clone() }, &referee())).await.unwrap().into_inner();
+    let now = r.get_result(authed(pb::GetResultRequest { game_id: g.clone() }, &referee())).await.unwrap().into_inner().result.unwrap();
     assert_eq!(now.result, "W+R");
     // The event log is intact.
     assert!(env.store.verify_chain(uuid::Uuid::parse_str(&g).unwrap()).await.unwrap().is_intact());
@@ -245,16 +251,18 @@ async fn counts_by_adjudication_by_agreement_jigo_and_time() {
             pb::ProposeResultRequest {
                 game_id: g2.clone(),
                 ending: pb::Ending::Count as i32,
-                agreements: vec![pb::Agreement { stones: vec!["ba".into()], status: pb::Status::Dead as i32 }],
+                agreements: vec![pb::Agreement { stones: vec!["ba".into()], status: pb::ChainStatus::Dead as i32 }],
                 ..Default::default()
             },
             &player("B-2"),
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .result
+        .unwrap();
     assert_eq!(p.statuses.len(), 6, "the agreed dead chain: {:?}", p.statuses);
-    assert!(p.statuses.iter().all(|s| s.status == pb::Status::Dead as i32 && s.color == B as i32));
+    assert!(p.statuses.iter().all(|s| s.status == pb::ChainStatus::Dead as i32 && s.color == B as i32));
     assert!(p.result.starts_with("W+"), "{}", p.result);
     assert_ne!(p.result, "W+6.5");
 
@@ -295,14 +303,16 @@ async fn objection_reconstruction_readjudication_ruling_and_reconfirmation() {
             pb::ProposeResultRequest {
                 game_id: g.clone(),
                 ending: pb::Ending::Count as i32,
-                agreements: vec![pb::Agreement { stones: vec!["da".into()], status: pb::Status::Dead as i32 }],
+                agreements: vec![pb::Agreement { stones: vec!["da".into()], status: pb::ChainStatus::Dead as i32 }],
                 ..Default::default()
             },
             &player("B-1"),
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .result
+        .unwrap();
     assert!(p.result.starts_with("B+"), "{}", p.result);
     let mut r = env.results();
     confirm(&mut r, &g, &player("B-1")).await.unwrap();
@@ -313,8 +323,10 @@ async fn objection_reconstruction_readjudication_ruling_and_reconfirmation() {
         .object(authed(pb::ObjectRequest { game_id: g.clone(), reason: "my wall has two eyes".into() }, &player("W-1")))
         .await
         .unwrap()
-        .into_inner();
-    assert_eq!((case.kind, case.state), (pb::CaseKind::CaseObjection as i32, pb::CaseState::UnderReview as i32));
+        .into_inner()
+        .case
+        .unwrap();
+    assert_eq!((case.kind, case.state), (pb::CaseKind::Objection as i32, pb::CaseState::UnderReview as i32));
     let ev = case.evidence.clone().unwrap();
     // The reconstruction replays the recorded moves again; the re-adjudication counts anew.
     let rec = shinpan_sgf::Record::parse(&ev.reconstruction_sgf).expect("reconstruction is SGF");
@@ -323,7 +335,8 @@ async fn objection_reconstruction_readjudication_ruling_and_reconfirmation() {
     // While the objection is open, nobody confirms.
     assert_eq!(confirm(&mut r, &g, &player("W-1")).await.unwrap_err().code(), Code::FailedPrecondition);
     assert_eq!(confirm(&mut r, &g, &referee()).await.unwrap_err().code(), Code::FailedPrecondition);
-    let disputed = r.get_result(authed(pb::GetResultRequest { game_id: g.clone() }, &player("W-1"))).await.unwrap().into_inner();
+    let disputed =
+        r.get_result(authed(pb::GetResultRequest { game_id: g.clone() }, &player("W-1"))).await.unwrap().into_inner().result.unwrap();
     assert_eq!(disputed.state, pb::ResultState::Disputed as i32);
     // A player cannot rule; the referee amends with a written reason.
     let mut a = env.arbitration();
@@ -351,11 +364,13 @@ async fn objection_reconstruction_readjudication_ruling_and_reconfirmation() {
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     assert_eq!(ruled.state, pb::CaseState::Ruled as i32);
     let rl = ruled.ruling.unwrap();
     assert_eq!((rl.by.as_str(), rl.result.as_str()), ("referee-1", "W+6.5"));
-    assert!(rl.at.is_some());
+    assert!(rl.rule_time.is_some());
     // A ruling is given once.
     let again = a
         .rule_case(authed(
@@ -366,12 +381,12 @@ async fn objection_reconstruction_readjudication_ruling_and_reconfirmation() {
         .unwrap_err();
     assert_eq!(again.code(), Code::FailedPrecondition);
     // The players confirm again: a new proposal, no confirmations carried over.
-    let now = r.get_result(authed(pb::GetResultRequest { game_id: g.clone() }, &player("B-1"))).await.unwrap().into_inner();
+    let now = r.get_result(authed(pb::GetResultRequest { game_id: g.clone() }, &player("B-1"))).await.unwrap().into_inner().result.unwrap();
     assert_eq!((now.result.as_str(), now.version, now.state), ("W+6.5", 2, pb::ResultState::Proposed as i32));
     assert!(now.ruling_text.contains("two eyes") && now.ruling_text.contains("第十条2"), "{}", now.ruling_text);
     assert_eq!(now.pending, vec!["black", "white", "referee"]);
     confirm_all(&env, &g, "B-1", "W-1").await;
-    let closed = a.get_case(authed(pb::GetCaseRequest { case_id: case.id.clone() }, &referee())).await.unwrap().into_inner();
+    let closed = a.get_case(authed(pb::GetCaseRequest { case_id: case.id.clone() }, &referee())).await.unwrap().into_inner().case.unwrap();
     assert_eq!(closed.state, pb::CaseState::Closed as i32);
 }
 
@@ -386,12 +401,9 @@ async fn triple_ko_no_result_ruling() {
     let mut a = env.arbitration();
     let list =
         a.list_cases(authed(pb::ListCasesRequest { game_id: g.clone(), ..Default::default() }, &referee())).await.unwrap().into_inner();
-    let rep = list.cases.iter().find(|c| c.kind == pb::CaseKind::CaseRepetition as i32).expect("the engine opened a repetition case");
-    let no_result = pb::Ruling {
-        kind: pb::RulingKind::NoResultRuling as i32,
-        reason: "neither player yields the triple ko".into(),
-        ..Default::default()
-    };
+    let rep = list.cases.iter().find(|c| c.kind == pb::CaseKind::Repetition as i32).expect("the engine opened a repetition case");
+    let no_result =
+        pb::Ruling { kind: pb::RulingKind::NoResult as i32, reason: "neither player yields the triple ko".into(), ..Default::default() };
     let early = a
         .rule_case(authed(pb::RuleCaseRequest { case_id: rep.id.clone(), ruling: Some(no_result.clone()) }, &referee()))
         .await
@@ -400,7 +412,7 @@ async fn triple_ko_no_result_ruling() {
     // Second time round: the same sequence has cycled twice.
     let out = env.record(&g, 29, CYCLE).await;
     assert_eq!(out.last().unwrap().repetition.as_ref().unwrap().cycles, 2);
-    let case = a.get_case(authed(pb::GetCaseRequest { case_id: rep.id.clone() }, &player("B-1"))).await.unwrap().into_inner();
+    let case = a.get_case(authed(pb::GetCaseRequest { case_id: rep.id.clone() }, &player("B-1"))).await.unwrap().into_inner().case.unwrap();
     let ev = case.evidence.unwrap();
     let cycled = ev.repetitions.iter().find(|r| r.cycles == 2).expect("the engine's cycle is evidence");
     assert_eq!((cycled.first, cycled.again, cycled.sequence.len()), (28, 34, 6));
@@ -410,9 +422,18 @@ async fn triple_ko_no_result_ruling() {
         .rule_case(authed(pb::RuleCaseRequest { case_id: rep.id.clone(), ruling: Some(no_result) }, &referee()))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     assert_eq!(ruled.ruling.as_ref().unwrap().policy, "no-result");
-    let p = env.results().get_result(authed(pb::GetResultRequest { game_id: g.clone() }, &referee())).await.unwrap().into_inner();
+    let p = env
+        .results()
+        .get_result(authed(pb::GetResultRequest { game_id: g.clone() }, &referee()))
+        .await
+        .unwrap()
+        .into_inner()
+        .result
+        .unwrap();
     assert_eq!((p.result.as_str(), p.ending), ("Void", pb::Ending::NoResult as i32));
     assert!(p.ruling_text.contains("無勝負"), "{}", p.ruling_text);
     confirm_all(&env, &g, "B-1", "W-1").await;
@@ -459,9 +480,9 @@ async fn foul_loss_ruling_on_an_illegal_ko_recapture() {
         .unwrap()
         .into_inner()
         .cases;
-    let fc = cases.iter().find(|c| c.kind == pb::CaseKind::CaseFoul as i32).expect("validation opened a foul case");
+    let fc = cases.iter().find(|c| c.kind == pb::CaseKind::Foul as i32).expect("validation opened a foul case");
     let ruling = |loser: pb::Color, mv: u32| pb::Ruling {
-        kind: pb::RulingKind::FoulLossRuling as i32,
+        kind: pb::RulingKind::FoulLoss as i32,
         reason: "White recaptured the ko immediately".into(),
         loser: loser as i32,
         foul: Some(pb::Foul { move_number: mv, rule: "ko".into(), article: "第五条".into(), ..Default::default() }),
@@ -482,7 +503,9 @@ async fn foul_loss_ruling_on_an_illegal_ko_recapture() {
         .rule_case(authed(pb::RuleCaseRequest { case_id: fc.id.clone(), ruling: Some(ruling(W, 24)) }, &referee()))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     let rl = ruled.ruling.unwrap();
     assert_eq!((rl.result.as_str(), rl.loser), ("B+F", W as i32));
     let f = confirm_all(&env, &g, "B-1", "W-1").await;
@@ -492,12 +515,14 @@ async fn foul_loss_ruling_on_an_illegal_ko_recapture() {
     // After finality a foul changes nothing (第十二条: only before the result is confirmed).
     let late = a
         .open_case(authed(
-            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseReferee as i32, reason: "late claim".into(), evidence: None },
+            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::Referee as i32, reason: "late claim".into(), evidence: None },
             &referee(),
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     let e =
         a.rule_case(authed(pb::RuleCaseRequest { case_id: late.id.clone(), ruling: Some(ruling(W, 24)) }, &referee())).await.unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition);
@@ -513,7 +538,7 @@ async fn foul_loss_ruling_on_an_illegal_ko_recapture() {
         )
     };
     assert_eq!(a.set_case_state(close(&player("B-1"))).await.unwrap_err().code(), Code::PermissionDenied);
-    let closed = a.set_case_state(close(&referee())).await.unwrap().into_inner();
+    let closed = a.set_case_state(close(&referee())).await.unwrap().into_inner().case.unwrap();
     assert_eq!((closed.state, closed.ruling.is_none()), (pb::CaseState::Closed as i32, true));
     assert_eq!(a.set_case_state(close(&referee())).await.unwrap_err().code(), Code::FailedPrecondition);
 }
@@ -526,21 +551,21 @@ async fn both_lose_and_resumption_rulings() {
     let mut a = env.arbitration();
     let open = |reason: &str| {
         authed(
-            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseResumption as i32, reason: reason.into(), evidence: None },
+            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::Resumption as i32, reason: reason.into(), evidence: None },
             &referee(),
         )
     };
     // A player does not open cases.
     let e = a
         .open_case(authed(
-            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::CaseResumption as i32, reason: "x".into(), evidence: None },
+            pb::OpenCaseRequest { game_id: g.clone(), kind: pb::CaseKind::Resumption as i32, reason: "x".into(), evidence: None },
             &player("B-1"),
         ))
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
     // 第九条: a resumption dispute; the referee lets play resume.
-    let c1 = a.open_case(open("Black wants to resume after the stop")).await.unwrap().into_inner();
+    let c1 = a.open_case(open("Black wants to resume after the stop")).await.unwrap().into_inner().case.unwrap();
     assert_eq!(c1.state, pb::CaseState::Open as i32);
     a.rule_case(authed(
         pb::RuleCaseRequest {
@@ -555,17 +580,17 @@ async fn both_lose_and_resumption_rulings() {
     ))
     .await
     .unwrap();
-    let game = env.app.recording().get_game(pb::GetGameRequest { game_id: g.clone() }).await.unwrap().into_inner();
+    let game = env.app.recording().get_game(pb::GetGameRequest { game_id: g.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_ne!(game.phase, pb::Phase::Ended as i32);
     // 要請II-[vii] 3: after the stop a player finds a valid move that decides the game and
     // they cannot agree: both lose.
-    let c2 = a.open_case(open("the players cannot agree on the end")).await.unwrap().into_inner();
+    let c2 = a.open_case(open("the players cannot agree on the end")).await.unwrap().into_inner().case.unwrap();
     let ruled = a
         .rule_case(authed(
             pb::RuleCaseRequest {
                 case_id: c2.id.clone(),
                 ruling: Some(pb::Ruling {
-                    kind: pb::RulingKind::BothLoseRuling as i32,
+                    kind: pb::RulingKind::BothLose as i32,
                     reason: "要請II-[vii]3: no agreement".into(),
                     ..Default::default()
                 }),
@@ -574,7 +599,9 @@ async fn both_lose_and_resumption_rulings() {
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     assert_eq!(ruled.ruling.unwrap().result, "BothLose");
     let f = confirm_all(&env, &g, "B-1", "W-1").await;
     assert_eq!((f.result.as_str(), f.ending), ("BothLose", pb::Ending::BothLose as i32));
@@ -587,7 +614,7 @@ async fn both_lose_and_resumption_rulings() {
         .open_case(authed(
             pb::OpenCaseRequest {
                 game_id: g2.clone(),
-                kind: pb::CaseKind::CaseResumption as i32,
+                kind: pb::CaseKind::Resumption as i32,
                 reason: "White keeps refusing the end".into(),
                 evidence: None,
             },
@@ -595,7 +622,9 @@ async fn both_lose_and_resumption_rulings() {
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     let ruled = a
         .rule_case(authed(
             pb::RuleCaseRequest {
@@ -610,7 +639,9 @@ async fn both_lose_and_resumption_rulings() {
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     assert_eq!(ruled.ruling.unwrap().result, "W+6.5");
     let f = confirm_all(&env, &g2, "B-2", "W-2").await;
     assert_eq!((f.result.as_str(), f.ending), ("W+6.5", pb::Ending::Count as i32));
@@ -669,7 +700,9 @@ async fn role_boundaries() {
         .confirm_result(authed(pb::ConfirmResultRequest { game_id: g.clone(), version: 1, color: 0 }, &limited))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .result
+        .unwrap();
     assert_eq!(ok.pending, vec!["black", "referee"]);
     let e =
         r.confirm_result(authed(pb::ConfirmResultRequest { game_id: g.clone(), version: 1, color: B as i32 }, &limited)).await.unwrap_err();
@@ -681,7 +714,7 @@ async fn role_boundaries() {
     assert_eq!(e.code(), Code::PermissionDenied);
     // Readers read.
     let reader = testing_token(Role::ArchiveReader, "archive", None, None, None);
-    assert_eq!(r.get_result(req(&reader)).await.unwrap().into_inner().result, "W+R");
+    assert_eq!(r.get_result(req(&reader)).await.unwrap().into_inner().result.unwrap().result, "W+R");
     assert_eq!(r.get_result(req(&player("X-9"))).await.unwrap_err().code(), Code::PermissionDenied);
     let mut a = env.arbitration();
     let e = a.list_cases(authed(pb::ListCasesRequest::default(), &player("B-1"))).await.unwrap_err();
@@ -692,7 +725,9 @@ async fn role_boundaries() {
         .object(authed(pb::ObjectRequest { game_id: g.clone(), reason: "I did not resign".into() }, &player("B-1")))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     let ev = case.evidence.unwrap();
     assert_eq!(shinpan_sgf::Record::parse(&ev.reconstruction_sgf).unwrap().moves.len(), 1);
     assert_eq!(ev.readjudication.unwrap().result, "");
@@ -712,7 +747,7 @@ async fn auth_all_guards_recording_too() {
         let _ = rx.await;
     }));
     let channel = shinpan::client::channel(&url).await.unwrap();
-    let mut rec = shinpan_proto::v1::game_recording_client::GameRecordingClient::new(channel.clone());
+    let mut rec = shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient::new(channel.clone());
     let create = || pb::CreateGameRequest {
         tournament: T.into(),
         round: 1,
@@ -728,7 +763,7 @@ async fn auth_all_guards_recording_too() {
     let e = rec.create_game(authed(create(), &referee())).await.unwrap_err();
     assert_eq!(e.code(), Code::Unauthenticated);
     let good = AuthConfig::new("a production secret").issue(Role::Referee, "referee-1", Some(T), None, None, 60).unwrap();
-    let g = rec.create_game(authed(create(), &good)).await.unwrap().into_inner();
+    let g = rec.create_game(authed(create(), &good)).await.unwrap().into_inner().game.unwrap();
     assert!(!g.id.is_empty());
 
     // Writes follow the role rules: only the tournament's officials create games, only the
@@ -760,10 +795,10 @@ async fn auth_all_guards_recording_too() {
         let e = rec.record_move(authed(mv(1, pb::Color::Black, "ee"), t)).await.unwrap_err();
         assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
     }
-    let last = |rec: &mut shinpan_proto::v1::game_recording_client::GameRecordingClient<Channel>| {
+    let last = |rec: &mut shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient<Channel>| {
         let mut rec = rec.clone();
         let r = authed(pb::GetGameRequest { game_id: g.id.clone() }, &reader);
-        async move { rec.get_game(r).await.unwrap().into_inner() }
+        async move { rec.get_game(r).await.unwrap().into_inner().game.unwrap() }
     };
     assert_eq!(last(&mut rec).await.move_number, 0, "a refused move is not stored");
     // Black's player records Black's move, White's player White's, the referee either.
@@ -778,9 +813,9 @@ async fn auth_all_guards_recording_too() {
     }
     assert_eq!(last(&mut rec).await.result, "", "not resigned");
     let r = pb::ResignRequest { game_id: g.id.clone(), color: pb::Color::White as i32, idempotency_key: String::new() };
-    assert_eq!(rec.resign(authed(r, &cho)).await.unwrap().into_inner().result, "B+R");
-    // RuleValidation stays open (stateless).
-    let mut v = shinpan_proto::v1::rule_validation_client::RuleValidationClient::new(channel);
+    assert_eq!(rec.resign(authed(r, &cho)).await.unwrap().into_inner().game.unwrap().result, "B+R");
+    // RuleValidationService stays open (stateless).
+    let mut v = shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient::new(channel);
     assert!(v.list_rule_sets(pb::ListRuleSetsRequest::default()).await.is_ok());
     let _ = tx.send(());
     server.await.unwrap().unwrap();
@@ -814,7 +849,7 @@ async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
     let out = env.record(&g, 60, "W pass").await;
     assert_eq!(out[0].phase, pb::Phase::Stopped as i32);
     // Players without federation ids are known by their registered names ("Black", "White").
-    let undecided = pb::Agreement { stones: vec!["fg".into()], status: pb::Status::Undecided as i32 };
+    let undecided = pb::Agreement { stones: vec!["fg".into()], status: pb::ChainStatus::Undecided as i32 };
     let e = env
         .results()
         .propose_result(authed(
@@ -837,7 +872,7 @@ async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
         .unwrap()
         .into_inner()
         .cases;
-    let u = cases.iter().find(|c| c.kind == pb::CaseKind::CaseUndecided as i32).expect("an undecided case");
+    let u = cases.iter().find(|c| c.kind == pb::CaseKind::Undecided as i32).expect("an undecided case");
     assert!(e.message().contains(&u.id));
     assert_eq!(u.opened_by, "adjudicator");
     let ruled = a
@@ -855,7 +890,9 @@ async fn undecided_count_on_a_real_game_opens_a_case_and_the_referee_decides() {
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     assert_eq!(ruled.ruling.unwrap().result, "W+38.5");
     let f = confirm_all(&env, &g, "Black", "White").await;
     assert_eq!((f.result.as_str(), f.ending), ("W+38.5", pb::Ending::Count as i32));
@@ -868,14 +905,13 @@ async fn no_result_replaced_by_the_tournament_policy() {
     let env = Env::new().await;
     let g = env.game(1, 9, 6.5, "B-1", "W-1").await;
     let mut a = env.arbitration();
-    let set = |t: &str| authed(pb::NoResultPolicy { tournament: T.into(), policy: "nigiri".into() }, t);
+    let set = |t: &str| authed(pb::SetNoResultPolicyRequest { tournament: T.into(), policy: "nigiri".into() }, t);
     assert_eq!(a.set_no_result_policy(set(&referee())).await.unwrap_err().code(), Code::PermissionDenied);
     let chief = testing_token(Role::ChiefArbiter, "director", Some(T), None, None);
-    let p = a.set_no_result_policy(set(&chief)).await.unwrap().into_inner();
+    let p = a.set_no_result_policy(set(&chief)).await.unwrap().into_inner().no_result_policy.unwrap();
     assert_eq!(p.policy, "nigiri");
-    let seen =
-        a.get_no_result_policy(authed(pb::NoResultPolicy { tournament: T.into(), policy: String::new() }, &referee())).await.unwrap();
-    assert_eq!(seen.into_inner().policy, "nigiri");
+    let seen = a.get_no_result_policy(authed(pb::GetNoResultPolicyRequest { tournament: T.into() }, &referee())).await.unwrap();
+    assert_eq!(seen.into_inner().no_result_policy.unwrap().policy, "nigiri");
     env.record(&g, 1, TRIPLE_KO_SETUP).await;
     env.record(&g, 23, CYCLE).await;
     env.record(&g, 29, CYCLE).await;
@@ -883,7 +919,7 @@ async fn no_result_replaced_by_the_tournament_policy() {
         .open_case(authed(
             pb::OpenCaseRequest {
                 game_id: g.clone(),
-                kind: pb::CaseKind::CaseRepetition as i32,
+                kind: pb::CaseKind::Repetition as i32,
                 reason: "triple ko, neither yields".into(),
                 evidence: None,
             },
@@ -891,13 +927,15 @@ async fn no_result_replaced_by_the_tournament_policy() {
         ))
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .case
+        .unwrap();
     let rule = |winner: i32| {
         authed(
             pb::RuleCaseRequest {
                 case_id: case.id.clone(),
                 ruling: Some(pb::Ruling {
-                    kind: pb::RulingKind::NoResultRuling as i32,
+                    kind: pb::RulingKind::NoResult as i32,
                     reason: "triple ko; decided by nigiri under the tournament rules".into(),
                     winner,
                     ..Default::default()
@@ -908,7 +946,7 @@ async fn no_result_replaced_by_the_tournament_policy() {
     };
     // Under a nigiri policy the ruling names the winner the nigiri gave.
     assert_eq!(a.rule_case(rule(0)).await.unwrap_err().code(), Code::InvalidArgument);
-    let ruled = a.rule_case(rule(W as i32)).await.unwrap().into_inner();
+    let ruled = a.rule_case(rule(W as i32)).await.unwrap().into_inner().case.unwrap();
     let rl = ruled.ruling.unwrap();
     assert_eq!((rl.policy.as_str(), rl.result.as_str(), rl.winner), ("nigiri", "W+F", W as i32));
     let f = confirm_all(&env, &g, "B-1", "W-1").await;

@@ -41,14 +41,14 @@ async fn health_is_serving_and_reflection_lists_the_services() {
     }
     assert_eq!(health(&app, "no.such.Service").await.unwrap_err().code(), tonic::Code::NotFound);
     let services = reflected_services(&app).await;
-    for s in ["grpc.health.v1.Health", "shinpan.v1.GameRecording", "shinpan.v1.RuleValidation"] {
+    for s in ["grpc.health.v1.Health", "shinpan.v1.GameRecordingService", "shinpan.v1.RuleValidationService"] {
         assert!(services.iter().any(|x| x == s), "{s} missing from {services:?}");
     }
     // The descriptor of a service can be fetched (clients like grpcurl need it).
     let mut r = ServerReflectionClient::new(app.channel.clone());
     let req = ServerReflectionRequest {
         host: String::new(),
-        message_request: Some(MessageRequest::FileContainingSymbol("shinpan.v1.GameRecording".into())),
+        message_request: Some(MessageRequest::FileContainingSymbol("shinpan.v1.GameRecordingService".into())),
     };
     let resp = r.server_reflection_info(futures::stream::iter(vec![req])).await.unwrap().into_inner().message().await.unwrap().unwrap();
     assert!(matches!(resp.message_response, Some(MessageResponse::FileDescriptorResponse(ref f)) if !f.file_descriptor_proto.is_empty()));
@@ -65,10 +65,10 @@ async fn recording_validates_through_a_separate_validation_service() {
 
     let recording = TestApp::spawn_with(ServiceKind::Recording, Some(validation.url.clone()), true).await;
     let services = reflected_services(&recording).await;
-    assert!(services.contains(&"shinpan.v1.GameRecording".to_string()));
-    assert!(!services.contains(&"shinpan.v1.RuleValidation".to_string()));
+    assert!(services.contains(&"shinpan.v1.GameRecordingService".to_string()));
+    assert!(!services.contains(&"shinpan.v1.RuleValidationService".to_string()));
     let mut client = recording.recording();
-    let game = client.create_game(new_game("Split Cup", 1, 9)).await.unwrap().into_inner();
+    let game = client.create_game(new_game("Split Cup", 1, 9)).await.unwrap().into_inner().game.unwrap();
     let req = |n: u32, m: pb::Move| pb::RecordMoveRequest {
         game_id: game.id.clone(),
         move_number: n,
@@ -83,7 +83,7 @@ async fn recording_validates_through_a_separate_validation_service() {
     validation.stop().await;
     let down = client.record_move(req(2, play(White, "cc"))).await.unwrap_err();
     assert_eq!(down.code(), tonic::Code::Unavailable, "{down:?}");
-    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let g = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.unwrap();
     assert_eq!(g.move_number, 1);
     recording.stop().await;
 }

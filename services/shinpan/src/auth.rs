@@ -30,7 +30,7 @@
 //! | `federation-admin` | everything, and federation corrections of final results |
 //! | `archive-reader` | read-only: results, cases, exports |
 //!
-//! Behind `--auth all` the same roles govern `GameRecording` and `Adjudication`: officials
+//! Behind `--auth all` the same roles govern `GameRecordingService` and `AdjudicationService`: officials
 //! create and import games of their tournament; a move is recorded by the game's officials or
 //! its player of that colour, a resignation by the player who resigns or an official; a
 //! stored game is adjudicated by its players and officials (see those services' docs).
@@ -314,12 +314,12 @@ impl AuthConfig {
 /// Which services check bearer tokens (`shinpan serve --auth`, `SHINPAN_AUTH`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum AuthScope {
-    /// `ResultConfirmation` and `Arbitration` only (the default, so that the recording and
+    /// `ResultConfirmationService` and `ArbitrationService` only (the default, so that the recording and
     /// validation clients of a local set-up need no token).
     #[default]
     Results,
-    /// GameRecording (and Adjudication) too: for deployments where every caller holds a
-    /// token. RuleValidation stays open: it is stateless, reads nothing stored, and a
+    /// GameRecordingService (and AdjudicationService) too: for deployments where every caller holds a
+    /// token. RuleValidationService stays open: it is stateless, reads nothing stored, and a
     /// recording service calls it.
     All,
 }

@@ -18,7 +18,7 @@ use crate::exit;
 use crate::startup::Application;
 use goban::{Board, Color, Game, Move, Point, RuleSet};
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::game_recording_client::GameRecordingClient;
+use shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -172,7 +172,7 @@ pub async fn measure(
     // its connections before the clock starts: the figures are the steady state, not the
     // connection set-up of the first moves.
     let creates = (0..games).map(|i| {
-        let mut client = GameRecordingClient::new(channels[i % channels.len()].clone());
+        let mut client = GameRecordingServiceClient::new(channels[i % channels.len()].clone());
         let tournament = tournament.clone();
         async move {
             client
@@ -189,14 +189,14 @@ pub async fn measure(
                     ..Default::default()
                 })
                 .await
-                .map(|g| g.into_inner().id)
+                .map(|g| g.into_inner().game.unwrap_or_default().id)
         }
     });
     let ids: Vec<String> = futures::future::try_join_all(creates).await?;
     let started = Instant::now();
     let mut tasks = Vec::with_capacity(games);
     for (i, id) in ids.into_iter().enumerate() {
-        let mut client: GameRecordingClient<Channel> = GameRecordingClient::new(channels[i % channels.len()].clone());
+        let mut client: GameRecordingServiceClient<Channel> = GameRecordingServiceClient::new(channels[i % channels.len()].clone());
         let sequence = sequence.clone();
         // With a rate, game i plays at start + offset_i + k * period (staggered).
         let period = if rate > 0.0 { Some(Duration::from_secs_f64(games as f64 / rate)) } else { None };

@@ -17,7 +17,8 @@
 use crate::exit;
 use crate::result_cli::{authed, status_line, Connection};
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::arbitration_client::ArbitrationClient;
+use shinpan_proto::v1::arbitration_service_client::ArbitrationServiceClient;
+use shinpan_proto::ValueName;
 use std::process::ExitCode;
 
 /// `shinpan case`.
@@ -168,8 +169,9 @@ use crate::grpc::convert::opt_color_to_pb as colour;
 
 /// A case as text: id, game, kind, state, who opened it and why, evidence summary, ruling.
 pub fn case_text(k: &pb::Case) -> String {
-    let kind = pb::CaseKind::try_from(k.kind).map(|x| x.as_str_name()).unwrap_or("?");
-    let state = pb::CaseState::try_from(k.state).map(|x| x.as_str_name()).unwrap_or("?");
+    // Kinds print as CASE_FOUL, CASE_REFEREE, ...; states as OPEN, UNDER_REVIEW, ...
+    let kind = pb::CaseKind::try_from(k.kind).map(|x| format!("CASE_{}", x.value_name())).unwrap_or_else(|_| "?".into());
+    let state = pb::CaseState::try_from(k.state).map(|x| x.value_name()).unwrap_or("?");
     let mut s = format!("case {} game {}: {kind} {state}\n  opened by {}: {}", k.id, k.game_id, k.opened_by, k.reason);
     if let Some(e) = &k.evidence {
         if !e.move_numbers.is_empty() {
@@ -189,7 +191,7 @@ pub fn case_text(k: &pb::Case) -> String {
         }
     }
     if let Some(r) = &k.ruling {
-        let kind = pb::RulingKind::try_from(r.kind).map(|x| x.as_str_name()).unwrap_or("?");
+        let kind = pb::RulingKind::try_from(r.kind).map(|x| x.value_name()).unwrap_or("?");
         s.push_str(&format!("\n  ruling: {kind} → {} by {}: {}", r.result, r.by, r.reason));
         if !r.policy.is_empty() {
             s.push_str(&format!(" (policy {})", r.policy));
@@ -205,7 +207,7 @@ pub fn run(args: Args) -> ExitCode {
 
 async fn run_async(args: Args) -> anyhow::Result<()> {
     let channel = crate::client::channel(&args.conn.server).await?;
-    let mut c = ArbitrationClient::new(channel);
+    let mut c = ArbitrationServiceClient::new(channel);
     let t = args.conn.token.as_str();
     let st = |s: tonic::Status| anyhow::anyhow!(status_line(&s));
     match args.command {
@@ -224,28 +226,39 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
             eprintln!("{} case(s)", l.cases.len());
         }
         Command::Show { case } => {
-            let k = c.get_case(authed(pb::GetCaseRequest { case_id: case }, t)).await.map_err(st)?.into_inner();
+            let k = c.get_case(authed(pb::GetCaseRequest { case_id: case }, t)).await.map_err(st)?.into_inner().case.unwrap_or_default();
             println!("{}", case_text(&k));
         }
         Command::Open { game, kind, reason } => {
             let kind = match kind {
-                KindArg::Referee => pb::CaseKind::CaseReferee,
-                KindArg::Resumption => pb::CaseKind::CaseResumption,
-                KindArg::Foul => pb::CaseKind::CaseFoul,
-                KindArg::Repetition => pb::CaseKind::CaseRepetition,
-                KindArg::Undecided => pb::CaseKind::CaseUndecided,
+                KindArg::Referee => pb::CaseKind::Referee,
+                KindArg::Resumption => pb::CaseKind::Resumption,
+                KindArg::Foul => pb::CaseKind::Foul,
+                KindArg::Repetition => pb::CaseKind::Repetition,
+                KindArg::Undecided => pb::CaseKind::Undecided,
             } as i32;
-            let k =
-                c.open_case(authed(pb::OpenCaseRequest { game_id: game, kind, reason, evidence: None }, t)).await.map_err(st)?.into_inner();
+            let k = c
+                .open_case(authed(pb::OpenCaseRequest { game_id: game, kind, reason, evidence: None }, t))
+                .await
+                .map_err(st)?
+                .into_inner()
+                .case
+                .unwrap_or_default();
             println!("{}", case_text(&k));
         }
         Command::Policy { tournament, set } => {
             let p = match set {
-                Some(policy) => c.set_no_result_policy(authed(pb::NoResultPolicy { tournament, policy }, t)).await,
-                None => c.get_no_result_policy(authed(pb::NoResultPolicy { tournament, policy: String::new() }, t)).await,
+                Some(policy) => c
+                    .set_no_result_policy(authed(pb::SetNoResultPolicyRequest { tournament, policy }, t))
+                    .await
+                    .map(|r| r.into_inner().no_result_policy),
+                None => c
+                    .get_no_result_policy(authed(pb::GetNoResultPolicyRequest { tournament }, t))
+                    .await
+                    .map(|r| r.into_inner().no_result_policy),
             }
             .map_err(st)?
-            .into_inner();
+            .unwrap_or_default();
             println!("{}: 無勝負 policy {}", p.tournament, p.policy);
         }
         Command::Review { case, reason } => {
@@ -253,7 +266,9 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 .set_case_state(authed(pb::SetCaseStateRequest { case_id: case, state: pb::CaseState::UnderReview as i32, reason }, t))
                 .await
                 .map_err(st)?
-                .into_inner();
+                .into_inner()
+                .case
+                .unwrap_or_default();
             println!("{}", case_text(&k));
         }
         Command::Close { case, reason } => {
@@ -261,14 +276,16 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 .set_case_state(authed(pb::SetCaseStateRequest { case_id: case, state: pb::CaseState::Closed as i32, reason }, t))
                 .await
                 .map_err(st)?
-                .into_inner();
+                .into_inner()
+                .case
+                .unwrap_or_default();
             println!("{}", case_text(&k));
         }
         Command::Rule { case, kind, reason, loser, move_number, rule, article, result, winner } => {
             let kind = match kind {
-                RulingArg::NoResult => pb::RulingKind::NoResultRuling,
-                RulingArg::FoulLoss => pb::RulingKind::FoulLossRuling,
-                RulingArg::BothLose => pb::RulingKind::BothLoseRuling,
+                RulingArg::NoResult => pb::RulingKind::NoResult,
+                RulingArg::FoulLoss => pb::RulingKind::FoulLoss,
+                RulingArg::BothLose => pb::RulingKind::BothLose,
                 RulingArg::Resumption => pb::RulingKind::Resumption,
                 RulingArg::Uphold => pb::RulingKind::Uphold,
                 RulingArg::Amend => pb::RulingKind::Amend,
@@ -284,7 +301,13 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 winner: colour(winner),
                 ..Default::default()
             };
-            let k = c.rule_case(authed(pb::RuleCaseRequest { case_id: case, ruling: Some(ruling) }, t)).await.map_err(st)?.into_inner();
+            let k = c
+                .rule_case(authed(pb::RuleCaseRequest { case_id: case, ruling: Some(ruling) }, t))
+                .await
+                .map_err(st)?
+                .into_inner()
+                .case
+                .unwrap_or_default();
             println!("{}", case_text(&k));
         }
     }

@@ -21,7 +21,8 @@
 use crate::exit;
 use crate::result_cli::{authed, Connection};
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::game_recording_client::GameRecordingClient;
+use shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient;
+use shinpan_proto::ValueName;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tonic::transport::Channel;
@@ -208,12 +209,12 @@ pub async fn channel(url: &str) -> anyhow::Result<Channel> {
     })
 }
 
-/// A `GameRecording` client connected to `url`.
+/// A `GameRecordingService` client connected to `url`.
 ///
 /// # Errors
 /// As [`channel`].
-pub async fn connect(url: &str) -> anyhow::Result<GameRecordingClient<Channel>> {
-    Ok(GameRecordingClient::new(channel(url).await?))
+pub async fn connect(url: &str) -> anyhow::Result<GameRecordingServiceClient<Channel>> {
+    Ok(GameRecordingServiceClient::new(channel(url).await?))
 }
 
 /// Runs a `game` subcommand.
@@ -290,7 +291,7 @@ pub fn game_summary(g: &pb::Game) -> String {
         rules = g.rule_set,
         n = g.move_number,
         to = color_name(g.to_move),
-        phase = pb::Phase::try_from(g.phase).map(|p| p.as_str_name()).unwrap_or("?"),
+        phase = pb::Phase::try_from(g.phase).map(|p| p.value_name()).unwrap_or("?"),
         pb_ = g.prisoners_black,
         pw = g.prisoners_white,
         flag = if g.flagged { "\n  FLAGGED for the arbiter (a foul was recorded)" } else { "" },
@@ -299,7 +300,7 @@ pub fn game_summary(g: &pb::Game) -> String {
 }
 
 async fn record(
-    client: &mut GameRecordingClient<Channel>,
+    client: &mut GameRecordingServiceClient<Channel>,
     token: &str,
     game: String,
     action: pb::r#move::Action,
@@ -311,7 +312,7 @@ async fn record(
         (Some(c), Some(n)) => (c.pb(), n),
         _ => match client.get_game(authed(pb::GetGameRequest { game_id: game.clone() }, token)).await {
             Ok(g) => {
-                let g = g.into_inner();
+                let g = g.into_inner().game.unwrap_or_default();
                 (color.map(ColorArg::pb).unwrap_or(g.to_move), number.unwrap_or(g.move_number + 1))
             }
             Err(s) => return fail(status_text(&s)),
@@ -373,7 +374,7 @@ async fn run_async(args: Args) -> ExitCode {
             };
             match client.create_game(authed(req, token)).await {
                 Ok(g) => {
-                    println!("{}", g.into_inner().id);
+                    println!("{}", g.into_inner().game.unwrap_or_default().id);
                     exit::code(exit::OK)
                 }
                 Err(s) => fail(status_text(&s)),
@@ -389,7 +390,7 @@ async fn run_async(args: Args) -> ExitCode {
             let req = pb::ResignRequest { game_id: game, color: color.pb(), idempotency_key: uuid::Uuid::new_v4().to_string() };
             match client.resign(authed(req, token)).await {
                 Ok(g) => {
-                    println!("resigned; result {}", g.into_inner().result);
+                    println!("resigned; result {}", g.into_inner().game.unwrap_or_default().result);
                     exit::code(exit::OK)
                 }
                 Err(s) => fail(status_text(&s)),
@@ -397,7 +398,7 @@ async fn run_async(args: Args) -> ExitCode {
         }
         GameCommand::Show { game } => match client.get_game(authed(pb::GetGameRequest { game_id: game }, token)).await {
             Ok(g) => {
-                let g = g.into_inner();
+                let g = g.into_inner().game.unwrap_or_default();
                 println!("{}", game_summary(&g));
                 let moves: Vec<String> = g.moves.iter().map(move_text).collect();
                 for (i, chunk) in moves.chunks(10).enumerate() {
@@ -436,7 +437,7 @@ async fn run_async(args: Args) -> ExitCode {
                     loop {
                         tokio::select! {
                             m = stream.message() => match m {
-                                Ok(Some(e)) => println!("{}", event_line(&e)),
+                                Ok(Some(m)) => println!("{}", event_line(&m.event.unwrap_or_default())),
                                 Ok(None) => return exit::code(exit::OK),
                                 Err(s) => return fail(status_text(&s)),
                             },

@@ -12,8 +12,9 @@ use crate::configuration::ServeArgs;
 use crate::exit;
 use crate::startup::Application;
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::game_recording_client::GameRecordingClient;
-use shinpan_proto::v1::rule_validation_client::RuleValidationClient;
+use shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient;
+use shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient;
+use shinpan_proto::ValueName;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tonic::transport::Channel;
@@ -113,13 +114,13 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         .await?
         .into_inner();
     println!(
-        "   health of GameRecording: {:?}",
+        "   health of GameRecordingService: {:?}",
         tonic_health::pb::health_check_response::ServingStatus::try_from(h.status).unwrap_or_default()
     );
-    let mut validation = RuleValidationClient::new(channel.clone());
+    let mut validation = RuleValidationServiceClient::new(channel.clone());
     let rule_sets = validation.list_rule_sets(pb::ListRuleSetsRequest {}).await?.into_inner().rule_sets;
     println!("   rule sets: {}", rule_sets.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "));
-    let mut client: GameRecordingClient<Channel> = GameRecordingClient::new(channel.clone());
+    let mut client: GameRecordingServiceClient<Channel> = GameRecordingServiceClient::new(channel.clone());
 
     println!("2. importing {} through ImportSgf (every move validated) ...", record_path.display());
     let imported = client
@@ -159,7 +160,9 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
             ..Default::default()
         })
         .await?
-        .into_inner();
+        .into_inner()
+        .game
+        .unwrap_or_default();
     let mut watcher = client.clone();
     let watch_id = created.id.clone();
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<()>();
@@ -168,7 +171,8 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         let mut stream =
             watcher.watch_game(pb::WatchGameRequest { game_id: watch_id, from_sequence: 1, until_end: true }).await?.into_inner();
         let _ = ready_tx.send(());
-        while let Some(e) = stream.message().await? {
+        while let Some(m) = stream.message().await? {
+            let e = m.event.unwrap_or_default();
             println!("   [watcher] {}", crate::client::event_line(&e));
             lines.push(e);
         }
@@ -242,7 +246,7 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         .resign(pb::ResignRequest { game_id: created.id.clone(), color: next_color as i32, idempotency_key: "demo-resign".into() })
         .await?;
     let events = watching.await??;
-    let after = client.get_game(pb::GetGameRequest { game_id: created.id.clone() }).await?.into_inner();
+    let after = client.get_game(pb::GetGameRequest { game_id: created.id.clone() }).await?.into_inner().game.unwrap_or_default();
     println!(
         "   the watcher saw {} events; the game has {} moves, flagged for the arbiter: {}, result {}",
         events.len(),
@@ -267,8 +271,8 @@ fn finished_record(games: &Path) -> Option<PathBuf> {
 
 /// Step 7: the end of a real game — proposal, a dispute decided, the result confirmed.
 async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
-    use shinpan_proto::v1::adjudication_client::AdjudicationClient;
-    use shinpan_proto::v1::result_confirmation_client::ResultConfirmationClient;
+    use shinpan_proto::v1::adjudication_service_client::AdjudicationServiceClient;
+    use shinpan_proto::v1::result_confirmation_service_client::ResultConfirmationServiceClient;
     let Some(path) = finished_record(games) else {
         println!("7. (no finished game with dead-stone marks under {}: the end of a game is not shown)", games.display());
         return Ok(());
@@ -276,7 +280,7 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
     let sgf = String::from_utf8_lossy(&std::fs::read(&path)?).into_owned();
     let recorded = shinpan_sgf::Record::parse(&sgf).ok().and_then(|r| r.info.result).unwrap_or_default();
     let channel = crate::client::channel(url).await?;
-    let mut recording = GameRecordingClient::new(channel.clone());
+    let mut recording = GameRecordingServiceClient::new(channel.clone());
     println!("7. the end of a real game: {} ...", path.display());
     let imported = recording
         .import_sgf(pb::ImportSgfRequest { sgf, tournament: "shinpan demo".into(), round: 2, ..Default::default() })
@@ -285,10 +289,10 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
     let game = imported.game.unwrap_or_default();
     println!("   imported {} moves as game {} (play stopped by passes)", imported.moves, game.id);
 
-    let mut adjudication = AdjudicationClient::new(channel.clone());
+    let mut adjudication = AdjudicationServiceClient::new(channel.clone());
     let by_game =
         || pb::AdjudicateRequest { position: Some(pb::adjudicate_request::Position::GameId(game.id.clone())), ..Default::default() };
-    let proposal = adjudication.propose(by_game()).await?.into_inner();
+    let proposal = adjudication.propose(pb::ProposeRequest { request: Some(by_game()) }).await?.into_inner();
     let p = proposal.proposal.clone().unwrap_or_default();
     let count = |basis: &str| p.proofs.iter().filter(|x| x.basis == basis).map(|x| x.stones.len()).sum::<usize>();
     println!(
@@ -299,11 +303,11 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
         if proposal.estimator_source.is_empty() { "no estimator" } else { &proposal.estimator_source },
         if proposal.estimator_error.is_empty() { String::new() } else { format!(" ({})", proposal.estimator_error) }
     );
-    let dead: Vec<&pb::Proof> = p.proofs.iter().filter(|x| x.status == pb::Status::Dead as i32).collect();
+    let dead: Vec<&pb::Proof> = p.proofs.iter().filter(|x| x.status == pb::ChainStatus::Dead as i32).collect();
     let agreement = |except: Option<&str>| -> Vec<pb::Agreement> {
         dead.iter()
             .filter(|x| except.is_none_or(|e| !x.stones.iter().any(|s| s == e)))
-            .map(|x| pb::Agreement { stones: x.stones.clone(), status: pb::Status::Dead as i32 })
+            .map(|x| pb::Agreement { stones: x.stones.clone(), status: pb::ChainStatus::Dead as i32 })
             .collect()
     };
     // The players accept the proposal but for one chain that one of them disputes: the
@@ -316,7 +320,7 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
         req.disputed = vec![stone.clone()];
         let r = adjudication.adjudicate(req).await?.into_inner();
         match r.proofs.iter().find(|x| x.stones.contains(&stone)) {
-            Some(pr) if pr.status != pb::Status::Undecided as i32 => {
+            Some(pr) if pr.status != pb::ChainStatus::Undecided as i32 => {
                 let with_line = !pr.line.is_empty();
                 if decided.is_none() || with_line {
                     decided = Some((stone, pr.clone()));
@@ -332,7 +336,7 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
         println!(
             "   disputed {} (the others agreed): {} by hypothetical play with the agreement as context — {}",
             pr.stones.join(","),
-            pb::Status::try_from(pr.status).map(|s| s.as_str_name()).unwrap_or("?"),
+            pb::ChainStatus::try_from(pr.status).map(|s| s.value_name()).unwrap_or("?"),
             if pr.line.is_empty() { "settled from the start".to_string() } else { pr.line.join(" ") }
         );
     }
@@ -349,7 +353,7 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
         r.metadata_mut().insert("authorization", format!("Bearer {t}").parse().expect("ascii token"));
         r
     }
-    let mut results = ResultConfirmationClient::new(channel);
+    let mut results = ResultConfirmationServiceClient::new(channel);
     let proposed = results
         .propose_result(with(
             &referee,
@@ -361,7 +365,9 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
             },
         ))
         .await?
-        .into_inner();
+        .into_inner()
+        .result
+        .unwrap_or_default();
     println!(
         "   count with the agreed dead stones (第十条), proposed by the referee: {} awaiting {}",
         proposed.result,
@@ -372,7 +378,9 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
         last = results
             .confirm_result(with(t, pb::ConfirmResultRequest { game_id: game.id.clone(), ..Default::default() }))
             .await?
-            .into_inner();
+            .into_inner()
+            .result
+            .unwrap_or_default();
         println!("   confirmed by {who}: {:?}", pb::ResultState::try_from(last.state).unwrap_or_default());
     }
     println!("   the record's own result (RE): {recorded}; shinpan's final result: {}", last.result);

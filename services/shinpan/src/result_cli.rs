@@ -17,7 +17,8 @@
 use crate::client::DEFAULT_SERVER;
 use crate::exit;
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::result_confirmation_client::ResultConfirmationClient;
+use shinpan_proto::v1::result_confirmation_service_client::ResultConfirmationServiceClient;
+use shinpan_proto::ValueName;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tonic::Request;
@@ -139,8 +140,8 @@ use crate::grpc::convert::opt_color_to_pb as color_pb;
 
 /// One-paragraph text of a result.
 pub fn result_text(r: &pb::GameResult) -> String {
-    let state = pb::ResultState::try_from(r.state).map(|s| s.as_str_name()).unwrap_or("?");
-    let ending = pb::Ending::try_from(r.ending).map(|e| e.as_str_name()).unwrap_or("?");
+    let state = pb::ResultState::try_from(r.state).map(|s| s.value_name()).unwrap_or("?");
+    let ending = pb::Ending::try_from(r.ending).map(|e| e.value_name()).unwrap_or("?");
     let mut s = format!("game {}: {} ({ending}) {state} version {}", r.game_id, r.result, r.version);
     if !r.pending.is_empty() {
         s.push_str(&format!("; awaiting {}", r.pending.join(", ")));
@@ -174,13 +175,13 @@ pub fn run(args: Args) -> ExitCode {
 
 async fn run_async(args: Args) -> anyhow::Result<()> {
     let channel = crate::client::channel(&args.conn.server).await?;
-    let mut c = ResultConfirmationClient::new(channel);
+    let mut c = ResultConfirmationServiceClient::new(channel);
     let t = args.conn.token.as_str();
     let st = |s: tonic::Status| anyhow::anyhow!(status_line(&s));
     match args.command {
         Command::Propose { game, ending, winner, dead, seki, alive, note } => {
             let mut agreements = Vec::new();
-            for (pts, status) in [(dead, pb::Status::Dead), (seki, pb::Status::Seki), (alive, pb::Status::Alive)] {
+            for (pts, status) in [(dead, pb::ChainStatus::Dead), (seki, pb::ChainStatus::Seki), (alive, pb::ChainStatus::Alive)] {
                 for p in pts.into_iter().filter(|p| !p.trim().is_empty()) {
                     agreements.push(pb::Agreement { stones: vec![p.trim().to_string()], status: status as i32 });
                 }
@@ -195,7 +196,9 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 .propose_result(authed(pb::ProposeResultRequest { game_id: game, ending, agreements, winner: color_pb(winner), note }, t))
                 .await
                 .map_err(st)?
-                .into_inner();
+                .into_inner()
+                .result
+                .unwrap_or_default();
             println!("{}", result_text(&r));
         }
         Command::Confirm { game, color, version } => {
@@ -203,15 +206,19 @@ async fn run_async(args: Args) -> anyhow::Result<()> {
                 .confirm_result(authed(pb::ConfirmResultRequest { game_id: game, version, color: color_pb(color) }, t))
                 .await
                 .map_err(st)?
-                .into_inner();
+                .into_inner()
+                .result
+                .unwrap_or_default();
             println!("{}", result_text(&r));
         }
         Command::Object { game, reason } => {
-            let k = c.object(authed(pb::ObjectRequest { game_id: game, reason }, t)).await.map_err(st)?.into_inner();
+            let k =
+                c.object(authed(pb::ObjectRequest { game_id: game, reason }, t)).await.map_err(st)?.into_inner().case.unwrap_or_default();
             println!("{}", crate::case_cli::case_text(&k));
         }
         Command::Show { game } => {
-            let r = c.get_result(authed(pb::GetResultRequest { game_id: game }, t)).await.map_err(st)?.into_inner();
+            let r =
+                c.get_result(authed(pb::GetResultRequest { game_id: game }, t)).await.map_err(st)?.into_inner().result.unwrap_or_default();
             println!("{}", result_text(&r));
         }
         Command::Export { tournament, egf, sgf_dir, class, place } => {

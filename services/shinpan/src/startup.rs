@@ -14,8 +14,8 @@ use crate::grpc::recording::RecordingService;
 use crate::grpc::validation::{RuleValidationService, Validator};
 use crate::grpc::AppState;
 use crate::telemetry;
-use shinpan_proto::v1::game_recording_server::GameRecordingServer;
-use shinpan_proto::v1::rule_validation_server::RuleValidationServer;
+use shinpan_proto::v1::game_recording_service_server::GameRecordingServiceServer;
+use shinpan_proto::v1::rule_validation_service_server::RuleValidationServiceServer;
 use shinpan_storage::Store;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -111,14 +111,14 @@ impl Application {
         // Every service decodes requests up to the same explicit limit.
         let limit = crate::limits::MAX_REQUEST_BYTES;
         if matches!(kind, ServiceKind::All | ServiceKind::Validation) {
-            routes.add_service(RuleValidationServer::new(RuleValidationService).max_decoding_message_size(limit));
+            routes.add_service(RuleValidationServiceServer::new(RuleValidationService).max_decoding_message_size(limit));
             served.push(shinpan_proto::service_names::RULE_VALIDATION);
         }
         if matches!(kind, ServiceKind::All | ServiceKind::Recording) {
             if state.store.is_none() {
                 return Err(StartupError::Config("the recording service needs a database".into()));
             }
-            let server = GameRecordingServer::new(RecordingService::new(state.clone())).max_decoding_message_size(limit);
+            let server = GameRecordingServiceServer::new(RecordingService::new(state.clone())).max_decoding_message_size(limit);
             if auth_all {
                 routes.add_service(tonic::service::interceptor::InterceptedService::new(server, auth.interceptor()));
             } else {

@@ -1,5 +1,5 @@
 //! `shinpan game ...` against a real server (in-process, 127.0.0.1:0, real PostgreSQL) that
-//! checks bearer tokens on GameRecording too (`--auth all`): without `--token` every call is
+//! checks bearer tokens on GameRecordingService too (`--auth all`): without `--token` every call is
 //! refused (UNAUTHENTICATED, exit 1); with `--token` (or `SHINPAN_TOKEN`) create, move,
 //! import, show and export work.
 

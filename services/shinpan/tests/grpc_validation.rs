@@ -1,14 +1,14 @@
-//! RuleValidation over real gRPC (the validation-only deployment: no database).
+//! RuleValidationService over real gRPC (the validation-only deployment: no database).
 
 use shinpan::configuration::{ServeArgs, ServiceKind};
 use shinpan::startup::Application;
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::rule_validation_client::RuleValidationClient;
+use shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient;
 use shinpan_proto::v1::Color::{Black, White};
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
 
-async fn spawn() -> (RuleValidationClient<Channel>, tokio::sync::oneshot::Sender<()>) {
+async fn spawn() -> (RuleValidationServiceClient<Channel>, tokio::sync::oneshot::Sender<()>) {
     let mut args = ServeArgs::local(None, "/nonexistent".into());
     args.service = ServiceKind::Validation;
     let app = Application::with_store(&args, None).await.expect("validation needs no database");
@@ -18,7 +18,7 @@ async fn spawn() -> (RuleValidationClient<Channel>, tokio::sync::oneshot::Sender
     tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    (RuleValidationClient::new(shinpan::client::channel(&url).await.unwrap()), tx)
+    (RuleValidationServiceClient::new(shinpan::client::channel(&url).await.unwrap()), tx)
 }
 
 fn play(c: pb::Color, p: &str) -> pb::Move {

@@ -41,8 +41,8 @@ async fn server() -> Server {
     Server { url, channel, stop: Some(tx) }
 }
 
-fn recording(s: &Server) -> pb::game_recording_client::GameRecordingClient<Channel> {
-    pb::game_recording_client::GameRecordingClient::new(s.channel.clone()).max_decoding_message_size(64 << 20)
+fn recording(s: &Server) -> pb::game_recording_service_client::GameRecordingServiceClient<Channel> {
+    pb::game_recording_service_client::GameRecordingServiceClient::new(s.channel.clone()).max_decoding_message_size(64 << 20)
 }
 
 fn new_game(tournament: &str, black: &str) -> pb::CreateGameRequest {
@@ -133,7 +133,7 @@ fn sign(claims: serde_json::Value) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_outside_their_validity_are_refused() {
     let s = server().await;
-    let mut r = pb::result_confirmation_client::ResultConfirmationClient::new(s.channel.clone());
+    let mut r = pb::result_confirmation_service_client::ResultConfirmationServiceClient::new(s.channel.clone());
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     let game = uuid::Uuid::new_v4().to_string();
     let get = |t: &str| {
@@ -187,7 +187,7 @@ async fn oversized_and_nul_strings_are_invalid_arguments_naming_the_field() {
     let e = c.import_sgf(pb::ImportSgfRequest { sgf, ..Default::default() }).await.unwrap_err();
     assert_eq!(violation(&e).0, "black.name");
     // Nothing was stored; the list still answers.
-    let g = c.create_game(new_game("Limit Cup", "Shusaku")).await.unwrap().into_inner();
+    let g = c.create_game(new_game("Limit Cup", "Shusaku")).await.unwrap().into_inner().game.unwrap();
     let list = c.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner();
     assert_eq!(list.games.len(), 1);
     // A 1 MB idempotency key on RecordMove.
@@ -202,7 +202,7 @@ async fn oversized_and_nul_strings_are_invalid_arguments_naming_the_field() {
     let e = c.record_move(req).await.unwrap_err();
     assert_eq!(violation(&e), ("idempotency_key".into(), format!("at most 200 bytes (this one has {})", 1 << 20)));
     // A reason over 4 KiB on an objection: refused before anything is read.
-    let mut r = pb::result_confirmation_client::ResultConfirmationClient::new(s.channel.clone());
+    let mut r = pb::result_confirmation_service_client::ResultConfirmationServiceClient::new(s.channel.clone());
     let mut req = Request::new(pb::ObjectRequest { game_id: g.id.clone(), reason: "r".repeat(5000) });
     let t = testing_token(Role::FederationAdmin, "fed", None, None, None);
     req.metadata_mut().insert("authorization", format!("Bearer {t}").parse().unwrap());
@@ -214,7 +214,7 @@ async fn oversized_and_nul_strings_are_invalid_arguments_naming_the_field() {
 async fn errors_do_not_echo_unbounded_input() {
     let s = server().await;
     let mut c = recording(&s);
-    let g = c.create_game(new_game("Echo Cup", "Shusaku")).await.unwrap().into_inner();
+    let g = c.create_game(new_game("Echo Cup", "Shusaku")).await.unwrap().into_inner().game.unwrap();
     let point = "z".repeat(1 << 20);
     let mv = pb::Move { color: pb::Color::Black as i32, action: Some(pb::r#move::Action::Point(point)) };
     let req = pb::RecordMoveRequest {
@@ -231,7 +231,7 @@ async fn errors_do_not_echo_unbounded_input() {
     let e = c.get_game(pb::GetGameRequest { game_id: "g".repeat(1 << 20) }).await.unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
     assert!(e.message().len() < 300, "{} bytes", e.message().len());
-    let mut r = pb::result_confirmation_client::ResultConfirmationClient::new(s.channel.clone());
+    let mut r = pb::result_confirmation_service_client::ResultConfirmationServiceClient::new(s.channel.clone());
     let mut req = Request::new(pb::GetResultRequest { game_id: "g".repeat(1 << 20) });
     let t = testing_token(Role::FederationAdmin, "fed", None, None, None);
     req.metadata_mut().insert("authorization", format!("Bearer {t}").parse().unwrap());
@@ -244,7 +244,7 @@ async fn errors_do_not_echo_unbounded_input() {
 async fn game_export_into_a_closed_pipe_does_not_panic() {
     let s = server().await;
     let mut c = recording(&s);
-    let g = c.create_game(new_game("Pipe Cup", "Shusaku")).await.unwrap().into_inner();
+    let g = c.create_game(new_game("Pipe Cup", "Shusaku")).await.unwrap().into_inner().game.unwrap();
     let url = s.url.clone();
     let (status, err) = tokio::task::spawn_blocking(move || {
         let mut child = Command::new(env!("CARGO_BIN_EXE_shinpan"))
@@ -303,7 +303,7 @@ async fn komi_setup_positions_and_import_defaults_follow_the_rules() {
     assert_eq!((b.round, b.board_number), (1, 2));
 
     // Adjudicate: a chain without liberties, a board that is not square.
-    let mut adj = pb::adjudication_client::AdjudicationClient::new(s.channel.clone());
+    let mut adj = pb::adjudication_service_client::AdjudicationServiceClient::new(s.channel.clone());
     let pos = |width: u32, height: u32, black: &[&str], white: &[&str]| pb::AdjudicateRequest {
         position: Some(pb::adjudicate_request::Position::Board(pb::Position {
             width,
@@ -394,13 +394,13 @@ async fn a_request_that_is_not_valid_protobuf_is_an_invalid_argument() {
     grpc.ready().await.unwrap();
     // CreateGameRequest.tournament (field 1, length-delimited) holding the bytes FF FE: not UTF-8.
     let body = vec![0x0a, 0x02, 0xff, 0xfe];
-    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/shinpan.v1.GameRecording/CreateGame");
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/shinpan.v1.GameRecordingService/CreateGame");
     let e = grpc.unary(Request::new(body), path, RawCodec::<pb::Game>(std::marker::PhantomData)).await.unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     assert!(e.message().contains("not a valid protobuf message"), "{}", e.message());
     // A truncated message: the same.
     grpc.ready().await.unwrap();
-    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/shinpan.v1.GameRecording/GetGame");
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/shinpan.v1.GameRecordingService/GetGame");
     let e = grpc.unary(Request::new(vec![0x0a, 0x10, b'x']), path, RawCodec::<pb::Game>(std::marker::PhantomData)).await.unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
 }

@@ -1,4 +1,4 @@
-//! `shinpan propose` (CLI) and `Adjudication.Propose` (real gRPC over loopback, the
+//! `shinpan propose` (CLI) and `AdjudicationService.Propose` (real gRPC over loopback, the
 //! adjudication-only deployment: no database): every chain has a status with its basis and
 //! source, the proposal is labelled advisory, and the estimator's absence never fails the
 //! call (the unproved chains stay undecided, result `?`). The estimator parts with GNU Go run
@@ -8,7 +8,7 @@ use shinpan::configuration::{ServeArgs, ServiceKind};
 use shinpan::estimate::GnuGo;
 use shinpan::startup::Application;
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::adjudication_client::AdjudicationClient;
+use shinpan_proto::v1::adjudication_service_client::AdjudicationServiceClient;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -92,16 +92,16 @@ async fn propose_over_grpc() {
     tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let mut c = AdjudicationClient::new(shinpan::client::channel(&url).await.unwrap());
+    let mut c = AdjudicationServiceClient::new(shinpan::client::channel(&url).await.unwrap());
     let sgf = std::fs::read_to_string(record()).unwrap();
     let req = pb::AdjudicateRequest { position: Some(pb::adjudicate_request::Position::Sgf(sgf)), ..Default::default() };
-    let r = c.propose(req.clone()).await.expect("propose").into_inner();
+    let r = c.propose(pb::ProposeRequest { request: Some(req.clone()) }).await.expect("propose").into_inner();
     let p = r.proposal.as_ref().unwrap();
     let stones: usize = p.proofs.iter().map(|x| x.stones.len()).sum();
     assert_eq!(stones, p.statuses.len(), "one entry per chain, every stone in one");
     for x in &p.proofs {
         assert!(["proved", "estimated", "undecided"].contains(&x.basis.as_str()), "{x:?}");
-        assert_eq!(x.basis == "undecided", x.status == pb::Status::Undecided as i32, "{x:?}");
+        assert_eq!(x.basis == "undecided", x.status == pb::ChainStatus::Undecided as i32, "{x:?}");
     }
     assert!(p.proofs.iter().any(|x| x.basis == "proved" && x.pass_alive));
     assert_eq!(r.proved_result, "?");
@@ -118,8 +118,8 @@ async fn propose_over_grpc() {
     }
     // A proposal is what an agreement starts from: agreements are refused.
     let mut agreed = req.clone();
-    agreed.agreements = vec![pb::Agreement { stones: vec!["aa".into()], status: pb::Status::Dead as i32 }];
-    let e = c.propose(agreed).await.unwrap_err();
+    agreed.agreements = vec![pb::Agreement { stones: vec!["aa".into()], status: pb::ChainStatus::Dead as i32 }];
+    let e = c.propose(pb::ProposeRequest { request: Some(agreed) }).await.unwrap_err();
     assert_eq!(e.code(), tonic::Code::InvalidArgument, "{e}");
     let _ = tx.send(());
 }

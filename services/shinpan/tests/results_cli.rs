@@ -41,7 +41,7 @@ async fn result_and_case_subcommands() {
         let _ = rx.await;
     }));
     let channel = shinpan::client::channel(&url).await.unwrap();
-    let mut rec = pb::game_recording_client::GameRecordingClient::new(channel);
+    let mut rec = pb::game_recording_service_client::GameRecordingServiceClient::new(channel);
     let g = rec
         .create_game(pb::CreateGameRequest {
             tournament: "CLI Cup".into(),
@@ -55,6 +55,8 @@ async fn result_and_case_subcommands() {
         .await
         .unwrap()
         .into_inner()
+        .game
+        .unwrap()
         .id;
     rec.resign(pb::ResignRequest { game_id: g.clone(), color: pb::Color::Black as i32, idempotency_key: String::new() }).await.unwrap();
 

@@ -1,4 +1,4 @@
-//! `Adjudication` (`shinpan.v1.Adjudication`): life and death of a final position by
+//! `AdjudicationService` (`shinpan.v1.AdjudicationService`): life and death of a final position by
 //! hypothetical play (想定着手, 第七条; engine: crate `shinpan-adjudicator`), then territory
 //! (第八条), prisoners (第十条), score and result.
 //!
@@ -52,7 +52,7 @@ use goban::{Board, Color, Point, RuleSet, Status as StoneStatus, StatusMap};
 use serde_json::{json, Value};
 use shinpan_adjudicator::{adjudicate_with_progress, Adjudication, Options, RegionReport};
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::adjudication_server::AdjudicationServer;
+use shinpan_proto::v1::adjudication_service_server::AdjudicationServiceServer;
 use shinpan_storage::{self as storage, NewCase};
 use std::pin::Pin;
 use tokio_stream::Stream;
@@ -91,7 +91,7 @@ pub struct Subject {
 use super::convert::status_to_pb as status_pb;
 
 fn status_from_pb(field: &str, s: i32) -> Result<StoneStatus, ApiError> {
-    super::convert::status_from_pb(s).ok_or_else(|| ApiError::field(field, "ALIVE, DEAD, SEKI or UNDECIDED"))
+    super::convert::status_from_pb(s).ok_or_else(|| ApiError::field(field, "CHAIN_STATUS_ALIVE, _DEAD, _SEKI or _UNDECIDED"))
 }
 
 /// A foul in a record to adjudicate: `FAILED_PRECONDITION` (the record has no legal final
@@ -418,7 +418,7 @@ pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out
     Ok(())
 }
 
-/// The `Adjudication` service.
+/// The `AdjudicationService` service.
 #[derive(Clone)]
 pub struct AdjudicationService {
     state: AppState,
@@ -452,10 +452,10 @@ async fn permitted_subject(state: &AppState, req: Request<pb::AdjudicateRequest>
     Ok(subject)
 }
 
-type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateProgress, Status>> + Send>>;
+type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateStreamResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
-impl pb::adjudication_server::Adjudication for AdjudicationService {
+impl pb::adjudication_service_server::AdjudicationService for AdjudicationService {
     async fn adjudicate(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::AdjudicateResponse>, Status> {
         let subject = permitted_subject(&self.state, req).await?;
         let adj = search(&self.state, &subject, |_| {}).await?;
@@ -464,7 +464,8 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
         Ok(Response::new(out))
     }
 
-    async fn propose(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::ProposeResponse>, Status> {
+    async fn propose(&self, req: Request<pb::ProposeRequest>) -> Result<Response<pb::ProposeResponse>, Status> {
+        let req = req.map(|r| r.request.unwrap_or_default());
         let r = req.get_ref();
         if !r.agreements.is_empty() || !r.disputed.is_empty() {
             return Err(ApiError::field(
@@ -497,9 +498,9 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
 
     type AdjudicateStreamStream = ProgressStream;
 
-    async fn adjudicate_stream(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<ProgressStream>, Status> {
-        let subject = permitted_subject(&self.state, req).await?;
-        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::AdjudicateProgress, Status>>(64);
+    async fn adjudicate_stream(&self, req: Request<pb::AdjudicateStreamRequest>) -> Result<Response<ProgressStream>, Status> {
+        let subject = permitted_subject(&self.state, req.map(|r| r.request.unwrap_or_default())).await?;
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::AdjudicateStreamResponse, Status>>(64);
         let state = self.state.clone();
         tokio::spawn(async move {
             let ptx = tx.clone();
@@ -507,7 +508,7 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
             let adj = search(&state, &subject, move |r: &RegionReport| {
                 nodes += r.nodes;
                 // The client may have gone: the search still finishes and is recorded.
-                let _ = ptx.blocking_send(Ok(pb::AdjudicateProgress {
+                let _ = ptx.blocking_send(Ok(pb::AdjudicateStreamResponse {
                     regions_done: (r.index + 1) as u32,
                     regions_total: r.of as u32,
                     nodes,
@@ -519,7 +520,7 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
                 Ok(adj) => {
                     let mut out = response(&subject, &adj);
                     match record(&state, &subject, &adj, &mut out).await {
-                        Ok(()) => Ok(pb::AdjudicateProgress {
+                        Ok(()) => Ok(pb::AdjudicateStreamResponse {
                             regions_done: adj.regions.len() as u32,
                             regions_total: adj.regions.len() as u32,
                             nodes: out.nodes,
@@ -536,16 +537,16 @@ impl pb::adjudication_server::Adjudication for AdjudicationService {
     }
 }
 
-/// Adds `Adjudication` to a router: behind the bearer-token interceptor of `auth` when
-/// `auth_all` (`--auth all`), else open (as `GameRecording`).
+/// Adds `AdjudicationService` to a router: behind the bearer-token interceptor of `auth`
+/// when `auth_all` (`--auth all`), else open (as `GameRecordingService`).
 pub fn add_service(routes: &mut tonic::service::RoutesBuilder, state: &AppState, auth: &crate::auth::AuthConfig, auth_all: bool) {
     let svc = AdjudicationService::new(state.clone());
     if auth_all {
         routes.add_service(tonic::service::interceptor::InterceptedService::new(
-            AdjudicationServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES),
+            AdjudicationServiceServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES),
             auth.interceptor(),
         ));
     } else {
-        routes.add_service(AdjudicationServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES));
+        routes.add_service(AdjudicationServiceServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES));
     }
 }

@@ -1,6 +1,6 @@
-//! `Arbitration`: the arbiter's (立会人) cases and rulings.
+//! `ArbitrationService`: the arbiter's (立会人) cases and rulings.
 //!
-//! Cases open automatically — a foul recorded by validation (opened by `GameRecording`), a
+//! Cases open automatically — a foul recorded by validation (opened by `GameRecordingService`), a
 //! whole-board repetition found by the rules engine in the recorded moves (opened here,
 //! kind `repetition`, whenever a game's cases or result are looked at), an undecided count
 //! (`ProposeResult`), an objection (`Object`) — or by a referee (`OpenCase`). States: open →
@@ -40,25 +40,25 @@ use uuid::Uuid;
 
 fn kind_to_pb(k: storage::CaseKind) -> i32 {
     (match k {
-        storage::CaseKind::Foul => pb::CaseKind::CaseFoul,
-        storage::CaseKind::Repetition => pb::CaseKind::CaseRepetition,
-        storage::CaseKind::Undecided => pb::CaseKind::CaseUndecided,
-        storage::CaseKind::Objection => pb::CaseKind::CaseObjection,
-        storage::CaseKind::Manual => pb::CaseKind::CaseReferee,
-        storage::CaseKind::Resumption => pb::CaseKind::CaseResumption,
+        storage::CaseKind::Foul => pb::CaseKind::Foul,
+        storage::CaseKind::Repetition => pb::CaseKind::Repetition,
+        storage::CaseKind::Undecided => pb::CaseKind::Undecided,
+        storage::CaseKind::Objection => pb::CaseKind::Objection,
+        storage::CaseKind::Manual => pb::CaseKind::Referee,
+        storage::CaseKind::Resumption => pb::CaseKind::Resumption,
     }) as i32
 }
 
 fn kind_from_pb(k: i32) -> Result<storage::CaseKind, Status> {
     match pb::CaseKind::try_from(k) {
-        Ok(pb::CaseKind::CaseFoul) => Ok(storage::CaseKind::Foul),
-        Ok(pb::CaseKind::CaseRepetition) => Ok(storage::CaseKind::Repetition),
-        Ok(pb::CaseKind::CaseUndecided) => Ok(storage::CaseKind::Undecided),
-        Ok(pb::CaseKind::CaseObjection) => {
-            Err(Status::invalid_argument("kind: objections are filed by the players (ResultConfirmation.Object)"))
+        Ok(pb::CaseKind::Foul) => Ok(storage::CaseKind::Foul),
+        Ok(pb::CaseKind::Repetition) => Ok(storage::CaseKind::Repetition),
+        Ok(pb::CaseKind::Undecided) => Ok(storage::CaseKind::Undecided),
+        Ok(pb::CaseKind::Objection) => {
+            Err(Status::invalid_argument("kind: objections are filed by the players (ResultConfirmationService.Object)"))
         }
-        Ok(pb::CaseKind::CaseResumption) => Ok(storage::CaseKind::Resumption),
-        Ok(pb::CaseKind::CaseReferee) | Ok(pb::CaseKind::Unspecified) | Err(_) => Ok(storage::CaseKind::Manual),
+        Ok(pb::CaseKind::Resumption) => Ok(storage::CaseKind::Resumption),
+        Ok(pb::CaseKind::Referee) | Ok(pb::CaseKind::Unspecified) | Err(_) => Ok(storage::CaseKind::Manual),
     }
 }
 
@@ -95,9 +95,9 @@ fn ruling_kind_name(k: RulingKind) -> &'static str {
 
 fn ruling_kind_from_name(s: &str) -> i32 {
     (match s {
-        "no-result" => pb::RulingKind::NoResultRuling,
-        "foul-loss" => pb::RulingKind::FoulLossRuling,
-        "both-lose" => pb::RulingKind::BothLoseRuling,
+        "no-result" => pb::RulingKind::NoResult,
+        "foul-loss" => pb::RulingKind::FoulLoss,
+        "both-lose" => pb::RulingKind::BothLose,
         "resumption" => pb::RulingKind::Resumption,
         "uphold" => pb::RulingKind::Uphold,
         "amend" => pb::RulingKind::Amend,
@@ -181,11 +181,11 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
                         .map(|s| s.iter().filter_map(Value::as_str).map(str::to_string).collect())
                         .unwrap_or_default(),
                     status: match p.get("status").and_then(Value::as_str) {
-                        Some("alive") => pb::Status::Alive,
-                        Some("dead") => pb::Status::Dead,
-                        Some("seki") => pb::Status::Seki,
-                        Some("undecided") => pb::Status::Undecided,
-                        _ => pb::Status::Unspecified,
+                        Some("alive") => pb::ChainStatus::Alive,
+                        Some("dead") => pb::ChainStatus::Dead,
+                        Some("seki") => pb::ChainStatus::Seki,
+                        Some("undecided") => pb::ChainStatus::Undecided,
+                        _ => pb::ChainStatus::Unspecified,
                     } as i32,
                     line: p
                         .get("line")
@@ -209,7 +209,7 @@ fn evidence_pb(e: &Value) -> pb::Evidence {
                 .unwrap_or_default()
         };
         let mut statuses = Vec::new();
-        for (k, st) in [("dead", pb::Status::Dead), ("seki", pb::Status::Seki), ("undecided", pb::Status::Undecided)] {
+        for (k, st) in [("dead", pb::ChainStatus::Dead), ("seki", pb::ChainStatus::Seki), ("undecided", pb::ChainStatus::Undecided)] {
             statuses.extend(pts(k).into_iter().map(|p| pb::PointStatus { point: p, color: 0, status: st as i32 }));
         }
         pb::AdjudicateResponse {
@@ -296,7 +296,7 @@ fn ruling_pb(c: &storage::Case) -> Option<pb::Ruling> {
         amended_result: r.get("amended_result").and_then(Value::as_str).unwrap_or_default().to_string(),
         policy: r.get("policy").and_then(Value::as_str).unwrap_or_default().to_string(),
         by: c.ruled_by.clone().unwrap_or_default(),
-        at: c.ruled_at.map(convert::timestamp),
+        rule_time: c.ruled_at.map(convert::timestamp),
         winner: colour_pb(r.get("winner")),
         result: r.get("result").and_then(Value::as_str).unwrap_or_default().to_string(),
     })
@@ -310,7 +310,7 @@ pub async fn case_pb(_store: &Store, c: &storage::Case) -> Result<pb::Case, Stat
         kind: kind_to_pb(c.kind),
         state: state_to_pb(c.state),
         opened_by: c.opened_by.clone(),
-        opened_at: Some(convert::timestamp(c.opened_at)),
+        open_time: Some(convert::timestamp(c.opened_at)),
         reason: c.opened_reason.clone(),
         evidence: Some(evidence_pb(&c.evidence)),
         ruling: ruling_pb(c),
@@ -337,7 +337,7 @@ fn policy_of(ctx: &GameCtx) -> NoResultPolicy {
     }
 }
 
-/// The `Arbitration` service.
+/// The `ArbitrationService` gRPC service.
 #[derive(Clone)]
 pub struct ArbitrationService {
     state: AppState,
@@ -480,9 +480,9 @@ impl ArbitrationService {
         }
         let r = req.ruling.ok_or_else(|| Status::invalid_argument("ruling: required"))?;
         let kind = match pb::RulingKind::try_from(r.kind) {
-            Ok(pb::RulingKind::NoResultRuling) => RulingKind::NoResult,
-            Ok(pb::RulingKind::FoulLossRuling) => RulingKind::FoulLoss,
-            Ok(pb::RulingKind::BothLoseRuling) => RulingKind::BothLose,
+            Ok(pb::RulingKind::NoResult) => RulingKind::NoResult,
+            Ok(pb::RulingKind::FoulLoss) => RulingKind::FoulLoss,
+            Ok(pb::RulingKind::BothLose) => RulingKind::BothLose,
             Ok(pb::RulingKind::Resumption) => RulingKind::Resumption,
             Ok(pb::RulingKind::Uphold) => RulingKind::Uphold,
             Ok(pb::RulingKind::Amend) => RulingKind::Amend,
@@ -732,47 +732,57 @@ pub fn ruling_text(
 }
 
 #[tonic::async_trait]
-impl pb::arbitration_server::Arbitration for ArbitrationService {
-    #[tracing::instrument(name = "Arbitration.OpenCase", skip_all, fields(game = %req.get_ref().game_id))]
-    async fn open_case(&self, req: Request<pb::OpenCaseRequest>) -> Result<Response<pb::Case>, Status> {
+impl pb::arbitration_service_server::ArbitrationService for ArbitrationService {
+    #[tracing::instrument(name = "ArbitrationService.OpenCase", skip_all, fields(game = %req.get_ref().game_id))]
+    async fn open_case(&self, req: Request<pb::OpenCaseRequest>) -> Result<Response<pb::OpenCaseResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.open(&c, req.into_inner()).await?))
+        Ok(Response::new(pb::OpenCaseResponse { case: Some(self.open(&c, req.into_inner()).await?) }))
     }
 
-    #[tracing::instrument(name = "Arbitration.ListCases", skip_all)]
+    #[tracing::instrument(name = "ArbitrationService.ListCases", skip_all)]
     async fn list_cases(&self, req: Request<pb::ListCasesRequest>) -> Result<Response<pb::ListCasesResponse>, Status> {
         let c = auth::claims(&req)?;
         Ok(Response::new(self.list(&c, req.into_inner()).await?))
     }
 
-    #[tracing::instrument(name = "Arbitration.GetCase", skip_all, fields(case = %req.get_ref().case_id))]
-    async fn get_case(&self, req: Request<pb::GetCaseRequest>) -> Result<Response<pb::Case>, Status> {
+    #[tracing::instrument(name = "ArbitrationService.GetCase", skip_all, fields(case = %req.get_ref().case_id))]
+    async fn get_case(&self, req: Request<pb::GetCaseRequest>) -> Result<Response<pb::GetCaseResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.get(&c, req.into_inner()).await?))
+        Ok(Response::new(pb::GetCaseResponse { case: Some(self.get(&c, req.into_inner()).await?) }))
     }
 
-    #[tracing::instrument(name = "Arbitration.SetNoResultPolicy", skip_all)]
-    async fn set_no_result_policy(&self, req: Request<pb::NoResultPolicy>) -> Result<Response<pb::NoResultPolicy>, Status> {
+    #[tracing::instrument(name = "ArbitrationService.SetNoResultPolicy", skip_all)]
+    async fn set_no_result_policy(
+        &self,
+        req: Request<pb::SetNoResultPolicyRequest>,
+    ) -> Result<Response<pb::SetNoResultPolicyResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.policy(&c, req.into_inner(), true).await?))
+        let pb::SetNoResultPolicyRequest { tournament, policy } = req.into_inner();
+        let set = self.policy(&c, pb::NoResultPolicy { tournament, policy }, true).await?;
+        Ok(Response::new(pb::SetNoResultPolicyResponse { no_result_policy: Some(set) }))
     }
 
-    #[tracing::instrument(name = "Arbitration.GetNoResultPolicy", skip_all)]
-    async fn get_no_result_policy(&self, req: Request<pb::NoResultPolicy>) -> Result<Response<pb::NoResultPolicy>, Status> {
+    #[tracing::instrument(name = "ArbitrationService.GetNoResultPolicy", skip_all)]
+    async fn get_no_result_policy(
+        &self,
+        req: Request<pb::GetNoResultPolicyRequest>,
+    ) -> Result<Response<pb::GetNoResultPolicyResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.policy(&c, req.into_inner(), false).await?))
+        let tournament = req.into_inner().tournament;
+        let got = self.policy(&c, pb::NoResultPolicy { tournament, policy: String::new() }, false).await?;
+        Ok(Response::new(pb::GetNoResultPolicyResponse { no_result_policy: Some(got) }))
     }
 
-    #[tracing::instrument(name = "Arbitration.SetCaseState", skip_all, fields(case = %req.get_ref().case_id))]
-    async fn set_case_state(&self, req: Request<pb::SetCaseStateRequest>) -> Result<Response<pb::Case>, Status> {
+    #[tracing::instrument(name = "ArbitrationService.SetCaseState", skip_all, fields(case = %req.get_ref().case_id))]
+    async fn set_case_state(&self, req: Request<pb::SetCaseStateRequest>) -> Result<Response<pb::SetCaseStateResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.set_state(&c, req.into_inner()).await?))
+        Ok(Response::new(pb::SetCaseStateResponse { case: Some(self.set_state(&c, req.into_inner()).await?) }))
     }
 
-    #[tracing::instrument(name = "Arbitration.RuleCase", skip_all, fields(case = %req.get_ref().case_id))]
-    async fn rule_case(&self, req: Request<pb::RuleCaseRequest>) -> Result<Response<pb::Case>, Status> {
+    #[tracing::instrument(name = "ArbitrationService.RuleCase", skip_all, fields(case = %req.get_ref().case_id))]
+    async fn rule_case(&self, req: Request<pb::RuleCaseRequest>) -> Result<Response<pb::RuleCaseResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.rule(&c, req.into_inner()).await?))
+        Ok(Response::new(pb::RuleCaseResponse { case: Some(self.rule(&c, req.into_inner()).await?) }))
     }
 }
 

@@ -263,21 +263,21 @@ pub fn from_timestamp(t: &prost_types::Timestamp) -> Option<chrono::DateTime<chr
 /// A stone's status (第七条) as the wire enum `shinpan.v1.Status`.
 pub fn status_to_pb(s: goban::Status) -> i32 {
     (match s {
-        goban::Status::Alive => pb::Status::Alive,
-        goban::Status::Dead => pb::Status::Dead,
-        goban::Status::Seki => pb::Status::Seki,
-        goban::Status::Undecided => pb::Status::Undecided,
+        goban::Status::Alive => pb::ChainStatus::Alive,
+        goban::Status::Dead => pb::ChainStatus::Dead,
+        goban::Status::Seki => pb::ChainStatus::Seki,
+        goban::Status::Undecided => pb::ChainStatus::Undecided,
     }) as i32
 }
 
 /// The wire enum `shinpan.v1.Status` as a stone's status; `None` for
 /// `STATUS_UNSPECIFIED` or an unknown value (the caller names the field in its error).
 pub fn status_from_pb(s: i32) -> Option<goban::Status> {
-    match pb::Status::try_from(s) {
-        Ok(pb::Status::Alive) => Some(goban::Status::Alive),
-        Ok(pb::Status::Dead) => Some(goban::Status::Dead),
-        Ok(pb::Status::Seki) => Some(goban::Status::Seki),
-        Ok(pb::Status::Undecided) => Some(goban::Status::Undecided),
+    match pb::ChainStatus::try_from(s) {
+        Ok(pb::ChainStatus::Alive) => Some(goban::Status::Alive),
+        Ok(pb::ChainStatus::Dead) => Some(goban::Status::Dead),
+        Ok(pb::ChainStatus::Seki) => Some(goban::Status::Seki),
+        Ok(pb::ChainStatus::Undecided) => Some(goban::Status::Undecided),
         _ => None,
     }
 }

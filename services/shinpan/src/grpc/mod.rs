@@ -1,7 +1,7 @@
 //! The gRPC services of shinpan (package `shinpan.v1`, see `proto/`).
 //!
-//! * [`recording`]: `GameRecording` — games, moves, the event log, SGF import/export.
-//! * [`validation`]: `RuleValidation` — stateless legality checks by the rules engine.
+//! * [`recording`]: `GameRecordingService` — games, moves, the event log, SGF import/export.
+//! * [`validation`]: `RuleValidationService` — stateless legality checks by the rules engine.
 //! * [`convert`]: protobuf ⇄ rules-engine conversions and request checks.
 //!
 //! Every service shares one [`AppState`].
@@ -26,7 +26,7 @@ use validation::Validator;
 pub struct AppState {
     /// The PostgreSQL store (all SQL lives in `shinpan-storage`).
     pub store: Option<Store>,
-    /// In-process or remote `RuleValidation`.
+    /// In-process or remote `RuleValidationService`.
     pub validator: Validator,
     /// Becomes `true` when the server begins to shut down: open `WatchGame` streams end
     /// (with UNAVAILABLE) so that the graceful shutdown does not wait for them forever.

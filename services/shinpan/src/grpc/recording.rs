@@ -1,8 +1,8 @@
-//! `GameRecording`: games, moves and the event log, on PostgreSQL through `shinpan-storage`.
+//! `GameRecordingService`: games, moves and the event log, on PostgreSQL through `shinpan-storage`.
 //!
 //! ## RecordMove, exactly once
 //! 1. The game's start and its recorded moves are read.
-//! 2. The move is validated by `RuleValidation` (in-process or remote) against the moves
+//! 2. The move is validated by `RuleValidationService` (in-process or remote) against the moves
 //!    *before* its number, so that a retry of an already stored move validates exactly as
 //!    the original did.
 //! 3. One storage transaction under the game's row lock: idempotency lookup (a retry with the
@@ -46,6 +46,7 @@ use futures::{Stream, StreamExt};
 use goban::{Color, Move, Phase, RuleSet};
 use serde_json::{json, Value};
 use shinpan_proto::v1 as pb;
+use shinpan_proto::ValueName;
 use shinpan_storage::{self as storage, GameWrite, StoreError};
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -206,7 +207,7 @@ fn decode_response(v: &Value) -> Option<pb::RecordMoveResponse> {
 fn move_event_payload(r: &pb::ValidateMoveResponse) -> Value {
     let mut p = json!({
         "captured": r.captured,
-        "phase": pb::Phase::try_from(r.phase).map(|p| p.as_str_name()).unwrap_or("PLAYING"),
+        "phase": pb::Phase::try_from(r.phase).map(|p| p.value_name()).unwrap_or("PLAYING"),
     });
     if let Some(k) = &r.ko_point {
         p["ko"] = json!(k);
@@ -238,7 +239,7 @@ pub fn event_to_pb(e: &storage::StoredEvent) -> pb::GameEvent {
         sequence: e.seq.max(0) as u64,
         kind: e.kind.clone(),
         payload_json: e.payload.to_string(),
-        recorded_at: Some(convert::timestamp(e.created_at)),
+        record_time: Some(convert::timestamp(e.created_at)),
         hash: hex::encode(&e.hash),
         prev_hash: hex::encode(&e.prev_hash),
         ..Default::default()
@@ -340,7 +341,7 @@ impl GameCache {
     }
 }
 
-/// The `GameRecording` gRPC service.
+/// The `GameRecordingService` gRPC service.
 #[derive(Clone)]
 pub struct RecordingService {
     state: AppState,
@@ -457,7 +458,7 @@ impl RecordingService {
             prisoners_white: game.prisoners(Color::White),
             flagged,
             result,
-            created_at: Some(convert::timestamp(g.created_at)),
+            create_time: Some(convert::timestamp(g.created_at)),
             last_sequence: g.last_event_seq.max(0) as u64,
         })
     }
@@ -783,7 +784,7 @@ impl RecordingService {
                 event_payload: match o {
                     Some(o) => json!({
                         "captured": o.captured.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(),
-                        "phase": pb::Phase::try_from(convert::phase_to_pb(o.phase)).map(|p| p.as_str_name()).unwrap_or("PLAYING"),
+                        "phase": pb::Phase::try_from(convert::phase_to_pb(o.phase)).map(|p| p.value_name()).unwrap_or("PLAYING"),
                         "imported": true,
                     }),
                     None => json!({ "imported": true, "after_end": true }),
@@ -854,12 +855,12 @@ fn player_pb(p: &storage::Player) -> pb::Player {
 }
 
 /// The stream type of `WatchGame`.
-pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::GameEvent, Status>> + Send>>;
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
-impl pb::game_recording_server::GameRecording for RecordingService {
-    #[tracing::instrument(name = "GameRecording.CreateGame", skip_all)]
-    async fn create_game(&self, req: Request<pb::CreateGameRequest>) -> Result<Response<pb::Game>, Status> {
+impl pb::game_recording_service_server::GameRecordingService for RecordingService {
+    #[tracing::instrument(name = "GameRecordingService.CreateGame", skip_all)]
+    async fn create_game(&self, req: Request<pb::CreateGameRequest>) -> Result<Response<pb::CreateGameResponse>, Status> {
         crate::limits::check(&[("tournament", &req.get_ref().tournament, crate::limits::MAX_NAME_BYTES)])?;
         self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
         let req = req.into_inner();
@@ -879,10 +880,10 @@ impl pb::game_recording_server::GameRecording for RecordingService {
                 self.cache.put(g.id, std::sync::Arc::new(Snapshot { start: stored, moves: Vec::new(), game }));
             }
         }
-        Ok(Response::new(self.game_pb(&g, req.tournament.trim().to_string(), false).await?))
+        Ok(Response::new(pb::CreateGameResponse { game: Some(self.game_pb(&g, req.tournament.trim().to_string(), false).await?) }))
     }
 
-    #[tracing::instrument(name = "GameRecording.RecordMove", skip_all, fields(game = %req.get_ref().game_id, move_number = req.get_ref().move_number))]
+    #[tracing::instrument(name = "GameRecordingService.RecordMove", skip_all, fields(game = %req.get_ref().game_id, move_number = req.get_ref().move_number))]
     async fn record_move(&self, req: Request<pb::RecordMoveRequest>) -> Result<Response<pb::RecordMoveResponse>, Status> {
         if let Some(claims) = req.extensions().get::<crate::auth::Claims>() {
             let r = req.get_ref();
@@ -893,8 +894,8 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         Ok(Response::new(self.record_move(req.into_inner()).await?))
     }
 
-    #[tracing::instrument(name = "GameRecording.Resign", skip_all)]
-    async fn resign(&self, req: Request<pb::ResignRequest>) -> Result<Response<pb::Game>, Status> {
+    #[tracing::instrument(name = "GameRecordingService.Resign", skip_all)]
+    async fn resign(&self, req: Request<pb::ResignRequest>) -> Result<Response<pb::ResignResponse>, Status> {
         let claims = req.extensions().get::<crate::auth::Claims>().cloned();
         let req = req.into_inner();
         crate::limits::check(&[("idempotency_key", &req.idempotency_key, crate::limits::MAX_NAME_BYTES)])?;
@@ -916,18 +917,18 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         store.write(w).await.map_err(|e| store_error(e, Some(id)))?;
         let g = store.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
         let t = self.tournament_name(g.tournament_id).await?;
-        Ok(Response::new(self.game_pb(&g, t, false).await?))
+        Ok(Response::new(pb::ResignResponse { game: Some(self.game_pb(&g, t, false).await?) }))
     }
 
-    #[tracing::instrument(name = "GameRecording.GetGame", skip_all)]
-    async fn get_game(&self, req: Request<pb::GetGameRequest>) -> Result<Response<pb::Game>, Status> {
+    #[tracing::instrument(name = "GameRecordingService.GetGame", skip_all)]
+    async fn get_game(&self, req: Request<pb::GetGameRequest>) -> Result<Response<pb::GetGameResponse>, Status> {
         let id = game_id("game_id", &req.get_ref().game_id)?;
         let g = self.store()?.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
         let t = self.tournament_name(g.tournament_id).await?;
-        Ok(Response::new(self.game_pb(&g, t, true).await?))
+        Ok(Response::new(pb::GetGameResponse { game: Some(self.game_pb(&g, t, true).await?) }))
     }
 
-    #[tracing::instrument(name = "GameRecording.ListGames", skip_all)]
+    #[tracing::instrument(name = "GameRecordingService.ListGames", skip_all)]
     async fn list_games(&self, req: Request<pb::ListGamesRequest>) -> Result<Response<pb::ListGamesResponse>, Status> {
         let req = req.into_inner();
         crate::limits::check(&[("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES)])?;
@@ -963,7 +964,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
 
     type WatchGameStream = EventStream;
 
-    #[tracing::instrument(name = "GameRecording.WatchGame", skip_all)]
+    #[tracing::instrument(name = "GameRecordingService.WatchGame", skip_all)]
     async fn watch_game(&self, req: Request<pb::WatchGameRequest>) -> Result<Response<EventStream>, Status> {
         let req = req.into_inner();
         let id = game_id("game_id", &req.game_id)?;
@@ -972,7 +973,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         let until_end = req.until_end;
         // Forward from the store's stream; stop after the end of the game (until_end), on an
         // error, or when the client goes away (the send fails).
-        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::GameEvent, Status>>(64);
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::WatchGameResponse, Status>>(64);
         let mut shutdown = self.state.shutdown.clone();
         tokio::spawn(async move {
             let mut events = events;
@@ -992,7 +993,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
                 match item {
                     Ok(e) => {
                         let last = until_end && ends_game(&e);
-                        if tx.send(Ok(event_to_pb(&e))).await.is_err() || last {
+                        if tx.send(Ok(pb::WatchGameResponse { event: Some(event_to_pb(&e)) })).await.is_err() || last {
                             break;
                         }
                     }
@@ -1007,7 +1008,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         Ok(Response::new(stream))
     }
 
-    #[tracing::instrument(name = "GameRecording.ImportSgf", skip_all)]
+    #[tracing::instrument(name = "GameRecordingService.ImportSgf", skip_all)]
     async fn import_sgf(&self, req: Request<pb::ImportSgfRequest>) -> Result<Response<pb::ImportSgfResponse>, Status> {
         crate::limits::check(&[("tournament", &req.get_ref().tournament, crate::limits::MAX_NAME_BYTES)])?;
         self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
@@ -1016,7 +1017,7 @@ impl pb::game_recording_server::GameRecording for RecordingService {
         Ok(Response::new(r))
     }
 
-    #[tracing::instrument(name = "GameRecording.ExportSgf", skip_all)]
+    #[tracing::instrument(name = "GameRecordingService.ExportSgf", skip_all)]
     async fn export_sgf(&self, req: Request<pb::ExportSgfRequest>) -> Result<Response<pb::ExportSgfResponse>, Status> {
         let id = game_id("game_id", &req.get_ref().game_id)?;
         Ok(Response::new(pb::ExportSgfResponse { sgf: self.export(id).await? }))

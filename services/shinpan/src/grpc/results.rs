@@ -1,10 +1,10 @@
-//! `ResultConfirmation`: the result lifecycle (第九条–第十二条) on PostgreSQL.
+//! `ResultConfirmationService`: the result lifecycle (第九条–第十二条) on PostgreSQL.
 //!
 //! * `ProposeResult` — after play stops: 中押勝 (第六条, from the recorded resignation or the
 //!   named winner), a count (第九条: the players' agreed statuses; 第七条・第八条: when no
 //!   statuses are agreed, the adjudicator `shinpan_adjudicator::adjudicate` decides every
 //!   chain by hypothetical play and `goban::score` counts, 第十条), 持碁, loss on time.
-//!   反則負け, 無勝負 and 両負け come only from a referee's ruling (`Arbitration.RuleCase`):
+//!   反則負け, 無勝負 and 両負け come only from a referee's ruling (`ArbitrationService.RuleCase`):
 //!   proposing them here is `FAILED_PRECONDITION`. An undecided status opens an arbiter case
 //!   of kind `undecided` and is `FAILED_PRECONDITION` naming the case.
 //! * `ConfirmResult` — a player confirms their own colour, an official (referee, chief
@@ -278,7 +278,7 @@ pub struct Count {
 /// it never uses an estimate: a chain hypothetical play leaves undecided stays undecided (and
 /// opens the arbiter's case). What the players can start their agreement from instead — the
 /// proved statuses completed by an estimator's, labelled by basis — is
-/// `Adjudication.Propose` ([`crate::propose`]).
+/// `AdjudicationService.Propose` ([`crate::propose`]).
 pub async fn count(state: &AppState, recon: &Reconstruction, komi: f64, agreements: &[pb::Agreement]) -> Result<Count, Status> {
     let game = recon.replayed.game.clone();
     let rules = recon.rules;
@@ -443,7 +443,7 @@ pub async fn result_pb(store: &Store, r: &storage::StoredResult, phase: Phase) -
                     _ => 0,
                 },
                 by: c.who.clone(),
-                at: Some(convert::timestamp(c.confirmed_at)),
+                confirm_time: Some(convert::timestamp(c.confirmed_at)),
             })
             .collect(),
         pending: if r.state == storage::ResultState::Final {
@@ -452,7 +452,7 @@ pub async fn result_pb(store: &Store, r: &storage::StoredResult, phase: Phase) -
             lifecycle::pending(&parties).iter().map(|p| p.name().to_string()).collect()
         },
         corrects: r.corrects_result_id.map(|u| u.to_string()).unwrap_or_default(),
-        final_at: r.finalized_at.map(convert::timestamp),
+        final_time: r.finalized_at.map(convert::timestamp),
         version,
         result_id: r.id.to_string(),
         ruling_text: r.detail.get("ruling_text").and_then(Value::as_str).unwrap_or_default().to_string(),
@@ -461,7 +461,7 @@ pub async fn result_pb(store: &Store, r: &storage::StoredResult, phase: Phase) -
     })
 }
 
-/// The `ResultConfirmation` service.
+/// The `ResultConfirmationService` service.
 #[derive(Clone)]
 pub struct ResultsService {
     state: AppState,
@@ -493,7 +493,7 @@ impl ResultsService {
         lifecycle::check(phase, Action::Propose).map_err(|e| lifecycle_status(&e))?;
         if matches!(ending, Ending::FoulLoss | Ending::NoResult | Ending::BothLose) {
             return Err(Status::failed_precondition(format!(
-                "{} ({}) is given by a referee's ruling: open or rule an arbiter case (Arbitration.RuleCase)",
+                "{} ({}) is given by a referee's ruling: open or rule an arbiter case (ArbitrationService.RuleCase)",
                 ending,
                 ending.article()
             )));
@@ -837,27 +837,27 @@ impl ResultsService {
 }
 
 #[tonic::async_trait]
-impl pb::result_confirmation_server::ResultConfirmation for ResultsService {
-    #[tracing::instrument(name = "ResultConfirmation.ProposeResult", skip_all, fields(game = %req.get_ref().game_id))]
-    async fn propose_result(&self, req: Request<pb::ProposeResultRequest>) -> Result<Response<pb::GameResult>, Status> {
+impl pb::result_confirmation_service_server::ResultConfirmationService for ResultsService {
+    #[tracing::instrument(name = "ResultConfirmationService.ProposeResult", skip_all, fields(game = %req.get_ref().game_id))]
+    async fn propose_result(&self, req: Request<pb::ProposeResultRequest>) -> Result<Response<pb::ProposeResultResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.propose(&c, req.into_inner()).await?))
+        Ok(Response::new(pb::ProposeResultResponse { result: Some(self.propose(&c, req.into_inner()).await?) }))
     }
 
-    #[tracing::instrument(name = "ResultConfirmation.ConfirmResult", skip_all, fields(game = %req.get_ref().game_id))]
-    async fn confirm_result(&self, req: Request<pb::ConfirmResultRequest>) -> Result<Response<pb::GameResult>, Status> {
+    #[tracing::instrument(name = "ResultConfirmationService.ConfirmResult", skip_all, fields(game = %req.get_ref().game_id))]
+    async fn confirm_result(&self, req: Request<pb::ConfirmResultRequest>) -> Result<Response<pb::ConfirmResultResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.confirm(&c, req.into_inner()).await?))
+        Ok(Response::new(pb::ConfirmResultResponse { result: Some(self.confirm(&c, req.into_inner()).await?) }))
     }
 
-    #[tracing::instrument(name = "ResultConfirmation.Object", skip_all, fields(game = %req.get_ref().game_id))]
-    async fn object(&self, req: Request<pb::ObjectRequest>) -> Result<Response<pb::Case>, Status> {
+    #[tracing::instrument(name = "ResultConfirmationService.Object", skip_all, fields(game = %req.get_ref().game_id))]
+    async fn object(&self, req: Request<pb::ObjectRequest>) -> Result<Response<pb::ObjectResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(ResultsService::object(self, &c, req.into_inner()).await?))
+        Ok(Response::new(pb::ObjectResponse { case: Some(ResultsService::object(self, &c, req.into_inner()).await?) }))
     }
 
-    #[tracing::instrument(name = "ResultConfirmation.GetResult", skip_all, fields(game = %req.get_ref().game_id))]
-    async fn get_result(&self, req: Request<pb::GetResultRequest>) -> Result<Response<pb::GameResult>, Status> {
+    #[tracing::instrument(name = "ResultConfirmationService.GetResult", skip_all, fields(game = %req.get_ref().game_id))]
+    async fn get_result(&self, req: Request<pb::GetResultRequest>) -> Result<Response<pb::GetResultResponse>, Status> {
         let c = auth::claims(&req)?;
         let store = self.store()?;
         let id = uuid_field("game_id", &req.get_ref().game_id)?;
@@ -867,33 +867,34 @@ impl pb::result_confirmation_server::ResultConfirmation for ResultsService {
         }
         let (phase, cur) = phase_of(store, id).await?;
         let cur = cur.ok_or_else(|| Status::not_found(format!("no result proposed for game {id}")))?;
-        Ok(Response::new(result_pb(store, &cur, phase).await?))
+        Ok(Response::new(pb::GetResultResponse { result: Some(result_pb(store, &cur, phase).await?) }))
     }
 
-    #[tracing::instrument(name = "ResultConfirmation.ExportResults", skip_all)]
+    #[tracing::instrument(name = "ResultConfirmationService.ExportResults", skip_all)]
     async fn export_results(&self, req: Request<pb::ExportResultsRequest>) -> Result<Response<pb::ExportResultsResponse>, Status> {
         let c = auth::claims(&req)?;
         Ok(Response::new(self.export(&c, req.into_inner()).await?))
     }
 
-    #[tracing::instrument(name = "ResultConfirmation.CorrectResult", skip_all)]
-    async fn correct_result(&self, req: Request<pb::CorrectResultRequest>) -> Result<Response<pb::GameResult>, Status> {
+    #[tracing::instrument(name = "ResultConfirmationService.CorrectResult", skip_all)]
+    async fn correct_result(&self, req: Request<pb::CorrectResultRequest>) -> Result<Response<pb::CorrectResultResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.correct(&c, req.into_inner()).await?))
+        Ok(Response::new(pb::CorrectResultResponse { result: Some(self.correct(&c, req.into_inner()).await?) }))
     }
 }
 
-/// Adds `ResultConfirmation` and `Arbitration` to a router, both behind the bearer-token
+/// Adds `ResultConfirmationService` and `ArbitrationService` to a router, both behind the bearer-token
 /// interceptor of `auth`.
 pub fn add_services(routes: &mut tonic::service::RoutesBuilder, state: &AppState, auth: &crate::auth::AuthConfig) {
     use tonic::service::interceptor::InterceptedService;
     let limit = crate::limits::MAX_REQUEST_BYTES;
     routes.add_service(InterceptedService::new(
-        pb::result_confirmation_server::ResultConfirmationServer::new(ResultsService::new(state.clone())).max_decoding_message_size(limit),
+        pb::result_confirmation_service_server::ResultConfirmationServiceServer::new(ResultsService::new(state.clone()))
+            .max_decoding_message_size(limit),
         auth.interceptor(),
     ));
     routes.add_service(InterceptedService::new(
-        pb::arbitration_server::ArbitrationServer::new(crate::grpc::arbitration::ArbitrationService::new(state.clone()))
+        pb::arbitration_service_server::ArbitrationServiceServer::new(crate::grpc::arbitration::ArbitrationService::new(state.clone()))
             .max_decoding_message_size(limit),
         auth.interceptor(),
     ));

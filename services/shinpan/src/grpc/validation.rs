@@ -1,4 +1,4 @@
-//! `RuleValidation`: stateless legality checks by the rules engine (goban).
+//! `RuleValidationService`: stateless legality checks by the rules engine (goban).
 //!
 //! * A legal move reports its captures (第三条) and the new ko point (第五条); an illegal one
 //!   is a foul with its rule and article (第二条 occupied point, 第四条 suicide, 第五条 ko, ...),
@@ -16,7 +16,7 @@ use crate::grpc::convert::{self, GameStart};
 use crate::telemetry::TracePropagation;
 use goban::{Board, Color, Foul, FoulRule, Game, Move, MoveOutcome, RuleSet};
 use shinpan_proto::v1 as pb;
-use shinpan_proto::v1::rule_validation_client::RuleValidationClient;
+use shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
@@ -248,20 +248,20 @@ fn describe_rules(r: RuleSet) -> &'static str {
     }
 }
 
-/// The `RuleValidation` gRPC service.
+/// The `RuleValidationService` gRPC service.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RuleValidationService;
 
 #[tonic::async_trait]
-impl pb::rule_validation_server::RuleValidation for RuleValidationService {
-    #[tracing::instrument(name = "RuleValidation.ValidateMove", skip_all)]
+impl pb::rule_validation_service_server::RuleValidationService for RuleValidationService {
+    #[tracing::instrument(name = "RuleValidationService.ValidateMove", skip_all)]
     async fn validate_move(&self, req: Request<pb::ValidateMoveRequest>) -> Result<Response<pb::ValidateMoveResponse>, Status> {
         let r = validate_move(req.get_ref())?;
         tracing::debug!(legal = r.legal, move_number = r.move_number, "validated move");
         Ok(Response::new(r))
     }
 
-    #[tracing::instrument(name = "RuleValidation.ValidateRecord", skip_all)]
+    #[tracing::instrument(name = "RuleValidationService.ValidateRecord", skip_all)]
     async fn validate_record(&self, req: Request<pb::ValidateRecordRequest>) -> Result<Response<pb::ValidateRecordResponse>, Status> {
         let req = req.into_inner();
         let r = tokio::task::spawn_blocking(move || validate_record(&req)).await.map_err(|e| ApiError::Internal(e.to_string()))??;
@@ -273,15 +273,15 @@ impl pb::rule_validation_server::RuleValidation for RuleValidationService {
     }
 }
 
-/// A gRPC client of a remote `RuleValidation`, propagating the trace context.
-pub type RemoteValidation = RuleValidationClient<InterceptedService<Channel, TracePropagation>>;
+/// A gRPC client of a remote `RuleValidationService`, propagating the trace context.
+pub type RemoteValidation = RuleValidationServiceClient<InterceptedService<Channel, TracePropagation>>;
 
 /// How the recording service validates moves.
 #[derive(Clone, Debug)]
 pub enum Validator {
     /// In-process (co-hosted services): a function call.
     Local,
-    /// Over gRPC to a separate `RuleValidation` process.
+    /// Over gRPC to a separate `RuleValidationService` process.
     Remote(RemoteValidation),
 }
 
@@ -294,7 +294,7 @@ impl Validator {
         let endpoint = Channel::from_shared(url.to_string())
             .map_err(|e| crate::error::StartupError::Config(format!("--validation-url {url}: {e}")))?;
         let channel = endpoint.connect_lazy();
-        Ok(Validator::Remote(RuleValidationClient::with_interceptor(channel, TracePropagation)))
+        Ok(Validator::Remote(RuleValidationServiceClient::with_interceptor(channel, TracePropagation)))
     }
 
     /// Validates one move given the game's start and history (see [`validate_move`]).
