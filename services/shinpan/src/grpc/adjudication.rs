@@ -91,7 +91,8 @@ pub struct Subject {
 use super::convert::status_to_pb as status_pb;
 
 fn status_from_pb(field: &str, s: i32) -> Result<StoneStatus, ApiError> {
-    super::convert::status_from_pb(s).ok_or_else(|| ApiError::field(field, "CHAIN_STATUS_ALIVE, _DEAD, _SEKI or _UNDECIDED"))
+    super::convert::status_from_pb(s)
+        .ok_or_else(|| ApiError::field(field, "CHAIN_STATUS_ALIVE, CHAIN_STATUS_DEAD, CHAIN_STATUS_SEKI or CHAIN_STATUS_UNDECIDED"))
 }
 
 /// A foul in a record to adjudicate: `FAILED_PRECONDITION` (the record has no legal final
@@ -418,7 +419,7 @@ pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out
     Ok(())
 }
 
-/// The `AdjudicationService` service.
+/// The `AdjudicationService` gRPC service.
 #[derive(Clone)]
 pub struct AdjudicationService {
     state: AppState,

@@ -461,7 +461,7 @@ pub async fn result_pb(store: &Store, r: &storage::StoredResult, phase: Phase) -
     })
 }
 
-/// The `ResultConfirmationService` service.
+/// The `ResultConfirmationService` gRPC service.
 #[derive(Clone)]
 pub struct ResultsService {
     state: AppState,
