@@ -49,6 +49,8 @@
 
 pub mod board;
 pub mod game;
+pub mod handicap;
+pub mod outcome;
 pub mod point;
 pub mod rules;
 pub mod score;

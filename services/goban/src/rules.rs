@@ -1,7 +1,7 @@
 //! Rule sets as parameters: ko rule, suicide, passes that stop/end play, scoring, komi.
 //!
-//! Every rule set shinpan knows is the same game engine with different parameters (issue 2:
-//! "rule sets that differ are parameters, not forks of the code"):
+//! Every rule set shinpan knows is the same game engine with different parameters (rule sets
+//! that differ are parameters, not forks of the code):
 //!
 //! | rule set          | ko (第五条)        | suicide (第四条) | stop / end (第九条)        | scoring                 | komi 19 / 13 / 9 |
 //! |-------------------|--------------------|------------------|----------------------------|-------------------------|------------------|

