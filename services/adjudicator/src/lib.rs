@@ -209,6 +209,7 @@
 mod benson;
 mod dispute;
 mod safety;
+mod scope;
 mod search;
 
 pub use dispute::{find_seki, DrawReason, DrawnIn};
