@@ -13,6 +13,7 @@ pub mod bench;
 pub mod case_cli;
 pub mod client;
 pub mod configuration;
+pub mod connections;
 pub mod demo;
 pub mod error;
 pub mod estimate;

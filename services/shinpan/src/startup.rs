@@ -9,6 +9,7 @@
 //! finish, health turns NOT_SERVING, the embedded cluster is stopped.
 
 use crate::configuration::{ServeArgs, ServiceKind};
+use crate::connections::Incoming;
 use crate::error::StartupError;
 use crate::grpc::recording::RecordingService;
 use crate::grpc::validation::{RuleValidationService, Validator};
@@ -20,13 +21,13 @@ use shinpan_storage::Store;
 use std::future::Future;
 use std::net::SocketAddr;
 use tonic::service::RoutesBuilder;
-use tonic::transport::server::TcpIncoming;
 use tonic_health::server::HealthReporter;
 
 /// A bound, ready-to-serve server.
 pub struct Application {
     addr: SocketAddr,
-    incoming: TcpIncoming,
+    incoming: Incoming,
+    keepalive: (Option<std::time::Duration>, Option<std::time::Duration>),
     routes: RoutesBuilder,
     health: HealthReporter,
     served: Vec<&'static str>,
@@ -89,9 +90,28 @@ impl Application {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let searches = std::sync::Arc::new(tokio::sync::Semaphore::new(cores));
         let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches };
-        let incoming = TcpIncoming::bind(args.listen)
-            .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?
-            .with_nodelay(Some(true));
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
+        let open_files = crate::connections::open_file_limit();
+        let limits = args.connection_limits(open_files);
+        if limits.max_connections < args.max_client_connections {
+            tracing::warn!(
+                open_file_limit = open_files,
+                "the open-file limit leaves room for {} client connections, fewer than --max-client-connections {}: serving at most {}",
+                limits.max_connections,
+                args.max_client_connections,
+                limits.max_connections
+            );
+        }
+        tracing::info!(
+            max_connections = limits.max_connections,
+            handshake_timeout_s = limits.handshake_timeout.as_secs_f64(),
+            idle_timeout_s = limits.idle_timeout.map(|d| d.as_secs_f64()),
+            open_file_limit = open_files,
+            "client connection limits"
+        );
+        let incoming = Incoming::new(listener, limits);
         let addr = incoming.local_addr().map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
 
         let (health, health_service) = tonic_health::server::health_reporter();
@@ -158,7 +178,17 @@ impl Application {
             health.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
         }
         health.set_service_status("", tonic_health::ServingStatus::Serving).await;
-        Ok(Application { addr, incoming, routes, health, served, state, shutdown: shutdown_tx, embedded: None })
+        Ok(Application {
+            addr,
+            incoming,
+            keepalive: args.keepalive(),
+            routes,
+            health,
+            served,
+            state,
+            shutdown: shutdown_tx,
+            embedded: None,
+        })
     }
 
     /// The bound address (the real port when `listen` had port 0).
@@ -187,7 +217,7 @@ impl Application {
     /// # Errors
     /// [`StartupError::Serve`] if the server fails.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), StartupError> {
-        let Application { addr, incoming, routes, health, served, state, shutdown: stop_streams, embedded } = self;
+        let Application { addr, incoming, keepalive, routes, health, served, state, shutdown: stop_streams, embedded } = self;
         tracing::info!(%addr, services = ?served, "shinpan listening");
         let health2 = health.clone();
         let signal = async move {
@@ -200,6 +230,9 @@ impl Application {
             health2.set_service_status("", tonic_health::ServingStatus::NotServing).await;
         };
         let result = tonic::transport::Server::builder()
+            .http2_keepalive_interval(keepalive.0)
+            .http2_keepalive_timeout(keepalive.1)
+            .layer(crate::connections::TrackCallsLayer)
             .trace_fn(telemetry::server_span)
             .add_routes(routes.routes())
             .serve_with_incoming_shutdown(incoming, signal)
