@@ -28,5 +28,6 @@ pub mod result_cli;
 pub mod score;
 pub mod serve;
 pub mod startup;
+pub mod supervision;
 pub mod telemetry;
 pub mod token;

@@ -6,7 +6,9 @@
 //! `grpc.health.v1.Health`, server reflection (`grpc.reflection.v1`) and the services of
 //! the configured [`ServiceKind`]. [`Application::run_until_stopped`] serves until
 //! SIGTERM or Ctrl-C and then shuts down gracefully: the listener closes, in-flight calls
-//! finish, health turns NOT_SERVING, the embedded cluster is stopped.
+//! finish, health turns NOT_SERVING, the embedded cluster is stopped. While it serves, an
+//! embedded cluster it started is restarted if its postmaster dies, and health is
+//! NOT_SERVING while the store does not answer ([`crate::supervision`]).
 
 use crate::configuration::{ServeArgs, ServiceKind};
 use crate::connections::Incoming;
@@ -219,15 +221,25 @@ impl Application {
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), StartupError> {
         let Application { addr, incoming, keepalive, routes, health, served, state, shutdown: stop_streams, embedded } = self;
         tracing::info!(%addr, services = ?served, "shinpan listening");
+        // While serving: the embedded cluster this process started is restarted if its
+        // postmaster dies, and health follows the store's reachability.
+        let store_health = crate::supervision::StoreHealth::new(health.clone(), served.clone());
+        let embedded = embedded.map(|c| std::sync::Arc::new(std::sync::Mutex::new(c)));
+        let supervisor = embedded
+            .as_ref()
+            .filter(|c| c.lock().is_ok_and(|c| c.owns_server()))
+            .map(|c| tokio::spawn(crate::supervision::supervise_embedded(c.clone(), store_health.clone(), state.shutdown.clone())));
+        let monitor = state
+            .store
+            .clone()
+            .map(|store| tokio::spawn(crate::supervision::watch_store(store, store_health.clone(), state.shutdown.clone())));
         let health2 = health.clone();
+        let served2 = served.clone();
         let signal = async move {
             shutdown.await;
             tracing::info!("shutting down: finishing in-flight calls");
             let _ = stop_streams.send(true);
-            for name in &served {
-                health2.set_service_status(*name, tonic_health::ServingStatus::NotServing).await;
-            }
-            health2.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+            crate::supervision::set_all(&health2, &served2, tonic_health::ServingStatus::NotServing).await;
         };
         let result = tonic::transport::Server::builder()
             .http2_keepalive_interval(keepalive.0)
@@ -237,13 +249,27 @@ impl Application {
             .add_routes(routes.routes())
             .serve_with_incoming_shutdown(incoming, signal)
             .await;
+        for task in [monitor, supervisor].into_iter().flatten() {
+            task.abort();
+            let _ = task.await;
+        }
+        crate::supervision::set_all(&health, &served, tonic_health::ServingStatus::NotServing).await;
         drop(health);
         if let Some(store) = &state.store {
             store.pool().close().await;
         }
         drop(state);
         if let Some(cluster) = embedded {
-            let stopped = tokio::task::spawn_blocking(move || cluster.stop()).await;
+            // A restart still in progress holds the other reference; its end drops (and so
+            // stops) the cluster.
+            let stopped = tokio::task::spawn_blocking(move || match std::sync::Arc::try_unwrap(cluster) {
+                Ok(m) => m.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).stop(),
+                Err(shared) => {
+                    drop(shared);
+                    Ok(())
+                }
+            })
+            .await;
             if let Ok(Err(e)) = stopped {
                 tracing::warn!(error = %e, "embedded PostgreSQL did not stop cleanly");
             } else {
