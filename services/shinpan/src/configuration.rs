@@ -49,8 +49,8 @@ impl ServiceKind {
 /// recording service at the validation service with `--validation-url`.
 ///
 /// Without `--database-url`/`DATABASE_URL`, a private PostgreSQL cluster is started (and
-/// reused on the next start) under `<data-dir>/pg` on a free loopback port, and stopped on
-/// exit. Stop the server with Ctrl-C or SIGTERM: in-flight calls finish first.
+/// reused on the next start) under `<data-dir>/pg` on a free loopback port, restarted if it
+/// dies, and stopped on exit; health is NOT_SERVING while the database does not answer. Stop the server with Ctrl-C or SIGTERM: in-flight calls finish first.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ServeArgs {
     /// PostgreSQL URL, e.g. postgres://user:pass@host/db. Unset: the embedded private cluster.
