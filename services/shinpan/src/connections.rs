@@ -5,10 +5,13 @@
 //! (`serve_with_incoming_shutdown`). It implements:
 //!
 //! * **A connection cap** ([`ConnectionLimits::max_connections`], flag
-//!   `--max-client-connections`): each open connection holds one permit of a semaphore; a
-//!   connection accepted while every permit is taken is answered with an HTTP/2 `GOAWAY`
-//!   (`ENHANCE_YOUR_CALM`, its debug data naming the limit and the flag) and closed at once,
-//!   and a WARN is logged (at most one every [`WARN_EVERY`], with the count of the others).
+//!   `--max-client-connections`): each open connection holds one permit of a semaphore. A
+//!   connection accepted while every permit is taken is served for [`OVERFLOW_LINGER`] only,
+//!   every call on it answered `RESOURCE_EXHAUSTED` naming the limit and the flag, and then
+//!   closed; at most [`OVERFLOW_CONNECTIONS`] such connections at a time, beyond which one is
+//!   sent an HTTP/2 `GOAWAY` (`ENHANCE_YOUR_CALM`, its debug data naming the limit and the
+//!   flag) and closed at once. Each refusal is logged (WARN, at most one every
+//!   [`WARN_EVERY`], with the count of the others).
 //! * **A handshake deadline** ([`ConnectionLimits::handshake_timeout`], `--handshake-timeout`):
 //!   a connection whose client has not sent the HTTP/2 preface and the header of its first
 //!   frame ([`HANDSHAKE_BYTES`] bytes) within it is closed.
@@ -53,6 +56,13 @@ pub const WARN_EVERY: Duration = Duration::from_secs(10);
 
 /// How long accepting pauses after an accept error such as `EMFILE` (too many open files).
 pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Connections over the cap that are answered `RESOURCE_EXHAUSTED` at the same time (the
+/// next ones are closed at once).
+pub const OVERFLOW_CONNECTIONS: usize = 64;
+
+/// How long a connection over the cap is served (every call refused) before it is closed.
+pub const OVERFLOW_LINGER: Duration = Duration::from_secs(3);
 
 /// File descriptors kept free of client connections by [`connection_budget`]: the
 /// database pool's connections are added to this (log files, the listener, PostgreSQL's
@@ -143,6 +153,7 @@ impl Shared {
 pub struct Incoming {
     listener: TcpListener,
     permits: Arc<Semaphore>,
+    overflow: Arc<Semaphore>,
     shared: Arc<Shared>,
     backoff: Option<Pin<Box<Sleep>>>,
     refused: RateLimited,
@@ -155,6 +166,7 @@ impl Incoming {
         Incoming {
             listener,
             permits: Arc::new(Semaphore::new(limits.max_connections.max(1))),
+            overflow: Arc::new(Semaphore::new(OVERFLOW_CONNECTIONS)),
             shared: Arc::new(Shared { limits, closed: Mutex::new(RateLimited::default()) }),
             backoff: None,
             refused: RateLimited::default(),
@@ -175,6 +187,19 @@ impl Incoming {
         &self.shared.limits
     }
 
+    /// Logs a refused connection (rate-limited).
+    fn log_refused(&mut self, peer: SocketAddr) {
+        let max = self.shared.limits.max_connections;
+        if let Some(others) = self.refused.hit() {
+            tracing::warn!(
+                %peer,
+                max_connections = max,
+                refused_since_last_warning = others,
+                "refused a client connection: {max} are open, the limit set by --max-client-connections"
+            );
+        }
+    }
+
     fn refuse(&mut self, tcp: TcpStream, peer: SocketAddr) {
         let max = self.shared.limits.max_connections;
         // Best effort, never blocking: the server's (empty) SETTINGS and a GOAWAY saying why.
@@ -186,14 +211,7 @@ impl Incoming {
         frames.extend_from_slice(debug.as_bytes());
         let _ = tcp.try_write(&frames);
         drop(tcp);
-        if let Some(others) = self.refused.hit() {
-            tracing::warn!(
-                %peer,
-                max_connections = max,
-                refused_since_last_warning = others,
-                "refused a client connection: {max} are open, the limit set by --max-client-connections"
-            );
-        }
+        self.log_refused(peer);
     }
 }
 
@@ -211,9 +229,16 @@ impl futures::Stream for Incoming {
                 Ok((tcp, peer)) => match this.permits.clone().try_acquire_owned() {
                     Ok(permit) => {
                         let _ = tcp.set_nodelay(true);
-                        return Poll::Ready(Some(Ok(GuardedStream::new(tcp, peer, permit, this.shared.clone()))));
+                        return Poll::Ready(Some(Ok(GuardedStream::new(tcp, peer, permit, false, this.shared.clone()))));
                     }
-                    Err(_) => this.refuse(tcp, peer),
+                    Err(_) => match this.overflow.clone().try_acquire_owned() {
+                        Ok(permit) => {
+                            this.log_refused(peer);
+                            let _ = tcp.set_nodelay(true);
+                            return Poll::Ready(Some(Ok(GuardedStream::new(tcp, peer, permit, true, this.shared.clone()))));
+                        }
+                        Err(_) => this.refuse(tcp, peer),
+                    },
                 },
                 Err(e) => {
                     let exhausted = matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM));
@@ -257,6 +282,8 @@ impl Activity {
 pub struct ConnectionInfo {
     tcp: TcpConnectInfo,
     activity: Arc<Activity>,
+    /// `Some(cap)` for a connection over the cap: every call is refused.
+    over_cap: Option<usize>,
 }
 
 /// One accepted client connection: the TCP stream with its permit of the connection cap
@@ -272,13 +299,16 @@ pub struct GuardedStream {
     activity: Arc<Activity>,
     received: usize,
     deadline: Pin<Box<Sleep>>,
+    /// Over the cap: served for [`OVERFLOW_LINGER`], every call refused.
+    over_cap: bool,
 }
 
 impl GuardedStream {
-    fn new(tcp: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit, shared: Arc<Shared>) -> GuardedStream {
-        let deadline = Box::pin(tokio::time::sleep(shared.limits.handshake_timeout));
+    fn new(tcp: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit, over_cap: bool, shared: Arc<Shared>) -> GuardedStream {
+        let first = if over_cap { OVERFLOW_LINGER } else { shared.limits.handshake_timeout };
+        let deadline = Box::pin(tokio::time::sleep(first));
         let activity = Arc::new(Activity { born: Instant::now(), calls: AtomicUsize::new(0), idle_since_ms: AtomicU64::new(0) });
-        GuardedStream { tcp, peer, _permit: permit, shared, activity, received: 0, deadline }
+        GuardedStream { tcp, peer, _permit: permit, shared, activity, received: 0, deadline, over_cap }
     }
 
     fn greeted(&self) -> bool {
@@ -288,6 +318,9 @@ impl GuardedStream {
     /// Called when the deadline timer fires: `Some(why)` when the connection must close,
     /// else the timer is moved to the next moment it could.
     fn deadline_passed(&mut self) -> Option<String> {
+        if self.over_cap {
+            return Some(format!("over the connection limit of {} (--max-client-connections)", self.shared.limits.max_connections));
+        }
         if !self.greeted() {
             let t = self.shared.limits.handshake_timeout;
             return Some(format!("no HTTP/2 preface within {} s (--handshake-timeout)", t.as_secs_f64()));
@@ -323,7 +356,7 @@ impl AsyncRead for GuardedStream {
             if !this.greeted() {
                 let was = this.received;
                 this.received += buf.filled().len() - before;
-                if was < HANDSHAKE_BYTES && this.greeted() {
+                if was < HANDSHAKE_BYTES && this.greeted() && !this.over_cap {
                     // Handshake done: from now on the idle deadline applies.
                     let idle = this.shared.limits.idle_timeout.unwrap_or(Duration::from_secs(86_400 * 365));
                     this.activity.idle_since_ms.store(this.activity.now_ms(), Ordering::Release);
@@ -368,7 +401,8 @@ impl Connected for GuardedStream {
     type ConnectInfo = ConnectionInfo;
 
     fn connect_info(&self) -> ConnectionInfo {
-        ConnectionInfo { tcp: self.tcp.connect_info(), activity: self.activity.clone() }
+        let over_cap = self.over_cap.then_some(self.shared.limits.max_connections);
+        ConnectionInfo { tcp: self.tcp.connect_info(), activity: self.activity.clone(), over_cap }
     }
 }
 
@@ -393,7 +427,9 @@ impl Drop for CallGuard {
 
 /// The tower layer (for tonic's `Server::layer`) that counts the calls in progress on each
 /// [`GuardedStream`] for its idle timeout, from the request until the response body ends,
-/// and puts the connection's [`TcpConnectInfo`] into each request.
+/// and puts the connection's [`TcpConnectInfo`] into each request. On a connection over the
+/// cap it answers every call `RESOURCE_EXHAUSTED` ("connection limit of N reached
+/// (--max-client-connections) …") without calling the service.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TrackCallsLayer;
 
@@ -417,6 +453,7 @@ impl<S, B> tower::Service<http::Request<B>> for TrackCalls<S>
 where
     S: tower::Service<http::Request<B>, Response = http::Response<tonic::body::Body>>,
     S::Future: Send + 'static,
+    S::Error: Send + 'static,
 {
     type Response = http::Response<tonic::body::Body>;
     type Error = S::Error;
@@ -427,6 +464,12 @@ where
     }
 
     fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
+        if let Some(max) = req.extensions().get::<ConnectionInfo>().and_then(|i| i.over_cap) {
+            let status = tonic::Status::resource_exhausted(format!(
+                "connection limit of {max} reached (--max-client-connections): the server has no room for another connection; retry later"
+            ));
+            return Box::pin(std::future::ready(Ok(status.into_http())));
+        }
         let guard = req.extensions().get::<ConnectionInfo>().cloned().map(|info| {
             req.extensions_mut().insert(info.tcp.clone());
             CallGuard::new(info.activity)

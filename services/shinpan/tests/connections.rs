@@ -145,7 +145,15 @@ async fn connections_over_the_cap_are_refused_until_one_closes() {
     })
     .await;
     let idle = open(s.addr, 20, HALF_PREFACE).await;
-    // The 21st connection is sent a GOAWAY and closed, and a client's call fails.
+    // A call on a 21st connection is refused, naming the limit and the flag, and the
+    // connection is closed soon after.
+    let refused = call(&s.url, Duration::from_secs(10), 1).await.expect_err("no room for another connection");
+    assert!(refused.contains("ResourceExhausted"), "{refused}");
+    assert!(refused.contains("connection limit of 20 reached (--max-client-connections)"), "{refused}");
+    let lingering = open(s.addr, 1, FULL_PREFACE).await.pop().unwrap();
+    assert!(closed_by_server(lingering, Duration::from_secs(20)).await, "a connection over the cap is closed");
+    // Past the connections answered that way, one more is sent a GOAWAY saying why and closed.
+    let overflow = open(s.addr, shinpan::connections::OVERFLOW_CONNECTIONS, HALF_PREFACE).await;
     let mut extra = TcpStream::connect(s.addr).await.unwrap();
     extra.write_all(FULL_PREFACE).await.unwrap();
     let mut got = Vec::new();
@@ -153,8 +161,7 @@ async fn connections_over_the_cap_are_refused_until_one_closes() {
     assert!(read.is_ok(), "the connection over the cap is closed");
     let text = String::from_utf8_lossy(&got);
     assert!(text.contains("connection limit of 20 reached (--max-client-connections)"), "GOAWAY debug data: {text:?}");
-    let refused = call(&s.url, Duration::from_secs(10), 1).await.expect_err("no room for another connection");
-    eprintln!("a call over the cap: {refused}");
+    drop(overflow);
     // Once the idle sockets are gone there is room again.
     drop(idle);
     let deadline = Instant::now() + Duration::from_secs(20);
