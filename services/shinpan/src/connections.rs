@@ -14,7 +14,8 @@
 //!   [`WARN_EVERY`], with the count of the others).
 //! * **A handshake deadline** ([`ConnectionLimits::handshake_timeout`], `--handshake-timeout`):
 //!   a connection whose client has not sent the HTTP/2 preface and the header of its first
-//!   frame ([`HANDSHAKE_BYTES`] bytes) within it is closed.
+//!   frame ([`HANDSHAKE_BYTES`] bytes) within it is closed (WARN, rate-limited like the
+//!   refusals).
 //! * **An idle timeout** ([`ConnectionLimits::idle_timeout`], `--idle-timeout`): a
 //!   connection with no call in progress for that long is closed (a client's channel
 //!   reconnects on its next call). A call is in progress from its request until its
@@ -136,8 +137,13 @@ struct Shared {
 }
 
 impl Shared {
-    fn log_closed(&self, peer: SocketAddr, why: &str) {
+    /// Logs a connection closed for `why`: at DEBUG when it was idle (`suspicious` false),
+    /// else also at WARN, rate-limited.
+    fn log_closed(&self, peer: SocketAddr, why: &str, suspicious: bool) {
         tracing::debug!(%peer, why, "closing a client connection");
+        if !suspicious {
+            return;
+        }
         let hit = self.closed.lock().map(|mut r| r.hit()).unwrap_or(None);
         if let Some(others) = hit {
             tracing::warn!(%peer, why, others_since_last_warning = others, "closed a client connection");
@@ -367,7 +373,8 @@ impl AsyncRead for GuardedStream {
         }
         while this.deadline.as_mut().poll(cx).is_ready() {
             if let Some(why) = this.deadline_passed() {
-                this.shared.log_closed(this.peer, &why);
+                let suspicious = this.over_cap || !this.greeted();
+                this.shared.log_closed(this.peer, &why, suspicious);
                 return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, why)));
             }
         }

@@ -2,7 +2,9 @@
 //! real gRPC over loopback): sockets that never finish the HTTP/2 handshake are closed
 //! within `--handshake-timeout` while calls go on being served, connections beyond
 //! `--max-client-connections` are refused, and a connection without a call in progress is
-//! closed after `--idle-timeout` while a quiet `WatchGame` stream is kept.
+//! closed after `--idle-timeout` while a quiet `WatchGame` stream is kept; and a real
+//! `shinpan serve` process under an open-file limit of 1,024 (systemd's default) keeps
+//! serving while 1,100 sockets hang in the handshake.
 
 use shinpan::configuration::ServeArgs;
 use shinpan::startup::Application;
@@ -210,4 +212,109 @@ async fn idle_connections_close_but_a_quiet_watch_stream_stays() {
     assert!(recorded.legal);
     let next = tokio::time::timeout(Duration::from_secs(10), stream.message()).await.expect("the event arrives");
     assert_eq!(next.expect("the stream is open").expect("an event").sequence, 2);
+}
+
+/// A `shinpan serve --service validation` process (no database) with `RLIMIT_NOFILE` set to
+/// 1,024 (soft and hard, as systemd's default), its stderr collected.
+struct Process {
+    child: std::process::Child,
+    addr: SocketAddr,
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve_with_1024_files(extra: &[&str]) -> Process {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_shinpan"));
+    cmd.args(["serve", "--service", "validation", "--listen", "127.0.0.1:0", "--log-format", "json"])
+        .args(extra)
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit { rlim_cur: 1024, rlim_max: 1024 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let mut child = cmd.spawn().expect("start shinpan serve");
+    let stderr = child.stderr.take().unwrap();
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("shinpan serving ").and_then(|l| l.split(" on http://").nth(1)) {
+                let _ = tx.send(url.trim().to_string());
+            }
+            let mut l = sink.lock().unwrap();
+            l.push_str(&line);
+            l.push('\n');
+        }
+    });
+    let addr = rx.recv_timeout(Duration::from_secs(30)).expect("the server says where it listens").parse().unwrap();
+    Process { child, addr, log }
+}
+
+/// One health check over a new connection, within 5 s.
+async fn health_check(addr: SocketAddr) -> Result<(), String> {
+    let work = async {
+        let channel = Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.map_err(|e| format!("connect: {e:?}"))?;
+        let r = HealthClient::new(channel).check(HealthCheckRequest { service: String::new() }).await.map_err(|e| format!("{e:?}"))?;
+        assert_eq!(r.get_ref().status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32);
+        Ok::<_, String>(())
+    };
+    tokio::time::timeout(Duration::from_secs(5), work).await.unwrap_or_else(|_| Err("no answer within 5 s".into()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_at_1024_open_files_outlives_1100_idle_sockets() {
+    shinpan::connections::raise_open_file_limit().expect("raise the open-file limit");
+    let handshake = Duration::from_secs(8);
+    let p = serve_with_1024_files(&["--handshake-timeout", "8"]);
+    health_check(p.addr).await.expect("serving");
+    let opened = Instant::now();
+    let idle = open(p.addr, 1100, HALF_PREFACE).await;
+    let opening = opened.elapsed();
+    // Calls are served again within a bounded time: the idle sockets are closed after the
+    // handshake timeout (the cap keeps the server within its open files meanwhile).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut refused = Vec::new();
+    loop {
+        match health_check(p.addr).await {
+            Ok(()) => break,
+            Err(e) => {
+                assert!(Instant::now() < deadline, "no call served within 60 s: {e} (earlier: {refused:?})");
+                refused.push(e);
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+        }
+    }
+    let served_after = opened.elapsed();
+    let results = futures::future::join_all(idle.into_iter().map(|c| closed_by_server(c, Duration::from_secs(30)))).await;
+    let open_still = results.iter().filter(|closed| !**closed).count();
+    assert_eq!(open_still, 0, "{open_still} of 1100 idle sockets still open");
+    let log = p.log.lock().unwrap().clone();
+    eprintln!(
+        "served again {served_after:?} after opening 1100 idle sockets; {} calls refused before: {:?}",
+        refused.len(),
+        refused.first()
+    );
+    assert!(log.contains("the open-file limit leaves room for 880 client connections"), "{log}");
+    if opening < handshake {
+        // All 1,100 were open at once: the ones over the cap were refused, and that is logged.
+        assert!(log.contains("refused a client connection: 880 are open, the limit set by --max-client-connections"), "{log}");
+    }
 }
