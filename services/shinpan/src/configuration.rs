@@ -115,9 +115,10 @@ pub struct ServeArgs {
     #[arg(long = "max-budget", env = "SHINPAN_MAX_BUDGET", default_value_t = DEFAULT_MAX_BUDGET)]
     pub max_budget_nodes: u64,
 
-    /// The most client connections open at once; one more is sent an HTTP/2 GOAWAY naming
-    /// this flag and closed. The open-file limit (raised to its hard limit at start) lowers
-    /// it if it leaves no room for this many (see [`crate::connections::connection_budget`]).
+    /// The most client connections open at once; a call on one more is refused with
+    /// RESOURCE_EXHAUSTED naming this flag. Lowered at start to what the open-file limit
+    /// (raised to its hard limit first) leaves room for: that limit minus 128 minus
+    /// --max-connections.
     #[arg(long, env = "SHINPAN_MAX_CLIENT_CONNECTIONS", default_value_t = DEFAULT_MAX_CLIENT_CONNECTIONS)]
     pub max_client_connections: usize,
 

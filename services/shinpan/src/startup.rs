@@ -216,6 +216,11 @@ impl Application {
     /// Serves until `shutdown` completes, then stops accepting calls, lets in-flight calls
     /// finish, and stops the embedded cluster if this application started one.
     ///
+    /// Client connections are accepted within the limits of the arguments
+    /// ([`crate::connections`]). While serving, an embedded cluster this application started
+    /// is restarted if its postmaster dies, and gRPC health is NOT_SERVING for every service
+    /// while the store does not answer ([`crate::supervision`]).
+    ///
     /// # Errors
     /// [`StartupError::Serve`] if the server fails.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), StartupError> {
