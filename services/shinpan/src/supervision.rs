@@ -137,8 +137,10 @@ pub async fn set_all(health: &HealthReporter, services: &[&'static str], status:
 
 /// Pings `store` every [`HEALTH_EVERY`] (each ping bounded by [`PING_TIMEOUT`]) and keeps
 /// `health` in step ([`StoreHealth::down`] on a failed ping, with the error;
-/// [`StoreHealth::up`] on one that answers). Returns when `stop` turns `true`, without
-/// touching health after that.
+/// [`StoreHealth::up`] on one that answers). A ping that only waited for a connection of a
+/// pool whose every connection is in use changes nothing (the database is busy, not gone:
+/// a pool on a server that went away loses its connections at once). Returns when `stop`
+/// turns `true`, without touching health after that.
 pub async fn watch_store(store: Store, health: Arc<StoreHealth>, mut stop: watch::Receiver<bool>) {
     loop {
         if sleep_or_stop(HEALTH_EVERY, &mut stop).await {
@@ -149,6 +151,11 @@ pub async fn watch_store(store: Store, health: Arc<StoreHealth>, mut stop: watch
             Ok(Err(e)) => Err(e.to_string()),
             Err(_) => Err(format!("no answer within {PING_TIMEOUT:?}")),
         };
+        let pool = store.pool();
+        if ping.is_err() && pool.num_idle() == 0 && pool.size() >= pool.options().get_max_connections() {
+            tracing::debug!("every pooled connection is in use: the health ping waited");
+            continue;
+        }
         if *stop.borrow() {
             return;
         }
