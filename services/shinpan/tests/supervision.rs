@@ -1,7 +1,8 @@
 //! The embedded PostgreSQL under supervision, against the real server (in-process,
 //! 127.0.0.1:0, its own embedded cluster, real gRPC over loopback): after SIGKILL of the
 //! postmaster the server reaps it, health turns NOT_SERVING, the cluster is restarted and
-//! health turns SERVING again, and what was recorded before is there and new writes work.
+//! health turns SERVING again, and what was recorded before is there and new writes work;
+//! with a database the server does not own, health alone follows it.
 
 use shinpan::configuration::ServeArgs;
 use shinpan::startup::Application;
@@ -146,5 +147,65 @@ async fn a_killed_embedded_postgres_is_reaped_restarted_and_health_follows() {
     tx.send(()).unwrap();
     served.await.unwrap().expect("the server stops cleanly");
     assert!(!data_dir.join("postmaster.pid").exists(), "the restarted cluster is stopped with the server");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_follows_a_database_the_server_does_not_own() {
+    use shinpan_storage::{EmbeddedOptions, EmbeddedPostgres};
+    let root: PathBuf = std::env::temp_dir().join(format!("shinpan-supervision-ext-{}", uuid::Uuid::new_v4().simple()));
+    let dir = root.join("pg");
+    let d2 = dir.clone();
+    let pg = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(EmbeddedOptions::persistent(d2))).await.unwrap().unwrap();
+    let url = pg.ensure_database("shinpan").await.unwrap();
+    let store = shinpan_storage::Store::connect_with(&url, 4).await.unwrap();
+    // The server is given the URL's store: it neither owns nor restarts this cluster.
+    let args = ServeArgs::local(Some(url.clone()), root.clone());
+    let app = Application::with_store(&args, Some(store)).await.expect("the server starts");
+    let app_url = app.url();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(app.run_until(async move {
+        let _ = rx.await;
+    }));
+    let channel = shinpan::client::channel(&app_url).await.expect("connect");
+    wait_health(&channel, ServingStatus::Serving, Duration::from_secs(5)).await;
+
+    // The database goes away: health turns NOT_SERVING.
+    let pid = pg.postmaster_pid().unwrap() as i32;
+    // SAFETY: SIGKILL to the postmaster this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    let down = wait_health(&channel, ServingStatus::NotServing, Duration::from_secs(30)).await;
+
+    // This test brings it back: health turns SERVING, and calls work.
+    let pg = tokio::task::spawn_blocking(move || {
+        let mut pg = pg;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while pg.try_reap().is_none() {
+            assert!(Instant::now() < deadline, "the postmaster is not reaped");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        loop {
+            match pg.restart() {
+                Ok(()) => return pg,
+                Err(e) => assert!(Instant::now() < deadline, "no restart: {e}"),
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    })
+    .await
+    .unwrap();
+    let up = wait_health(&channel, ServingStatus::Serving, Duration::from_secs(30)).await;
+    eprintln!("NOT_SERVING {down:?} after SIGKILL; SERVING {up:?} after PostgreSQL accepted connections again");
+    let mut client = pb::game_recording_client::GameRecordingClient::new(channel.clone());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while let Err(e) = client.create_game(new_game()).await {
+        assert!(Instant::now() < deadline, "CreateGame still fails: {e:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    tx.send(()).unwrap();
+    served.await.unwrap().expect("the server stops cleanly");
+    assert!(dir.join("postmaster.pid").exists(), "a cluster the server does not own is left running");
+    tokio::task::spawn_blocking(move || pg.stop()).await.unwrap().unwrap();
     std::fs::remove_dir_all(&root).unwrap();
 }
