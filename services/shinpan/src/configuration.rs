@@ -49,8 +49,8 @@ impl ServiceKind {
 /// recording service at the validation service with `--validation-url`.
 ///
 /// Without `--database-url`/`DATABASE_URL`, a private PostgreSQL cluster is started (and
-/// reused on the next start) under `<data-dir>/pg` on a free loopback port, and stopped on
-/// exit. Stop the server with Ctrl-C or SIGTERM: in-flight calls finish first.
+/// reused on the next start) under `<data-dir>/pg` on a free loopback port, restarted if it
+/// dies, and stopped on exit; health is NOT_SERVING while the database does not answer. Stop the server with Ctrl-C or SIGTERM: in-flight calls finish first.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ServeArgs {
     /// PostgreSQL URL, e.g. postgres://user:pass@host/db. Unset: the embedded private cluster.
@@ -114,6 +114,73 @@ pub struct ServeArgs {
     /// df-pn proofs).
     #[arg(long = "max-budget", env = "SHINPAN_MAX_BUDGET", default_value_t = DEFAULT_MAX_BUDGET)]
     pub max_budget_nodes: u64,
+
+    /// The most client connections open at once; a call on one more is refused with
+    /// RESOURCE_EXHAUSTED naming this flag. Lowered at start to what the open-file limit
+    /// (raised to its hard limit first) leaves room for: that limit minus 128 minus
+    /// --max-connections.
+    #[arg(long, env = "SHINPAN_MAX_CLIENT_CONNECTIONS", default_value_t = DEFAULT_MAX_CLIENT_CONNECTIONS)]
+    pub max_client_connections: usize,
+
+    /// Seconds a new connection has to send the HTTP/2 preface before it is closed.
+    #[arg(long, env = "SHINPAN_HANDSHAKE_TIMEOUT", default_value_t = DEFAULT_HANDSHAKE_TIMEOUT_SECS, value_parser = positive_secs)]
+    pub handshake_timeout: f64,
+
+    /// Seconds a connection may stay without a call in progress before it is closed (an open
+    /// WatchGame stream is a call in progress); 0: never.
+    #[arg(long, env = "SHINPAN_IDLE_TIMEOUT", default_value_t = DEFAULT_IDLE_TIMEOUT_SECS, value_parser = non_negative_secs)]
+    pub idle_timeout: f64,
+
+    /// Seconds between the HTTP/2 PINGs the server sends on every connection; a client that
+    /// does not answer one within --keepalive-timeout is disconnected. 0: no PINGs.
+    #[arg(long, env = "SHINPAN_KEEPALIVE_INTERVAL", default_value_t = DEFAULT_KEEPALIVE_INTERVAL_SECS, value_parser = non_negative_secs)]
+    pub keepalive_interval: f64,
+
+    /// Seconds a client has to answer a keep-alive PING.
+    #[arg(long, env = "SHINPAN_KEEPALIVE_TIMEOUT", default_value_t = DEFAULT_KEEPALIVE_TIMEOUT_SECS, value_parser = positive_secs)]
+    pub keepalive_timeout: f64,
+}
+
+/// Default of [`ServeArgs::max_client_connections`]: room for every board of a large
+/// tournament (a recording client per board, watchers, arbiters) many times over.
+pub const DEFAULT_MAX_CLIENT_CONNECTIONS: usize = 4096;
+
+/// Default of [`ServeArgs::handshake_timeout`], seconds (a client on a slow network sends
+/// the preface within one round trip of connecting).
+pub const DEFAULT_HANDSHAKE_TIMEOUT_SECS: f64 = 10.0;
+
+/// Default of [`ServeArgs::idle_timeout`], seconds.
+pub const DEFAULT_IDLE_TIMEOUT_SECS: f64 = 600.0;
+
+/// Default of [`ServeArgs::keepalive_interval`], seconds.
+pub const DEFAULT_KEEPALIVE_INTERVAL_SECS: f64 = 60.0;
+
+/// Default of [`ServeArgs::keepalive_timeout`], seconds.
+pub const DEFAULT_KEEPALIVE_TIMEOUT_SECS: f64 = 20.0;
+
+/// Parses a number of seconds greater than 0 (at most a year).
+fn positive_secs(s: &str) -> Result<f64, String> {
+    let v = non_negative_secs(s)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err("must be more than 0 seconds".into())
+    }
+}
+
+/// Parses a number of seconds, 0 or more (at most a year).
+fn non_negative_secs(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if v.is_finite() && (0.0..=31_536_000.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err("must be between 0 and 31536000 seconds".into())
+    }
+}
+
+/// `Some(duration)` of a number of seconds, `None` for 0.
+fn secs(v: f64) -> Option<std::time::Duration> {
+    (v > 0.0).then(|| std::time::Duration::from_secs_f64(v))
 }
 
 /// Default of [`ServeArgs::max_budget_nodes`].
@@ -137,7 +204,29 @@ impl ServeArgs {
             jwt_secret: None,
             auth: crate::auth::AuthScope::Results,
             max_budget_nodes: DEFAULT_MAX_BUDGET,
+            max_client_connections: DEFAULT_MAX_CLIENT_CONNECTIONS,
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT_SECS,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT_SECS,
+            keepalive_interval: DEFAULT_KEEPALIVE_INTERVAL_SECS,
+            keepalive_timeout: DEFAULT_KEEPALIVE_TIMEOUT_SECS,
         }
+    }
+
+    /// The connection limits of these arguments, the cap lowered to what an open-file limit
+    /// of `open_files` descriptors leaves room for ([`crate::connections::connection_budget`];
+    /// `None`: unknown, the flag as given).
+    pub fn connection_limits(&self, open_files: Option<u64>) -> crate::connections::ConnectionLimits {
+        let budget = open_files.map_or(usize::MAX, |n| crate::connections::connection_budget(n, self.max_connections));
+        crate::connections::ConnectionLimits {
+            max_connections: self.max_client_connections.clamp(1, budget),
+            handshake_timeout: secs(self.handshake_timeout).unwrap_or(std::time::Duration::from_secs(1)),
+            idle_timeout: secs(self.idle_timeout),
+        }
+    }
+
+    /// The HTTP/2 keep-alive PING interval (`None`: no PINGs) and timeout.
+    pub fn keepalive(&self) -> (Option<std::time::Duration>, Option<std::time::Duration>) {
+        (secs(self.keepalive_interval), secs(self.keepalive_timeout))
     }
 
     /// The telemetry settings of these arguments.

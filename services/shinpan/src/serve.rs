@@ -21,6 +21,11 @@ pub fn run(args: Args) -> ExitCode {
                 return exit::code(exit::FAILURE);
             }
         };
+        match crate::connections::raise_open_file_limit() {
+            Ok((before, now)) if now > before => tracing::info!(before, now, "open-file limit (RLIMIT_NOFILE) raised to its hard limit"),
+            Ok((_, now)) => tracing::info!(limit = now, "open-file limit (RLIMIT_NOFILE) is at its hard limit"),
+            Err(e) => tracing::warn!(error = %e, limit = crate::connections::open_file_limit(), "could not raise the open-file limit"),
+        }
         let code = match Application::build(&args).await {
             Ok(app) => {
                 eprintln!("shinpan serving {} on {}", app.services().join(", "), app.url());

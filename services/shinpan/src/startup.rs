@@ -6,9 +6,12 @@
 //! `grpc.health.v1.Health`, server reflection (`grpc.reflection.v1`) and the services of
 //! the configured [`ServiceKind`]. [`Application::run_until_stopped`] serves until
 //! SIGTERM or Ctrl-C and then shuts down gracefully: the listener closes, in-flight calls
-//! finish, health turns NOT_SERVING, the embedded cluster is stopped.
+//! finish, health turns NOT_SERVING, the embedded cluster is stopped. While it serves, an
+//! embedded cluster it started is restarted if its postmaster dies, and health is
+//! NOT_SERVING while the store does not answer ([`crate::supervision`]).
 
 use crate::configuration::{ServeArgs, ServiceKind};
+use crate::connections::Incoming;
 use crate::error::StartupError;
 use crate::grpc::recording::RecordingService;
 use crate::grpc::validation::{RuleValidationService, Validator};
@@ -20,13 +23,13 @@ use shinpan_storage::Store;
 use std::future::Future;
 use std::net::SocketAddr;
 use tonic::service::RoutesBuilder;
-use tonic::transport::server::TcpIncoming;
 use tonic_health::server::HealthReporter;
 
 /// A bound, ready-to-serve server.
 pub struct Application {
     addr: SocketAddr,
-    incoming: TcpIncoming,
+    incoming: Incoming,
+    keepalive: (Option<std::time::Duration>, Option<std::time::Duration>),
     routes: RoutesBuilder,
     health: HealthReporter,
     served: Vec<&'static str>,
@@ -89,9 +92,28 @@ impl Application {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let searches = std::sync::Arc::new(tokio::sync::Semaphore::new(cores));
         let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches };
-        let incoming = TcpIncoming::bind(args.listen)
-            .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?
-            .with_nodelay(Some(true));
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
+        let open_files = crate::connections::open_file_limit();
+        let limits = args.connection_limits(open_files);
+        if limits.max_connections < args.max_client_connections {
+            tracing::warn!(
+                open_file_limit = open_files,
+                "the open-file limit leaves room for {} client connections, fewer than --max-client-connections {}: serving at most {}",
+                limits.max_connections,
+                args.max_client_connections,
+                limits.max_connections
+            );
+        }
+        tracing::info!(
+            max_connections = limits.max_connections,
+            handshake_timeout_s = limits.handshake_timeout.as_secs_f64(),
+            idle_timeout_s = limits.idle_timeout.map(|d| d.as_secs_f64()),
+            open_file_limit = open_files,
+            "client connection limits"
+        );
+        let incoming = Incoming::new(listener, limits);
         let addr = incoming.local_addr().map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
 
         let (health, health_service) = tonic_health::server::health_reporter();
@@ -158,7 +180,17 @@ impl Application {
             health.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
         }
         health.set_service_status("", tonic_health::ServingStatus::Serving).await;
-        Ok(Application { addr, incoming, routes, health, served, state, shutdown: shutdown_tx, embedded: None })
+        Ok(Application {
+            addr,
+            incoming,
+            keepalive: args.keepalive(),
+            routes,
+            health,
+            served,
+            state,
+            shutdown: shutdown_tx,
+            embedded: None,
+        })
     }
 
     /// The bound address (the real port when `listen` had port 0).
@@ -184,33 +216,65 @@ impl Application {
     /// Serves until `shutdown` completes, then stops accepting calls, lets in-flight calls
     /// finish, and stops the embedded cluster if this application started one.
     ///
+    /// Client connections are accepted within the limits of the arguments
+    /// ([`crate::connections`]). While serving, an embedded cluster this application started
+    /// is restarted if its postmaster dies, and gRPC health is NOT_SERVING for every service
+    /// while the store does not answer ([`crate::supervision`]).
+    ///
     /// # Errors
     /// [`StartupError::Serve`] if the server fails.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), StartupError> {
-        let Application { addr, incoming, routes, health, served, state, shutdown: stop_streams, embedded } = self;
+        let Application { addr, incoming, keepalive, routes, health, served, state, shutdown: stop_streams, embedded } = self;
         tracing::info!(%addr, services = ?served, "shinpan listening");
+        // While serving: the embedded cluster this process started is restarted if its
+        // postmaster dies, and health follows the store's reachability.
+        let store_health = crate::supervision::StoreHealth::new(health.clone(), served.clone());
+        let embedded = embedded.map(|c| std::sync::Arc::new(std::sync::Mutex::new(c)));
+        let supervisor = embedded
+            .as_ref()
+            .filter(|c| c.lock().is_ok_and(|c| c.owns_server()))
+            .map(|c| tokio::spawn(crate::supervision::supervise_embedded(c.clone(), store_health.clone(), state.shutdown.clone())));
+        let monitor = state
+            .store
+            .clone()
+            .map(|store| tokio::spawn(crate::supervision::watch_store(store, store_health.clone(), state.shutdown.clone())));
         let health2 = health.clone();
+        let served2 = served.clone();
         let signal = async move {
             shutdown.await;
             tracing::info!("shutting down: finishing in-flight calls");
             let _ = stop_streams.send(true);
-            for name in &served {
-                health2.set_service_status(*name, tonic_health::ServingStatus::NotServing).await;
-            }
-            health2.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+            crate::supervision::set_all(&health2, &served2, tonic_health::ServingStatus::NotServing).await;
         };
         let result = tonic::transport::Server::builder()
+            .http2_keepalive_interval(keepalive.0)
+            .http2_keepalive_timeout(keepalive.1)
+            .layer(crate::connections::TrackCallsLayer)
             .trace_fn(telemetry::server_span)
             .add_routes(routes.routes())
             .serve_with_incoming_shutdown(incoming, signal)
             .await;
+        for task in [monitor, supervisor].into_iter().flatten() {
+            task.abort();
+            let _ = task.await;
+        }
+        crate::supervision::set_all(&health, &served, tonic_health::ServingStatus::NotServing).await;
         drop(health);
         if let Some(store) = &state.store {
             store.pool().close().await;
         }
         drop(state);
         if let Some(cluster) = embedded {
-            let stopped = tokio::task::spawn_blocking(move || cluster.stop()).await;
+            // A restart still in progress holds the other reference; its end drops (and so
+            // stops) the cluster.
+            let stopped = tokio::task::spawn_blocking(move || match std::sync::Arc::try_unwrap(cluster) {
+                Ok(m) => m.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).stop(),
+                Err(shared) => {
+                    drop(shared);
+                    Ok(())
+                }
+            })
+            .await;
             if let Ok(Err(e)) = stopped {
                 tracing::warn!(error = %e, "embedded PostgreSQL did not stop cleanly");
             } else {

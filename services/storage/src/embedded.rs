@@ -25,6 +25,11 @@
 //!   watchdog process stops it (and, when ephemeral, removes the directory) if the owning process
 //!   dies without stopping it. [`EmbeddedPostgres::stop`] / `Drop` stop it cleanly (fast
 //!   shutdown: open transactions are rolled back, committed data is kept).
+//! * Supervision (by the owner, e.g. `shinpan serve`): [`EmbeddedPostgres::try_reap`] notices
+//!   (and reaps) a postmaster that exited on its own, [`EmbeddedPostgres::restart`] starts it
+//!   again on the same port and data directory (so the URL handed out stays valid), after
+//!   removing a `postmaster.pid` left behind only when the process it names is not a live
+//!   `postgres`.
 
 use std::fs;
 use std::io;
@@ -146,6 +151,12 @@ pub struct EmbeddedPostgres {
     child: Option<Child>,
     watchdog: Option<Child>,
     stopped: bool,
+    /// Whether this handle started the server (it stops, supervises and restarts it).
+    owned: bool,
+    /// How the server was started (for [`EmbeddedPostgres::restart`]).
+    opts: EmbeddedOptions,
+    /// uid and gid the server runs as (root runs it as `postgres`).
+    run_as: Option<(u32, u32)>,
 }
 
 /// uid and gid of the `postgres` system user.
@@ -165,6 +176,16 @@ fn postgres_user() -> Option<(u32, u32)> {
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
+}
+
+/// Whether `pid` is a live (not zombie) process whose command is `postgres`, from
+/// `/proc/<pid>/stat` ("pid (comm) state ...").
+fn is_live_postgres(pid: i32) -> bool {
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { return false };
+    let comm = &stat[open + 1..close];
+    let state = stat[close + 1..].split_whitespace().next().unwrap_or("");
+    comm == "postgres" && !matches!(state, "Z" | "X" | "x")
 }
 
 fn process_alive(pid: i32) -> bool {
@@ -279,6 +300,9 @@ impl EmbeddedPostgres {
             child: None,
             watchdog: None,
             stopped: false,
+            owned: false,
+            opts: opts.clone(),
+            run_as,
         };
 
         if !data_dir.join("PG_VERSION").is_file() {
@@ -308,6 +332,7 @@ impl EmbeddedPostgres {
             };
             match this.spawn_server(port, &opts, run_as) {
                 Ok(()) => {
+                    this.owned = true;
                     this.spawn_watchdog()?;
                     tracing::info!(port, dir = %data_dir.display(), "embedded PostgreSQL started");
                     return Ok(this);
@@ -484,6 +509,71 @@ impl EmbeddedPostgres {
         Ok(())
     }
 
+    /// The process id of the postmaster this handle started (`None` when a running server
+    /// was reused, or after [`EmbeddedPostgres::try_reap`] found it gone).
+    pub fn postmaster_pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// If the postmaster this handle started has exited (killed, crashed), reaps it (no
+    /// zombie is left holding its pid) and returns its exit status; `None` while it runs,
+    /// or when this handle started no server. Does not block.
+    pub fn try_reap(&mut self) -> Option<std::process::ExitStatus> {
+        let status = self.child.as_mut()?.try_wait().ok()??;
+        self.child = None;
+        Some(status)
+    }
+
+    /// Starts the server again after its postmaster exited ([`EmbeddedPostgres::try_reap`]),
+    /// on the same port, data directory and settings, and waits until it accepts connections
+    /// (PostgreSQL's crash recovery replays the WAL: committed data is kept). Blocking.
+    ///
+    /// A `postmaster.pid` left behind is removed when the pid it names is not a live
+    /// `postgres` process (a dead or reused pid); otherwise nothing is touched and the error
+    /// says which process holds the directory. Does nothing for a reused server (started by
+    /// someone else) or one still running.
+    ///
+    /// # Errors
+    /// [`EmbeddedError::Start`] when a live postgres still holds the data directory, when the
+    /// server exits at once (e.g. the killed postmaster's backends still hold its shared
+    /// memory: retry a little later) or does not become ready within the start timeout;
+    /// [`EmbeddedError::Io`] when the lock file cannot be removed or a process not started.
+    pub fn restart(&mut self) -> Result<(), EmbeddedError> {
+        if self.stopped {
+            return Err(EmbeddedError::Start("the cluster was stopped".into()));
+        }
+        if self.child.is_some() && self.try_reap().is_none() {
+            return Ok(()); // still running
+        }
+        if !self.owned {
+            return Err(EmbeddedError::Start("no server was started by this handle".into()));
+        }
+        self.remove_stale_pid_file()?;
+        if let Some(mut w) = self.watchdog.take() {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
+        let opts = self.opts.clone();
+        let (port, run_as) = (self.port, self.run_as);
+        self.spawn_server(port, &opts, run_as)?;
+        self.spawn_watchdog()?;
+        tracing::info!(port, dir = %self.data_dir.display(), "embedded PostgreSQL restarted");
+        Ok(())
+    }
+
+    /// Removes `postmaster.pid` when the pid in it is not a live `postgres` process.
+    fn remove_stale_pid_file(&self) -> Result<(), EmbeddedError> {
+        let path = self.data_dir.join("postmaster.pid");
+        let Ok(text) = fs::read_to_string(&path) else { return Ok(()) };
+        let pid: Option<i32> = text.lines().next().and_then(|l| l.trim().parse().ok());
+        if let Some(pid) = pid.filter(|&p| p > 0 && is_live_postgres(p)) {
+            return Err(EmbeddedError::Start(format!("a live postgres process (pid {pid}) holds {}", self.data_dir.display())));
+        }
+        fs::remove_file(&path).map_err(io_err(format!("remove the stale {}", path.display())))?;
+        tracing::warn!(pid, file = %path.display(), "removed a stale PostgreSQL lock file (its process is gone)");
+        Ok(())
+    }
+
     /// The loopback port the server listens on.
     pub fn port(&self) -> u16 {
         self.port
@@ -545,7 +635,7 @@ impl EmbeddedPostgres {
     /// Whether this handle started the server (and so stops it); false when a running server was
     /// reused.
     pub fn owns_server(&self) -> bool {
-        self.child.is_some()
+        self.owned
     }
 
     /// Stop the server (fast shutdown) if this handle started it, wait for it to exit, and remove

@@ -163,3 +163,89 @@ async fn a_stopped_database_is_unavailable() {
     let e = Store::connect(&url).await.err().expect("no server");
     assert!(matches!(e, shinpan_storage::StoreError::Unavailable(_)), "{e:?}");
 }
+
+/// `restart` until it succeeds (the killed postmaster's backends may hold its shared memory
+/// for a moment), for at most 30 s.
+fn restart_within(pg: &mut EmbeddedPostgres) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match pg.restart() {
+            Ok(()) => return,
+            Err(e) if Instant::now() > deadline => panic!("no restart within 30 s: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(250)),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_postmaster_is_reaped_and_restarted_and_a_stale_lock_file_handled() {
+    let root = temp_root("restart");
+    let dir = root.join("pg");
+    let d2 = dir.clone();
+    let mut pg = tokio::task::spawn_blocking(move || EmbeddedPostgres::start(EmbeddedOptions::persistent(d2))).await.unwrap().unwrap();
+    let url = pg.ensure_database("shinpan").await.unwrap();
+    let store = Store::connect(&url).await.unwrap();
+    store.create_tournament("Before Cup", &TournamentSettings::default()).await.unwrap();
+    store.pool().close().await;
+
+    let old = pg.postmaster_pid().expect("this handle started the server") as i32;
+    assert!(pg.try_reap().is_none(), "running");
+    assert_eq!(unsafe { libc::kill(old, libc::SIGKILL) }, 0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = pg.try_reap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the killed postmaster is not noticed");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(!status.success());
+    assert!(!Path::new(&format!("/proc/{old}")).exists(), "reaped: no zombie holds the pid");
+    assert!(pg.owns_server() && pg.postmaster_pid().is_none());
+
+    // A lock file naming a live process that is not postgres (a reused pid: this test) is
+    // stale: restart removes it.
+    std::fs::write(dir.join("postmaster.pid"), format!("{}\n{}\n0\n{}\n", std::process::id(), dir.display(), pg.port())).unwrap();
+    let t = Instant::now();
+    let mut pg = tokio::task::spawn_blocking(move || {
+        restart_within(&mut pg);
+        pg
+    })
+    .await
+    .unwrap();
+    eprintln!("restarted {:?} after the kill was noticed", t.elapsed());
+    let new = pg.postmaster_pid().expect("restarted") as i32;
+    assert_ne!(new, old);
+    assert_eq!(pg.url("shinpan"), url, "same port and socket: the URL stays valid");
+    let store = Store::connect(&url).await.unwrap();
+    assert!(store.find_tournament("Before Cup").await.unwrap().is_some(), "nothing lost");
+    store.pool().close().await;
+
+    // A lock file naming a live postgres (another cluster's postmaster) is left alone.
+    let other = tokio::task::spawn_blocking(|| EmbeddedPostgres::start(EmbeddedOptions::ephemeral())).await.unwrap().unwrap();
+    let other_pid = other.postmaster_pid().unwrap();
+    unsafe { libc::kill(new, libc::SIGKILL) };
+    let (pg, e) = tokio::task::spawn_blocking(move || {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pg.try_reap().is_none() {
+            assert!(Instant::now() < deadline, "the killed postmaster is not noticed");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let lock = format!("{other_pid}\n/elsewhere\n0\n1\n");
+        std::fs::write(pg.data_dir().join("postmaster.pid"), &lock).unwrap();
+        let e = pg.restart().unwrap_err();
+        assert_eq!(std::fs::read_to_string(pg.data_dir().join("postmaster.pid")).unwrap(), lock, "left alone");
+        (pg, e)
+    })
+    .await
+    .unwrap();
+    let msg = e.to_string();
+    assert!(msg.contains(&format!("live postgres process (pid {other_pid})")), "{msg}");
+    tokio::task::spawn_blocking(move || {
+        other.stop().unwrap();
+        pg.stop().unwrap();
+    })
+    .await
+    .unwrap();
+    std::fs::remove_dir_all(&root).unwrap();
+}
