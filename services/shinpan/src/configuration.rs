@@ -8,18 +8,18 @@ use std::path::PathBuf;
 /// Which gRPC services one process serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
 pub enum ServiceKind {
-    /// Every service on one port (GameRecording, RuleValidation, Adjudication,
-    /// ResultConfirmation, Arbitration): the simplest deployment for one machine.
+    /// Every service on one port (GameRecordingService, RuleValidationService, AdjudicationService,
+    /// ResultConfirmationService, ArbitrationService): the simplest deployment for one machine.
     #[default]
     All,
-    /// GameRecording only (needs the database; validates in-process unless
-    /// --validation-url names a RuleValidation server).
+    /// GameRecordingService only (needs the database; validates in-process unless
+    /// --validation-url names a RuleValidationService server).
     Recording,
-    /// RuleValidation only (stateless: no database).
+    /// RuleValidationService only (stateless: no database).
     Validation,
-    /// Adjudication only.
+    /// AdjudicationService only.
     Adjudication,
-    /// ResultConfirmation and Arbitration.
+    /// ResultConfirmationService and ArbitrationService.
     Results,
 }
 
@@ -65,7 +65,7 @@ pub struct ServeArgs {
     #[arg(long, env = "SHINPAN_SERVICE", value_enum, default_value_t = ServiceKind::All)]
     pub service: ServiceKind,
 
-    /// URL of a RuleValidation server (e.g. http://127.0.0.1:50052) for the recording
+    /// URL of a RuleValidationService server (e.g. http://127.0.0.1:50052) for the recording
     /// service; unset: validate in-process.
     #[arg(long, env = "SHINPAN_VALIDATION_URL")]
     pub validation_url: Option<String>,
@@ -100,8 +100,8 @@ pub struct ServeArgs {
     #[arg(long, env = "SHINPAN_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<String>,
 
-    /// Which services require a bearer token: `results` (ResultConfirmation and
-    /// Arbitration) or `all` (GameRecording and Adjudication too; RuleValidation, stateless,
+    /// Which services require a bearer token: `results` (ResultConfirmationService and
+    /// ArbitrationService) or `all` (GameRecordingService and AdjudicationService too; RuleValidationService, stateless,
     /// stays open).
     #[arg(long, env = "SHINPAN_AUTH", value_enum, default_value_t = crate::auth::AuthScope::Results)]
     pub auth: crate::auth::AuthScope,

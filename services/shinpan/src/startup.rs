@@ -120,8 +120,8 @@ impl Application {
         let mut routes = RoutesBuilder::default();
         let mut served = Vec::new();
         let kind = args.service;
-        // Bearer tokens (crate::auth, helper "results"): always for ResultConfirmation and
-        // Arbitration; for GameRecording too with --auth all (RuleValidation is stateless and
+        // Bearer tokens (crate::auth): always for ResultConfirmationService and
+        // ArbitrationService; for GameRecordingService too with --auth all (RuleValidationService is stateless and
         // stays open, so that a recording service can call a remote one).
         let auth = crate::auth::AuthConfig::new(args.jwt_secret.as_deref().unwrap_or(""));
         let auth_all = args.auth == crate::auth::AuthScope::All;
