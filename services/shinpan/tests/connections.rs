@@ -64,7 +64,7 @@ async fn call(url: &str, bound: Duration, board: u32) -> Result<Duration, String
             .map_err(|e| format!("health: {e:?}"))?
             .into_inner();
         assert_eq!(health.status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32);
-        pb::game_recording_client::GameRecordingClient::new(channel)
+        pb::game_recording_service_client::GameRecordingServiceClient::new(channel)
             .create_game(new_game(board))
             .await
             .map_err(|e| format!("create_game: {e:?}"))?;
@@ -190,14 +190,14 @@ async fn idle_connections_close_but_a_quiet_watch_stream_stays() {
 
     // A WatchGame stream with no event for longer than the idle timeout is kept.
     let channel = Channel::from_shared(s.url.clone()).unwrap().connect().await.unwrap();
-    let mut client = pb::game_recording_client::GameRecordingClient::new(channel);
-    let game = client.create_game(new_game(1)).await.unwrap().into_inner();
+    let mut client = pb::game_recording_service_client::GameRecordingServiceClient::new(channel);
+    let game = client.create_game(new_game(1)).await.unwrap().into_inner().game.expect("the game");
     let mut stream = client
         .watch_game(pb::WatchGameRequest { game_id: game.id.clone(), from_sequence: 1, until_end: false })
         .await
         .unwrap()
         .into_inner();
-    let first = stream.message().await.unwrap().expect("game_created");
+    let first = stream.message().await.unwrap().expect("game_created").event.expect("an event");
     assert_eq!(first.sequence, 1);
     tokio::time::sleep(Duration::from_secs(5)).await;
     let mv = pb::Move { color: pb::Color::Black as i32, action: Some(pb::r#move::Action::Point("ee".into())) };
@@ -211,7 +211,7 @@ async fn idle_connections_close_but_a_quiet_watch_stream_stays() {
     let recorded = client.record_move(req).await.expect("the connection is still open").into_inner();
     assert!(recorded.legal);
     let next = tokio::time::timeout(Duration::from_secs(10), stream.message()).await.expect("the event arrives");
-    assert_eq!(next.expect("the stream is open").expect("an event").sequence, 2);
+    assert_eq!(next.expect("the stream is open").expect("an event").event.expect("an event").sequence, 2);
 }
 
 /// A `shinpan serve --service validation` process (no database) with `RLIMIT_NOFILE` set to

@@ -69,7 +69,7 @@ async fn wait_health(channel: &Channel, want: ServingStatus, bound: Duration) ->
 /// Retries `RecordMove` (its idempotency key makes that safe) until it is acknowledged, for
 /// at most 30 s; the failed attempts.
 async fn record_until_acknowledged(
-    client: &mut pb::game_recording_client::GameRecordingClient<Channel>,
+    client: &mut pb::game_recording_service_client::GameRecordingServiceClient<Channel>,
     req: pb::RecordMoveRequest,
 ) -> Vec<String> {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -101,11 +101,11 @@ async fn a_killed_embedded_postgres_is_reaped_restarted_and_health_follows() {
         let _ = rx.await;
     }));
     let channel = shinpan::client::channel(&url).await.expect("connect");
-    let mut client = pb::game_recording_client::GameRecordingClient::new(channel.clone());
+    let mut client = pb::game_recording_service_client::GameRecordingServiceClient::new(channel.clone());
     wait_health(&channel, ServingStatus::Serving, Duration::from_secs(5)).await;
 
     // A game with one move, acknowledged before the kill.
-    let game = client.create_game(new_game()).await.unwrap().into_inner();
+    let game = client.create_game(new_game()).await.unwrap().into_inner().game.expect("the game");
     assert!(client.record_move(record(&game.id, 1, pb::Color::Black, "ee")).await.unwrap().get_ref().legal);
 
     let data_dir = root.join("pg");
@@ -135,9 +135,9 @@ async fn a_killed_embedded_postgres_is_reaped_restarted_and_health_follows() {
 
     // Nothing lost, and writes work again.
     let failures = record_until_acknowledged(&mut client, record(&game.id, 2, pb::Color::White, "cc")).await;
-    let stored = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner();
+    let stored = client.get_game(pb::GetGameRequest { game_id: game.id.clone() }).await.unwrap().into_inner().game.expect("the game");
     assert_eq!(stored.moves.len(), 2, "{stored:?}");
-    let other = client.create_game(new_game()).await.expect("a new game after recovery").into_inner();
+    let other = client.create_game(new_game()).await.expect("a new game after recovery").into_inner().game.expect("the game");
     assert_ne!(other.id, game.id);
     eprintln!(
         "NOT_SERVING {down:?} after SIGKILL; SERVING again {recovered:?} after it; {} failed RecordMove attempts after recovery: {failures:?}",
@@ -196,7 +196,7 @@ async fn health_follows_a_database_the_server_does_not_own() {
     .unwrap();
     let up = wait_health(&channel, ServingStatus::Serving, Duration::from_secs(30)).await;
     eprintln!("NOT_SERVING {down:?} after SIGKILL; SERVING {up:?} after PostgreSQL accepted connections again");
-    let mut client = pb::game_recording_client::GameRecordingClient::new(channel.clone());
+    let mut client = pb::game_recording_service_client::GameRecordingServiceClient::new(channel.clone());
     let deadline = Instant::now() + Duration::from_secs(30);
     while let Err(e) = client.create_game(new_game()).await {
         assert!(Instant::now() < deadline, "CreateGame still fails: {e:?}");
