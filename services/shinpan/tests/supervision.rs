@@ -139,6 +139,8 @@ async fn a_killed_embedded_postgres_is_reaped_restarted_and_health_follows() {
     assert_eq!(stored.moves.len(), 2, "{stored:?}");
     let other = client.create_game(new_game()).await.expect("a new game after recovery").into_inner().game.expect("the game");
     assert_ne!(other.id, game.id);
+    // Once health says SERVING, the first write goes through: no stale connection left.
+    assert!(failures.is_empty(), "RecordMove failed after health said SERVING: {failures:?}");
     eprintln!(
         "NOT_SERVING {down:?} after SIGKILL; SERVING again {recovered:?} after it; {} failed RecordMove attempts after recovery: {failures:?}",
         failures.len()

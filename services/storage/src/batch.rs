@@ -98,6 +98,10 @@ impl Batcher {
     }
 }
 
+/// A worker's connection unused for this long is pinged before its next write (a round trip
+/// on an idle connection only; under load no batch pays it).
+const IDLE_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A worker's own connection (outside the pool): generic plans from the first execution (the
 /// statement has only array parameters, so a custom plan is never better, and planning it per
 /// execution on every pooled connection cost the first moves of a run tens of milliseconds).
@@ -116,6 +120,7 @@ async fn worker(pool: sqlx::PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Item>>
         _ = &mut closed => return,
         c = connect(&pool) => c.ok(),
     };
+    let mut last_used = std::time::Instant::now();
     loop {
         let mut batch = Vec::new();
         {
@@ -150,8 +155,26 @@ async fn worker(pool: sqlx::PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Item>>
                 }
             }
         }
-        let c = conn.as_mut().expect("connected above");
-        if !run(c, batch).await {
+        // A connection idle for a while may have died with the server (a restart): it is
+        // checked before a write goes out on it, so the write is not lost to a stale socket.
+        if last_used.elapsed() >= IDLE_CHECK {
+            let alive = match conn.as_mut() {
+                Some(c) => sqlx::Connection::ping(c).await.is_ok(),
+                None => false,
+            };
+            if !alive {
+                conn = connect(&pool).await.ok();
+            }
+        }
+        let Some(c) = conn.as_mut() else {
+            for it in batch {
+                let _ = it.reply.send(Err(StoreError::Unavailable("the database is unreachable".into())));
+            }
+            continue;
+        };
+        let healthy = run(c, batch).await;
+        last_used = std::time::Instant::now();
+        if !healthy {
             conn = None; // broken: a new connection for the next batch
         }
     }
