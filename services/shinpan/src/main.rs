@@ -46,18 +46,28 @@ enum Command {
     Case(shinpan::case_cli::Args),
 }
 
-/// Restores the default action of SIGPIPE (end the process quietly), as Unix filters do:
-/// `shinpan adjudicate … | head` then stops when `head` has read enough, instead of
-/// panicking on the failed write (Rust ignores SIGPIPE by default). Used only for the
-/// subcommands that write to stdout (the offline ones and the clients: `game export … | head`);
-/// the servers keep Rust's default.
+/// Ends the process quietly by SIGPIPE, as Unix filters do, when standard output is closed
+/// under it: `shinpan adjudicate … | head` then stops when `head` has read enough instead of
+/// panicking on the failed write. Only a failed write to stdout does this: SIGPIPE itself
+/// stays ignored (Rust's default), so a write to a socket or to GNU Go's pipe that the other
+/// side closed is an error the command reports, not a silent death. Used for the
+/// subcommands that write to stdout; the servers keep Rust's default.
 fn quiet_on_broken_pipe() {
-    #[cfg(unix)]
-    // SAFETY: called at the start of `main`, before any thread is spawned; SIG_DFL is a
-    // valid action for SIGPIPE.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("");
+        #[cfg(unix)]
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            // SAFETY: SIG_DFL is a valid action for SIGPIPE; raising it ends the process
+            // (its default action), which is what the user's shell expects of a filter.
+            unsafe {
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                libc::raise(libc::SIGPIPE);
+            }
+        }
+        default(info)
+    }));
 }
 
 fn main() -> ExitCode {
