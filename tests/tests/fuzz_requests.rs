@@ -136,7 +136,6 @@ fn seeds(game: &str, case: &str) -> Vec<(&'static str, Vec<u8>, bool)> {
         agreements: vec![agreement.clone()],
         disputed: vec!["gc".into()],
         budget_nodes: 2_000,
-        ..Default::default()
     };
     let ruling =
         pb::Ruling { kind: pb::RulingKind::Amend as i32, reason: "fuzz".into(), amended_result: "W+6.5".into(), ..Default::default() };
