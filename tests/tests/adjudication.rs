@@ -377,7 +377,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     let store = shinpan_storage::testing::fresh_store().await;
     let mut args = shinpan::configuration::ServeArgs::local(None, PathBuf::from("/nonexistent"));
     args.auth = AuthScope::All;
-    args.jwt_secret = Some("a production secret".into());
+    args.jwt_secret = Some("a production secret of at least 32 bytes".into());
     let app = shinpan::startup::Application::with_store(&args, Some(store)).await.unwrap();
     assert!(app.services().contains(&shinpan_proto::service_names::ADJUDICATION));
     let url = app.url();
@@ -387,14 +387,15 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     }));
     let mut c = AdjudicationServiceClient::new(shinpan::client::channel(&url).await.unwrap());
     assert_eq!(c.adjudicate(sgf_req(kakunin_sgf("9"))).await.unwrap_err().code(), Code::Unauthenticated);
-    let token = AuthConfig::new("a production secret").issue(Role::Referee, "referee-1", None, None, None, 60).unwrap();
+    let token =
+        AuthConfig::new("a production secret of at least 32 bytes").issue(Role::Referee, "referee-1", None, None, None, 60).unwrap();
     let mut req = tonic::Request::new(sgf_req(kakunin_sgf("9")));
     req.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
     check_kakunin("9", &c.adjudicate(req).await.unwrap().into_inner());
 
     // A stored game: only its players and officials may adjudicate it (the adjudication is
     // an event of the game); an SGF record or position anyone with a token.
-    let secret = AuthConfig::new("a production secret");
+    let secret = AuthConfig::new("a production secret of at least 32 bytes");
     let bearer = |role: Role, sub: &str, tournament: Option<&str>| {
         format!("Bearer {}", secret.issue(role, sub, tournament, None, None, 60).unwrap())
             .parse::<tonic::metadata::MetadataValue<_>>()

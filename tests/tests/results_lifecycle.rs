@@ -739,7 +739,7 @@ async fn auth_all_guards_recording_too() {
     let store = shinpan_storage::testing::fresh_store().await;
     let mut args = shinpan::configuration::ServeArgs::local(None, std::path::PathBuf::from("/nonexistent"));
     args.auth = shinpan::auth::AuthScope::All;
-    args.jwt_secret = Some("a production secret".into());
+    args.jwt_secret = Some("a production secret of at least 32 bytes".into());
     let app = shinpan::startup::Application::with_store(&args, Some(store)).await.unwrap();
     let url = app.url();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -762,14 +762,15 @@ async fn auth_all_guards_recording_too() {
     // Tokens signed with the development secret are not this server's.
     let e = rec.create_game(authed(create(), &referee())).await.unwrap_err();
     assert_eq!(e.code(), Code::Unauthenticated);
-    let good = AuthConfig::new("a production secret").issue(Role::Referee, "referee-1", Some(T), None, None, 60).unwrap();
+    let good =
+        AuthConfig::new("a production secret of at least 32 bytes").issue(Role::Referee, "referee-1", Some(T), None, None, 60).unwrap();
     let g = rec.create_game(authed(create(), &good)).await.unwrap().into_inner().game.unwrap();
     assert!(!g.id.is_empty());
 
     // Writes follow the role rules: only the tournament's officials create games, only the
     // game's officials and its player of that colour record a move or resign.
     let tok = |role: Role, sub: &str, tournament: Option<&str>| {
-        AuthConfig::new("a production secret").issue(role, sub, tournament, None, None, 60).unwrap()
+        AuthConfig::new("a production secret of at least 32 bytes").issue(role, sub, tournament, None, None, 60).unwrap()
     };
     let reader = tok(Role::ArchiveReader, "archive", None);
     let other_referee = tok(Role::Referee, "referee-9", Some("Meijin League"));

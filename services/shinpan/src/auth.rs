@@ -51,13 +51,25 @@ pub const DEV_SECRET: &str = "shinpan-development-secret-do-not-use-in-productio
 /// a longer event are reissued). A longer-lived token is refused, and not minted.
 pub const MAX_TOKEN_LIFETIME_SECS: u64 = 7 * 86_400;
 
+/// Shortest signing secret accepted, in bytes: HS256 keys shorter than the hash's 32 bytes
+/// weaken it (RFC 7518 §3.2), and a short secret can be guessed offline from one token.
+pub const MIN_SECRET_BYTES: usize = 32;
+
 /// Refuses the development secret (or none) on a listen address other than loopback: with
-/// the public [`DEV_SECRET`] anyone who reads the source can mint a federation-admin token.
+/// the public [`DEV_SECRET`] anyone who reads the source can mint a federation-admin token;
+/// and refuses, on any address, a secret of its own shorter than [`MIN_SECRET_BYTES`].
 ///
 /// # Errors
-/// A message naming `--jwt-secret` and [`SECRET_ENV`].
+/// A message naming `--jwt-secret` and [`SECRET_ENV`] (and the minimum length).
 pub fn check_secret_for_listen(listen: std::net::SocketAddr, secret: Option<&str>) -> Result<(), String> {
-    if listen.ip().is_loopback() || !AuthConfig::new(secret.unwrap_or("")).development {
+    let development = AuthConfig::new(secret.unwrap_or("")).development;
+    if !development && secret.is_some_and(|s| s.len() < MIN_SECRET_BYTES) {
+        return Err(format!(
+            "the JWT secret (--jwt-secret or {SECRET_ENV}) is shorter than {MIN_SECRET_BYTES} bytes: \
+             use a random one, e.g. `openssl rand -base64 48`"
+        ));
+    }
+    if listen.ip().is_loopback() || !development {
         return Ok(());
     }
     Err(format!(

@@ -107,9 +107,14 @@ fn serve_refuses_a_public_address_with_the_development_secret() {
     let (code, out) =
         run_for(&["serve", "--service", "validation", "--listen", "0.0.0.0:0", "--jwt-secret", DEV_SECRET], Duration::from_secs(20));
     assert_eq!(code, Some(1), "{out}");
+    // A secret of its own that is too short: refused on any address, naming the minimum.
+    let (code, out) =
+        run_for(&["serve", "--service", "validation", "--listen", "127.0.0.1:0", "--jwt-secret", "hunter2"], Duration::from_secs(20));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("shorter than 32 bytes") && out.contains("--jwt-secret"), "{out}");
     // A secret of its own: it serves (killed after a few seconds).
     let (code, out) = run_for(
-        &["serve", "--service", "validation", "--listen", "0.0.0.0:0", "--jwt-secret", "a secret of this deployment"],
+        &["serve", "--service", "validation", "--listen", "0.0.0.0:0", "--jwt-secret", "a secret of this deployment, 32 bytes or more"],
         Duration::from_secs(4),
     );
     assert_eq!(code, None, "{out}");
