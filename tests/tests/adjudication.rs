@@ -392,6 +392,33 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     let mut req = tonic::Request::new(sgf_req(kakunin_sgf("9")));
     req.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
     check_kakunin("9", &c.adjudicate(req).await.unwrap().into_inner());
+    // ValidateRecord (a whole record parsed) needs a token too; ValidateMove and ListRuleSets
+    // stay open for the recording services that call them.
+    let mut v =
+        shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient::new(shinpan::client::channel(&url).await.unwrap());
+    let record = || pb::ValidateRecordRequest {
+        record: Some(pb::validate_record_request::Record::Sgf("(;SZ[9];B[ee];W[gc])".into())),
+        rule_set: String::new(),
+    };
+    assert_eq!(v.validate_record(record()).await.unwrap_err().code(), Code::Unauthenticated);
+    let mut req = tonic::Request::new(record());
+    req.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let checked = v.validate_record(req).await.unwrap().into_inner();
+    assert_eq!((checked.moves_checked, checked.first_foul), (2, None));
+    assert!(!v.list_rule_sets(pb::ListRuleSetsRequest::default()).await.unwrap().into_inner().rule_sets.is_empty());
+    let position = pb::Position { width: 9, height: 9, to_move: pb::Color::Black as i32, ..Default::default() };
+    let mv = pb::Move { color: pb::Color::Black as i32, action: Some(pb::r#move::Action::Point("ee".into())) };
+    let legal = v
+        .validate_move(pb::ValidateMoveRequest {
+            state: Some(pb::validate_move_request::State::Position(position)),
+            r#move: Some(mv),
+            rule_set: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .legal;
+    assert!(legal);
 
     // A stored game: only its players and officials may adjudicate it (the adjudication is
     // an event of the game); an SGF record or position anyone with a token.

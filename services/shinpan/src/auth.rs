@@ -330,9 +330,10 @@ pub enum AuthScope {
     /// validation clients of a local set-up need no token).
     #[default]
     Results,
-    /// GameRecordingService (and AdjudicationService) too: for deployments where every caller holds a
-    /// token. RuleValidationService stays open: it is stateless, reads nothing stored, and a
-    /// recording service calls it.
+    /// GameRecordingService, AdjudicationService and RuleValidationService's `ValidateRecord`
+    /// (it parses whole records) too: for deployments where every caller holds a token.
+    /// `ValidateMove` and `ListRuleSets` stay open: they are cheap, read nothing stored, and a
+    /// recording service calls `ValidateMove`.
     All,
 }
 

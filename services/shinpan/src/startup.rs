@@ -121,8 +121,9 @@ impl Application {
         let mut served = Vec::new();
         let kind = args.service;
         // Bearer tokens (crate::auth): always for ResultConfirmationService and
-        // ArbitrationService; for GameRecordingService too with --auth all (RuleValidationService is stateless and
-        // stays open, so that a recording service can call a remote one).
+        // ArbitrationService; with --auth all for GameRecordingService, AdjudicationService and
+        // RuleValidationService's ValidateRecord too (ValidateMove stays open, so that a
+        // recording service can call a remote one).
         let auth = crate::auth::AuthConfig::new(args.jwt_secret.as_deref().unwrap_or(""));
         let auth_all = args.auth == crate::auth::AuthScope::All;
         if auth.development {
@@ -133,7 +134,9 @@ impl Application {
         // Every service decodes requests up to the same explicit limit.
         let limit = crate::limits::MAX_REQUEST_BYTES;
         if matches!(kind, ServiceKind::All | ServiceKind::Validation) {
-            routes.add_service(RuleValidationServiceServer::new(RuleValidationService).max_decoding_message_size(limit));
+            let parses = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let service = RuleValidationService::new(auth_all.then(|| auth.clone()), parses);
+            routes.add_service(RuleValidationServiceServer::new(service).max_decoding_message_size(limit));
             served.push(shinpan_proto::service_names::RULE_VALIDATION);
         }
         if matches!(kind, ServiceKind::All | ServiceKind::Recording) {

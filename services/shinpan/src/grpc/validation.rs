@@ -249,8 +249,32 @@ fn describe_rules(r: RuleSet) -> &'static str {
 }
 
 /// The `RuleValidationService` gRPC service.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RuleValidationService;
+///
+/// `ValidateMove` and `ListRuleSets` are open to every caller (a recording service calls
+/// `ValidateMove` for every move, and it reads nothing stored). `ValidateRecord`, which parses
+/// and replays a whole record (up to [`crate::limits::MAX_SGF_BYTES`]), needs a valid bearer
+/// token when `auth` is set (`shinpan serve --auth all`), and at most `parses` of them run at
+/// once (the others wait their turn).
+#[derive(Clone)]
+pub struct RuleValidationService {
+    auth: Option<crate::auth::AuthConfig>,
+    parses: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+impl RuleValidationService {
+    /// The service; `auth` = the token check of `ValidateRecord` (None: open), `parses` = how
+    /// many records are parsed at once at most (at least 1).
+    pub fn new(auth: Option<crate::auth::AuthConfig>, parses: usize) -> RuleValidationService {
+        RuleValidationService { auth, parses: std::sync::Arc::new(tokio::sync::Semaphore::new(parses.max(1))) }
+    }
+}
+
+impl Default for RuleValidationService {
+    /// Open, one parse per core.
+    fn default() -> RuleValidationService {
+        RuleValidationService::new(None, std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
 
 #[tonic::async_trait]
 impl pb::rule_validation_service_server::RuleValidationService for RuleValidationService {
@@ -263,6 +287,13 @@ impl pb::rule_validation_service_server::RuleValidationService for RuleValidatio
 
     #[tracing::instrument(name = "RuleValidationService.ValidateRecord", skip_all)]
     async fn validate_record(&self, req: Request<pb::ValidateRecordRequest>) -> Result<Response<pb::ValidateRecordResponse>, Status> {
+        if let Some(auth) = &self.auth {
+            if let Err(e) = auth.authenticate(req.metadata()) {
+                tracing::warn!(target: "shinpan::auth", reason = %e, "UNAUTHENTICATED");
+                return Err(Status::unauthenticated(e.to_string()));
+            }
+        }
+        let _permit = self.parses.acquire().await.map_err(|e| ApiError::Internal(e.to_string()))?;
         let req = req.into_inner();
         let r = tokio::task::spawn_blocking(move || validate_record(&req)).await.map_err(|e| ApiError::Internal(e.to_string()))??;
         Ok(Response::new(r))
