@@ -29,8 +29,10 @@
 //! A chain is intact when for every event, in `seq` order: `seq` is the previous `seq + 1`
 //! (starting at 1), `prev_hash` equals the previous event's `hash` (or [`GENESIS`]), and `hash`
 //! equals the recomputation above. Verification ([`crate::Store::verify_chain`]) also checks that
-//! the head kept on the game row matches the last event, and that every move, result,
-//! confirmation, case and objection row agrees with the event that recorded it (and vice versa).
+//! the head kept on the game row matches the last event, that every move, result,
+//! confirmation, case and objection row agrees with the event that recorded it (and vice versa),
+//! and that the game's own facts (players, rules, setup, tournament, round, board) in the
+//! `games`, `players` and `tournaments` rows equal what its events record ([`crate::facts`]).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -152,6 +154,25 @@ pub enum BreakKind {
         /// The case concerned.
         case_id: Uuid,
     },
+    /// A fact of the game (see [`crate::facts`]: a player's name, rank or federation id, the
+    /// rule set, komi, handicap, setup, board size, tournament, round or board number) held by a
+    /// row differs from what the event that recorded it last says, or two events that both
+    /// record it disagree, or no event records it. Texts are JSON values as shown in a report.
+    FactMismatch {
+        /// The fact: a column of `games` (e.g. `komi`, `setup`, `table_number`), `tournament`
+        /// (the tournament's name), or `black.`/`white.` and a column of `players` (e.g.
+        /// `white.federation_id`).
+        field: String,
+        /// Where the value that disagrees is held: "the games table", "the players table",
+        /// "the tournaments table", or "an earlier event".
+        held_by: String,
+        /// That value (JSON text).
+        stored: String,
+        /// The event that records the fact: "event <seq> (<kind>)", or "no event".
+        recorded_by: String,
+        /// The value it records (JSON text; "nothing" when no event records it).
+        recorded: String,
+    },
 }
 
 impl std::fmt::Display for BreakKind {
@@ -169,6 +190,9 @@ impl std::fmt::Display for BreakKind {
             }
             BreakKind::CaseMismatch { case_id } => {
                 write!(f, "case {case_id} (its opening, ruling or objection) disagrees with the events that recorded it")
+            }
+            BreakKind::FactMismatch { field, held_by, stored, recorded_by, recorded } => {
+                write!(f, "{field} in {held_by} is {stored}, {recorded_by} says {recorded}")
             }
         }
     }

@@ -414,20 +414,74 @@ impl Store {
     /// name, rank and no federation id is reused, else a new one is created — one, even when
     /// several calls for the same new player run at once (they take a transaction-scoped
     /// advisory lock on the name and rank, so the second finds the first's row).
+    ///
+    /// A player's name and rank are facts of every game they play ([`crate::facts`]): an update
+    /// that changes either appends a `player_updated` event (`{"player": {id, name, rank,
+    /// federation_id}, "previous": {name, rank}}`) to each of the player's games, final ones
+    /// included, in the same transaction, so that the chain shows when and how the row changed.
     pub async fn upsert_player(&self, p: &NewPlayer) -> StoreResult<Player> {
         if let Some(fed) = &p.federation_id {
+            // Waits for games being created with this player (their genesis reads the row
+            // `FOR SHARE`, see `facts::genesis_payload`), so that the list of games below
+            // includes them; foreign-key checks (`FOR KEY SHARE`) do not wait for it.
+            let mut tx = self.pool.begin().await?;
+            let existing =
+                sqlx::query_as::<_, Player>("SELECT id, name, rank, federation_id FROM players WHERE federation_id = $1 FOR NO KEY UPDATE")
+                    .bind(fed)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some(old) = existing else {
+                let row = sqlx::query_as::<_, Player>(
+                    "INSERT INTO players (id, name, rank, federation_id) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (federation_id) DO UPDATE
+                        SET name = EXCLUDED.name, rank = coalesce(EXCLUDED.rank, players.rank)
+                     RETURNING id, name, rank, federation_id",
+                )
+                .bind(Uuid::new_v4())
+                .bind(&p.name)
+                .bind(&p.rank)
+                .bind(fed)
+                .fetch_one(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                if row.name != p.name || (p.rank.is_some() && row.rank != p.rank) {
+                    // a concurrent call created it first, with other particulars: update it
+                    // as an existing player, with its games' events
+                    return Box::pin(self.upsert_player(p)).await;
+                }
+                return Ok(row);
+            };
+            let rank = p.rank.clone().or_else(|| old.rank.clone());
+            if old.name == p.name && old.rank == rank {
+                return Ok(old);
+            }
             let row = sqlx::query_as::<_, Player>(
-                "INSERT INTO players (id, name, rank, federation_id) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (federation_id) DO UPDATE
-                    SET name = EXCLUDED.name, rank = coalesce(EXCLUDED.rank, players.rank)
-                 RETURNING id, name, rank, federation_id",
+                "UPDATE players SET name = $2, rank = $3 WHERE id = $1 RETURNING id, name, rank, federation_id",
             )
-            .bind(Uuid::new_v4())
+            .bind(old.id)
             .bind(&p.name)
-            .bind(&p.rank)
-            .bind(fed)
-            .fetch_one(&self.pool)
+            .bind(&rank)
+            .fetch_one(&mut *tx)
             .await?;
+            let games: Vec<Uuid> =
+                sqlx::query_scalar("SELECT id FROM games WHERE black_player_id = $1 OR white_player_id = $1 ORDER BY id FOR UPDATE")
+                    .bind(old.id)
+                    .fetch_all(&mut *tx)
+                    .await?;
+            let payload = json!({
+                "player": {"id": row.id, "name": row.name, "rank": row.rank, "federation_id": row.federation_id},
+                "previous": {"name": old.name, "rank": old.rank},
+            });
+            let mut appended = Vec::with_capacity(games.len());
+            for g in &games {
+                let ev = append_event_locked(&mut tx, *g, crate::facts::PLAYER_UPDATED_KIND, payload.clone()).await?;
+                appended.push(ev.seq);
+            }
+            tx.commit().await?;
+            for (g, seq) in games.iter().zip(appended) {
+                self.forget_head(*g);
+                self.announce(*g, seq);
+            }
             return Ok(row);
         }
         let mut tx = self.pool.begin().await?;
@@ -474,7 +528,8 @@ impl Store {
     // ----------------------------------------------------------------------------------- games
 
     /// Create a game (state `playing`) and its first event, seq 1, kind "game_created", whose
-    /// payload holds the game's particulars. Errors: [`StoreError::AlreadyExists`] when the
+    /// payload records every fact of the game: its columns, the two players' rows (name, rank,
+    /// federation id) and the tournament's name (see [`crate::facts`]). Errors: [`StoreError::AlreadyExists`] when the
     /// tournament's round already has a game on that table; [`StoreError::NotFound`] for an unknown
     /// tournament or player; [`StoreError::InvalidArgument`] for a board size outside 1..=52.
     ///
@@ -522,8 +577,8 @@ impl Store {
     async fn insert_game(&self, g: &NewGame) -> StoreResult<Game> {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
-        let event = build_event(id, None, "game_created", game_created_payload(g, &setup));
         let mut tx = self.pool.begin().await?;
+        let event = build_event(id, None, "game_created", crate::facts::genesis_payload(&mut tx, g, &setup).await?);
         sqlx::query(
             "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
                                 board_width, board_height, komi, handicap, rule_set, setup, last_seq, last_hash,
@@ -571,7 +626,8 @@ impl Store {
     async fn insert_imported(&self, g: &NewGame, moves: &[ImportedMove], end: Option<GameEnd>) -> StoreResult<Game> {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
-        let mut events = vec![build_event(id, None, "game_created", game_created_payload(g, &setup))];
+        let mut tx = self.pool.begin().await?;
+        let mut events = vec![build_event(id, None, "game_created", crate::facts::genesis_payload(&mut tx, g, &setup).await?)];
         for (i, m) in moves.iter().enumerate() {
             if let Some(p) = &m.point {
                 if p.len() != 2 || !p.bytes().all(|b| b.is_ascii_alphabetic()) {
@@ -593,7 +649,6 @@ impl Store {
             state = end.state;
         }
         let head = events.last().expect("game_created").clone();
-        let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
                                 board_width, board_height, komi, handicap, rule_set, setup, state,
@@ -956,9 +1011,15 @@ impl Store {
             .await?)
     }
 
-    /// Recompute a game's hash chain ([`crate::chain`]) and check that every move row and result
-    /// row agrees with the event that recorded it. The report's `breaks` holds the game's first
-    /// broken link, if any. Errors: [`StoreError::NotFound`] for an unknown game.
+    /// Recompute a game's hash chain ([`crate::chain`]) and check that every move, result,
+    /// confirmation, case and objection row agrees with the event that recorded it, and that the
+    /// game's own facts in the `games`, `players` and `tournaments` rows (players' names, ranks
+    /// and federation ids, rule set, komi, handicap, setup, board size, tournament, round, board
+    /// number) equal what its events record ([`crate::facts`]; a difference is a
+    /// [`crate::BreakKind::FactMismatch`] naming the field). The rows are read column by column,
+    /// so a row that no longer reads as a game (a setup that is not a position) is reported, not
+    /// an error. The report's `breaks` holds the game's first broken link (lowest seq), if any.
+    /// Errors: [`StoreError::NotFound`] for an unknown game; [`StoreError::Unavailable`].
     pub async fn verify_chain(&self, game_id: Uuid) -> StoreResult<ChainReport> {
         let exists: Option<Uuid> =
             sqlx::query_scalar("SELECT id FROM games WHERE id = $1").bind(game_id).fetch_optional(&self.pool).await?;
@@ -990,6 +1051,7 @@ impl Store {
         let mut tail: Option<(i64, Vec<u8>)> = None;
         let mut case_events: std::collections::HashMap<Uuid, Vec<(i64, String, Value)>> = Default::default();
         let mut objection_events: std::collections::HashMap<Uuid, (i64, Value)> = Default::default();
+        let mut facts = crate::facts::FactsRecorder::new(game_id);
         {
             let mut rows = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
                 "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 ORDER BY seq"
@@ -1000,6 +1062,7 @@ impl Store {
                 report.events += 1;
                 tail = Some((e.seq, e.hash.clone()));
                 walker.push(e.seq, &e.kind, &e.payload, e.created_at, &e.prev_hash, &e.hash);
+                facts.push(e.seq, &e.kind, &e.payload);
                 if let Some(n) = e.payload.get("move").and_then(|m| m.get("number")).and_then(Value::as_i64) {
                     move_events.insert(n as i32, (e.seq, e.payload["move"].clone()));
                 }
@@ -1176,27 +1239,17 @@ impl Store {
                 note(chain::ChainBreak { game_id, seq: *seq, kind: chain::BreakKind::CaseMismatch { case_id } });
             }
         }
+        // The game's own facts (players, rules, setup, tournament, round, board) against the
+        // events that recorded them.
+        let stored = crate::facts::stored_facts(&self.pool, game_id).await?;
+        if let Some(b) = facts.check(&stored) {
+            note(b);
+        }
         if let Some(b) = first {
             report.breaks.push(b);
         }
         Ok(())
     }
-}
-
-fn game_created_payload(g: &NewGame, setup: &Value) -> Value {
-    json!({
-        "tournament_id": g.tournament_id,
-        "round": g.round,
-        "table_number": g.table_number,
-        "black_player_id": g.black_player_id,
-        "white_player_id": g.white_player_id,
-        "board_width": g.board_width,
-        "board_height": g.board_height,
-        "komi": g.komi,
-        "handicap": g.handicap,
-        "rule_set": g.rule_set,
-        "setup": setup,
-    })
 }
 
 /// A move of a whole record given to [`Store::import_game`].
