@@ -160,3 +160,115 @@ async fn an_anchor_shows_events_cut_off_the_end_with_the_head_rewritten() {
     assert!(err.contains("the anchor was altered"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Each of a game's own facts changed directly in the database (komi, rule set, setup stones,
+/// a player's name or federation id, handicap, tournament, round, board number) is reported by
+/// `shinpan audit verify` as a broken game naming the field, its value in the row and the value
+/// the genesis event recorded; an untouched game is not reported. Rows changed so far that the
+/// game no longer loads (an unknown rule set, overlapping setup stones) are reported the same way.
+#[tokio::test]
+async fn audit_verify_names_every_fact_changed_in_the_database() {
+    let store = shinpan_storage::testing::fresh_store().await;
+    let cup = store.ensure_tournament("Meijin League", &Default::default()).await.unwrap();
+    let other = store.ensure_tournament("Other League", &Default::default()).await.unwrap();
+    // (field, table, change, the row's value, the recorded value)
+    let case = |field: &'static str, table: &'static str, sql: &str, stored: &str, recorded: &str| {
+        (field, table, sql.to_string(), stored.to_string(), recorded.to_string())
+    };
+    let cases = [
+        case("komi", "games", "UPDATE games SET komi = 106.5 WHERE id = $1", "106.5", "6.5"),
+        case("rule_set", "games", "UPDATE games SET rule_set = 'no-such-rules' WHERE id = $1", "\"no-such-rules\"", "\"japanese-2011\""),
+        case(
+            "setup",
+            "games",
+            "UPDATE games SET setup = '{\"AB\":[\"dd\"],\"AW\":[\"dd\"]}' WHERE id = $1",
+            "{\"AB\":[\"dd\"],\"AW\":[\"dd\"]}",
+            "{\"AB\":[\"dd\"]}",
+        ),
+        case(
+            "black.name",
+            "players",
+            "UPDATE players SET name = 'Someone Else' WHERE id = (SELECT black_player_id FROM games WHERE id = $1)",
+            "\"Someone Else\"",
+            "\"Black 3\"",
+        ),
+        case(
+            "white.federation_id",
+            "players",
+            "UPDATE players SET federation_id = 'forged' WHERE id = (SELECT white_player_id FROM games WHERE id = $1)",
+            "\"forged\"",
+            "\"w-4\"",
+        ),
+        case("handicap", "games", "UPDATE games SET handicap = 9 WHERE id = $1", "9", "0"),
+        case(
+            "tournament_id",
+            "games",
+            &format!("UPDATE games SET tournament_id = '{}' WHERE id = $1", other.id),
+            &format!("\"{}\"", other.id),
+            &format!("\"{}\"", cup.id),
+        ),
+        case("round", "games", "UPDATE games SET round = 7 WHERE id = $1", "7", "2"),
+        case("table_number", "games", "UPDATE games SET table_number = 42 WHERE id = $1", "42", "9"),
+    ];
+    let mut games = Vec::new();
+    for i in 0..=cases.len() {
+        let b = store
+            .upsert_player(&NewPlayer { name: format!("Black {i}"), rank: Some("5d".into()), federation_id: Some(format!("b-{i}")) })
+            .await
+            .unwrap();
+        let w = store
+            .upsert_player(&NewPlayer { name: format!("White {i}"), rank: Some("4d".into()), federation_id: Some(format!("w-{i}")) })
+            .await
+            .unwrap();
+        let g = store
+            .create_game(&NewGame {
+                tournament_id: Some(cup.id),
+                round: Some(2),
+                table_number: Some(if i == 8 { 9 } else { 10 + i as i32 }),
+                black_player_id: b.id,
+                white_player_id: w.id,
+                board_width: 9,
+                board_height: 9,
+                komi: 6.5,
+                handicap: 0,
+                rule_set: "japanese-2011".into(),
+                setup: serde_json::json!({"AB": ["dd"]}),
+                key: None,
+            })
+            .await
+            .unwrap()
+            .game;
+        store.write(GameWrite::new_move(g.id, 1, Colour::White, Some("ee"))).await.unwrap();
+        games.push(g.id);
+    }
+    let url = database_url(&store).await;
+    let (code, out) = audit(&url);
+    assert_eq!(code, 0, "{out}");
+
+    for ((_, _, sql, _, _), g) in cases.iter().zip(&games) {
+        let changed = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).bind(g).execute(store.pool()).await.unwrap();
+        assert_eq!(changed.rows_affected(), 1, "{sql}");
+    }
+    // the changed rule set and setup no longer load as a game
+    for g in &games[1..3] {
+        let stored = store.get_game(*g).await.unwrap();
+        let loads = shinpan::grpc::recording::stored_start(&stored).and_then(|s| s.game().map(|_| ()));
+        assert!(loads.is_err(), "game {g} should no longer load");
+    }
+
+    let (code, out) = audit(&url);
+    assert_eq!(code, 1, "{out}");
+    for ((field, table, _, stored, recorded), g) in cases.iter().zip(&games) {
+        let line = format!("BROKEN game {g} event 1: {field} in the {table} table is {stored}, event 1 (game_created) says {recorded}\n");
+        assert!(out.contains(&line), "{field}: no line\n{line}in\n{out}");
+        let r = shinpan::audit::verify(&store, Some(*g)).await.unwrap();
+        match &r.first_break().unwrap().kind {
+            shinpan_storage::BreakKind::FactMismatch { field: f, .. } => assert_eq!(f, field),
+            other => panic!("{field}: {other:?}"),
+        }
+    }
+    let untouched = games.last().unwrap();
+    assert!(!out.contains(&untouched.to_string()), "the untouched game verifies: {out}");
+    assert!(shinpan::audit::verify(&store, Some(*untouched)).await.unwrap().is_intact());
+    assert!(out.contains(&format!("{} game(s)", games.len())) && out.contains(&format!("{} broken", cases.len())), "{out}");
+}
