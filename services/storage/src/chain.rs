@@ -143,13 +143,19 @@ pub enum BreakKind {
         move_number: i32,
     },
     /// A result row or one of its confirmations disagrees with (or has no) the event that
-    /// recorded it, or an event records a result or confirmation that is gone.
+    /// recorded it, or an event records a result or confirmation that is gone. Compared: the
+    /// result text, reason, statuses, who proposed it, its detail (recorded in the event by
+    /// this version), the result it supersedes or corrects, and its state (final when an event
+    /// made it final, superseded when a later proposal's event says so, else proposed).
     ResultMismatch {
         /// The result concerned.
         result_id: Uuid,
     },
     /// A case row (opening, ruling) or its objection disagrees with (or has no) the event that
-    /// recorded it, or an event records a case or objection that is gone.
+    /// recorded it, or an event records a case or objection that is gone. Compared: the case's
+    /// kind, who opened it and why, its de-duplication key, its evidence (as opened, with each
+    /// addition merged), its state (as its events moved it), its ruling with who ruled and why;
+    /// the objection's role, who, reason, result and case, and its appeal material.
     CaseMismatch {
         /// The case concerned.
         case_id: Uuid,
@@ -161,7 +167,8 @@ pub enum BreakKind {
     FactMismatch {
         /// The fact: a column of `games` (e.g. `komi`, `setup`, `table_number`), `tournament`
         /// (the tournament's name), or `black.`/`white.` and a column of `players` (e.g.
-        /// `white.federation_id`).
+        /// `white.federation_id`); or `state`, when the game's row says `final` without a
+        /// result made final by an event, or the other way round.
         field: String,
         /// Where the value that disagrees is held: "the games table", "the players table",
         /// "the tournaments table", or "an earlier event".

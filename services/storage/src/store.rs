@@ -1051,6 +1051,7 @@ impl Store {
         let mut tail: Option<(i64, Vec<u8>)> = None;
         let mut case_events: std::collections::HashMap<Uuid, Vec<(i64, String, Value)>> = Default::default();
         let mut objection_events: std::collections::HashMap<Uuid, (i64, Value)> = Default::default();
+        let mut appeal_events: std::collections::HashMap<Uuid, Vec<(i64, Value)>> = Default::default();
         let mut facts = crate::facts::FactsRecorder::new(game_id);
         {
             let mut rows = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
@@ -1073,8 +1074,12 @@ impl Store {
                 if let Some(cid) = id_of("case_id") {
                     case_events.entry(cid).or_default().push((e.seq, e.kind.clone(), e.payload.clone()));
                 }
-                if let Some(oid) = id_of("objection_id").filter(|_| e.kind == "objection_filed") {
-                    objection_events.insert(oid, (e.seq, e.payload.clone()));
+                if let Some(oid) = id_of("objection_id") {
+                    if e.kind == "objection_filed" {
+                        objection_events.insert(oid, (e.seq, e.payload.clone()));
+                    } else {
+                        appeal_events.entry(oid).or_default().push((e.seq, e.payload.clone()));
+                    }
                 }
             }
         }
@@ -1131,22 +1136,66 @@ impl Store {
         .bind(game_id)
         .fetch_all(&self.pool)
         .await?;
+        // The proposals an amended proposal superseded, as its event recorded.
+        let superseded: std::collections::HashSet<Uuid> = result_events
+            .values()
+            .flatten()
+            .filter(|(_, k, _)| k == "result_proposed")
+            .filter_map(|(_, _, p)| p.get("supersedes_result_id").and_then(Value::as_str).and_then(|s| s.parse().ok()))
+            .collect();
+        let mut game_final_by: Option<(i64, String)> = None;
         for r in &results {
             let evs = result_events.get(&r.id).map(Vec::as_slice).unwrap_or(&[]);
             let created = evs.iter().find(|(_, k, _)| k == "result_proposed" || k == "result_corrected");
-            let ok_created = created.is_some_and(|(_, _, p)| {
+            let link = |p: &Value, key: &str| p.get(key).cloned().unwrap_or(Value::Null);
+            let ok_created = created.is_some_and(|(_, k, p)| {
                 p.get("result") == Some(&json!(r.result))
                     && p.get("reason") == Some(&json!(r.reason))
                     && p.get("statuses") == Some(&r.statuses)
+                    && p.get("proposed_by") == Some(&json!(r.proposed_by))
+                    // recorded since the detail is kept in the event too
+                    && p.get("detail").is_none_or(|d| *d == r.detail)
+                    && link(p, "supersedes_result_id") == json!(r.supersedes_result_id)
+                    && link(p, "corrects_result_id") == json!(r.corrects_result_id)
+                    && (k == "result_corrected") == r.corrects_result_id.is_some()
             });
-            let ok_final = r.state != ResultState::Final || evs.iter().any(|(_, k, _)| k == "result_finalized" || k == "result_corrected");
-            if !(ok_created && ok_final) {
+            let finalized = evs.iter().find(|(_, k, _)| k == "result_finalized" || k == "result_corrected");
+            if let Some((seq, k, _)) = finalized {
+                if game_final_by.is_none() {
+                    game_final_by = Some((*seq, k.clone()));
+                }
+            }
+            let expected_state = match (finalized, superseded.contains(&r.id)) {
+                (Some(_), _) => ResultState::Final,
+                (None, true) => ResultState::Superseded,
+                (None, false) => ResultState::Proposed,
+            };
+            if !(ok_created && r.state == expected_state) {
                 note(chain::ChainBreak {
                     game_id,
                     seq: created.map(|(s, _, _)| *s).unwrap_or(0),
                     kind: chain::BreakKind::ResultMismatch { result_id: r.id },
                 });
             }
+        }
+        // A game is final exactly when a result of it was made final (第十条).
+        let game_state: String = sqlx::query_scalar("SELECT state FROM games WHERE id = $1").bind(game_id).fetch_one(&self.pool).await?;
+        if (game_state == GameState::Final.as_str()) != game_final_by.is_some() {
+            let (seq, recorded_by, recorded) = match &game_final_by {
+                Some((seq, kind)) => (*seq, format!("event {seq} ({kind})"), format!("{:?}", GameState::Final.as_str())),
+                None => (0, "no event".to_string(), "no final result".to_string()),
+            };
+            note(chain::ChainBreak {
+                game_id,
+                seq,
+                kind: chain::BreakKind::FactMismatch {
+                    field: "state".into(),
+                    held_by: "the games table".into(),
+                    stored: format!("{game_state:?}"),
+                    recorded_by,
+                    recorded,
+                },
+            });
         }
         // Confirmations against their events, both ways.
         let confirmations = sqlx::query_as::<_, Confirmation>(
@@ -1190,7 +1239,30 @@ impl Store {
                 p.get("kind") == Some(&json!(c.kind.as_str()))
                     && p.get("opened_by") == Some(&json!(c.opened_by))
                     && p.get("reason") == Some(&json!(c.opened_reason))
+                    && p.get("dedupe_key").cloned().unwrap_or(Value::Null) == json!(c.dedupe_key)
             });
+            // Its evidence and state as its events built them: the evidence opened with, each
+            // addition merged over it (top-level keys, as `||` merges); open, then each change.
+            let mut evidence = opened.and_then(|(_, _, p)| p.get("evidence").cloned());
+            let mut state = CaseState::Open;
+            for (_, k, p) in evs {
+                match k.as_str() {
+                    "case_evidence_added" => match (evidence.as_mut(), p.get("evidence")) {
+                        (Some(Value::Object(have)), Some(Value::Object(added))) => {
+                            have.extend(added.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        }
+                        _ => evidence = None,
+                    },
+                    "case_state_changed" => {
+                        if let Some(to) = p.get("to").and_then(Value::as_str).and_then(|t| t.parse().ok()) {
+                            state = to;
+                        }
+                    }
+                    "case_ruled" => state = CaseState::Ruled,
+                    _ => {}
+                }
+            }
+            let ok_opened = ok_opened && evidence.as_ref() == Some(&c.evidence) && state == c.state;
             let ruled = evs.iter().find(|(_, k, _)| k == "case_ruled");
             let ok_ruled = match (ruled, &c.ruling) {
                 (None, None) => true,
@@ -1219,12 +1291,24 @@ impl Store {
         // Objections as filed.
         let objections = self.objections(game_id).await?;
         for o in &objections {
-            let ok = objection_events.get(&o.id).is_some_and(|(_, p)| {
-                p.get("role") == Some(&json!(o.role.as_str()))
-                    && p.get("who") == Some(&json!(o.who))
-                    && p.get("reason") == Some(&json!(o.reason))
-                    && p.get("case_id") == Some(&json!(o.case_id))
-            });
+            // The appeal material as its events attached it (a null keeps the earlier one).
+            let mut material = (None, None);
+            for (_, p) in appeal_events.get(&o.id).map(Vec::as_slice).unwrap_or(&[]) {
+                for (key, slot) in [("reconstruction", &mut material.0), ("adjudication", &mut material.1)] {
+                    if let Some(v) = p.get(key).filter(|v| !v.is_null()) {
+                        *slot = Some(v.clone());
+                    }
+                }
+            }
+            let stored_material = (o.reconstruction.clone().filter(|v| !v.is_null()), o.adjudication.clone().filter(|v| !v.is_null()));
+            let ok = material == stored_material
+                && objection_events.get(&o.id).is_some_and(|(_, p)| {
+                    p.get("role") == Some(&json!(o.role.as_str()))
+                        && p.get("result_id").cloned().unwrap_or(Value::Null) == json!(o.result_id)
+                        && p.get("who") == Some(&json!(o.who))
+                        && p.get("reason") == Some(&json!(o.reason))
+                        && p.get("case_id") == Some(&json!(o.case_id))
+                });
             if !ok {
                 note(chain::ChainBreak {
                     game_id,

@@ -1129,8 +1129,12 @@ async fn every_fact_changed_in_a_row_is_named_by_the_audit(pool: PgPool) {
     sqlx::query("UPDATE games SET komi = 106.5 WHERE id = $1").bind(g.id).execute(&mut *tx).await.unwrap();
     sqlx::query("ALTER TABLE games ENABLE TRIGGER games_final_guard").execute(&mut *tx).await.unwrap();
     tx.commit().await.unwrap();
-    let report = store.verify_all().await.unwrap();
+    let report = store.verify_chain(g.id).await.unwrap();
     assert_eq!(fact_break(&report).map(|(f, _, _)| f).as_deref(), Some("komi"), "{report:?}");
+    // every game changed above is reported, the final one too; the renamed tournament's name
+    // was put back, so its game verifies again
+    let all = store.verify_all().await.unwrap();
+    assert_eq!((all.games, all.breaks.len()), (14, 13), "{all:?}");
 }
 
 /// A player's name or rank changed through the store is recorded in each of their games
@@ -1316,5 +1320,102 @@ async fn games_stored_before_the_migration_keep_verifying(pool: PgPool) {
     for g in [plain, final_game, zero_komi] {
         let report = store.verify_chain(g).await.unwrap();
         assert!(report.is_intact(), "{g}: {report:?}");
+    }
+}
+
+/// A game with everything an archive keeps of a result: a proposal confirmed once, an
+/// objection with its appeal material and its ruled case, an amended proposal that superseded
+/// the first and became final (第十条), and a manual case with added evidence. Returns the game,
+/// the first and the amended result, the objection's case and the manual case.
+async fn disputed_game(store: &Store) -> (Game, Uuid, Uuid, Uuid, Uuid) {
+    let (g, r) = ended_game_with_result(store).await;
+    store.confirm_result(r.id, Role::Black, "kuwabara", &ALL_THREE).await.unwrap();
+    let (o, case) = store
+        .object(&NewObjection { game_id: g.id, role: Role::White, who: "gennan".into(), reason: "I did not resign".into() })
+        .await
+        .unwrap();
+    store.attach_appeal_material(o.id, Some(json!({"moves": 1})), Some(json!({"result": "B+R"}))).await.unwrap();
+    store.rule_case(case.id, json!({"decision": "amend", "result": "B+R"}), "referee-1", "the record shows it").await.unwrap();
+    let (manual, _) = store
+        .open_case(&NewCase {
+            game_id: g.id,
+            kind: CaseKind::Manual,
+            evidence: json!({"note": "clock stopped"}),
+            opened_by: "referee-1".into(),
+            reason: "check the clock".into(),
+            dedupe_key: Some("clock".into()),
+        })
+        .await
+        .unwrap();
+    store.add_case_evidence(manual.id, json!({"photo": "clock.jpg"}), "referee-1").await.unwrap();
+    store.set_case_state(manual.id, CaseState::UnderReview, "referee-1", "looking").await.unwrap();
+    let amended = store
+        .propose_result(&NewResult {
+            game_id: g.id,
+            result: "B+R".into(),
+            reason: "resignation".into(),
+            statuses: json!({}),
+            detail: json!({"case_id": case.id}),
+            proposed_by: "referee-1".into(),
+        })
+        .await
+        .unwrap();
+    for (role, who) in [(Role::Black, "kuwabara"), (Role::White, "gennan"), (Role::Referee, "referee-1")] {
+        store.confirm_result(amended.id, role, who, &ALL_THREE).await.unwrap();
+    }
+    (g, r.id, amended.id, case.id, manual.id)
+}
+
+/// Every particular of a result, its finality, a case and an objection changed behind the
+/// triggers is caught by the audit, naming the result or case (or the game's state).
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn results_cases_and_objections_changed_in_rows_are_caught(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    // (change; whose: 0 first result, 1 amended result, 2 objection's case, 3 manual case, 4 the game's state)
+    let changes: [(&str, usize); 10] = [
+        ("UPDATE results SET proposed_by = 'someone' WHERE id = $2", 1),
+        ("UPDATE results SET detail = '{\"forged\": true}' WHERE id = $2", 1),
+        ("UPDATE results SET supersedes_result_id = NULL WHERE id = $2", 1),
+        ("UPDATE results SET state = 'proposed' WHERE id = $1", 0),
+        ("UPDATE games SET state = 'ended' WHERE id = $5", 4),
+        ("UPDATE cases SET evidence = '{\"note\": \"clock fine\"}' WHERE id = $4", 3),
+        ("UPDATE cases SET state = 'closed', closed_at = now() WHERE id = $4", 3),
+        ("UPDATE cases SET dedupe_key = 'other' WHERE id = $4", 3),
+        ("UPDATE objections SET result_id = NULL WHERE case_id = $3", 2),
+        ("UPDATE objections SET adjudication = '{\"result\": \"W+R\"}' WHERE case_id = $3", 2),
+    ];
+    for (sql, whose) in changes {
+        let (g, first, amended, objection_case, manual) = disputed_game(&store).await;
+        assert!(store.verify_chain(g.id).await.unwrap().is_intact(), "{:?}", store.verify_chain(g.id).await.unwrap());
+        let mut tx = pool.begin().await.unwrap();
+        for t in ["results", "games", "cases", "objections"] {
+            sqlx::query(sqlx::AssertSqlSafe(format!("ALTER TABLE {t} DISABLE TRIGGER USER"))).execute(&mut *tx).await.unwrap();
+        }
+        let changed = sqlx::query(sqlx::AssertSqlSafe(sql.to_string()))
+            .bind(first)
+            .bind(amended)
+            .bind(objection_case)
+            .bind(manual)
+            .bind(g.id)
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        assert_eq!(changed.rows_affected(), 1, "{sql}");
+        for t in ["results", "games", "cases", "objections"] {
+            sqlx::query(sqlx::AssertSqlSafe(format!("ALTER TABLE {t} ENABLE TRIGGER USER"))).execute(&mut *tx).await.unwrap();
+        }
+        tx.commit().await.unwrap();
+        let report = store.verify_chain(g.id).await.unwrap();
+        let kind = report.first_break().unwrap_or_else(|| panic!("{sql}: not caught")).kind.clone();
+        match (whose, kind) {
+            (0, BreakKind::ResultMismatch { result_id }) => assert_eq!(result_id, first, "{sql}"),
+            (1, BreakKind::ResultMismatch { result_id }) => assert_eq!(result_id, amended, "{sql}"),
+            (2, BreakKind::CaseMismatch { case_id }) => assert_eq!(case_id, objection_case, "{sql}"),
+            (3, BreakKind::CaseMismatch { case_id }) => assert_eq!(case_id, manual, "{sql}"),
+            (4, BreakKind::FactMismatch { field, stored, recorded, .. }) => {
+                assert_eq!((field.as_str(), stored.as_str(), recorded.as_str()), ("state", "\"ended\"", "\"final\""), "{sql}")
+            }
+            (_, other) => panic!("{sql}: {other:?}"),
+        }
     }
 }
