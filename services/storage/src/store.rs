@@ -433,23 +433,21 @@ impl Store {
             let Some(old) = existing else {
                 let row = sqlx::query_as::<_, Player>(
                     "INSERT INTO players (id, name, rank, federation_id) VALUES ($1, $2, $3, $4)
-                     ON CONFLICT (federation_id) DO UPDATE
-                        SET name = EXCLUDED.name, rank = coalesce(EXCLUDED.rank, players.rank)
+                     ON CONFLICT (federation_id) DO NOTHING
                      RETURNING id, name, rank, federation_id",
                 )
                 .bind(Uuid::new_v4())
                 .bind(&p.name)
                 .bind(&p.rank)
                 .bind(fed)
-                .fetch_one(&mut *tx)
+                .fetch_optional(&mut *tx)
                 .await?;
                 tx.commit().await?;
-                if row.name != p.name || (p.rank.is_some() && row.rank != p.rank) {
-                    // a concurrent call created it first, with other particulars: update it
-                    // as an existing player, with its games' events
-                    return Box::pin(self.upsert_player(p)).await;
-                }
-                return Ok(row);
+                return match row {
+                    Some(row) => Ok(row),
+                    // a concurrent call created the player first: now an existing player
+                    None => Box::pin(self.upsert_player(p)).await,
+                };
             };
             let rank = p.rank.clone().or_else(|| old.rank.clone());
             if old.name == p.name && old.rank == rank {
@@ -529,9 +527,11 @@ impl Store {
 
     /// Create a game (state `playing`) and its first event, seq 1, kind "game_created", whose
     /// payload records every fact of the game: its columns, the two players' rows (name, rank,
-    /// federation id) and the tournament's name (see [`crate::facts`]). Errors: [`StoreError::AlreadyExists`] when the
-    /// tournament's round already has a game on that table; [`StoreError::NotFound`] for an unknown
-    /// tournament or player; [`StoreError::InvalidArgument`] for a board size outside 1..=52.
+    /// federation id) and the tournament's name (see [`crate::facts`]).
+    ///
+    /// Errors: [`StoreError::AlreadyExists`] when the tournament's round already has a game on
+    /// that table; [`StoreError::NotFound`] for an unknown tournament or player;
+    /// [`StoreError::InvalidArgument`] for a board size outside 1..=52.
     ///
     /// With a [`GameKey`]: if a game was created with that key and the same request digest,
     /// that game is returned (`replayed`), whatever was recorded in it since, and nothing is
@@ -1052,6 +1052,8 @@ impl Store {
         let mut case_events: std::collections::HashMap<Uuid, Vec<(i64, String, Value)>> = Default::default();
         let mut objection_events: std::collections::HashMap<Uuid, (i64, Value)> = Default::default();
         let mut appeal_events: std::collections::HashMap<Uuid, Vec<(i64, Value)>> = Default::default();
+        // The first event that made the game final by a recorded change of state.
+        let mut made_final: Option<(i64, String)> = None;
         let mut facts = crate::facts::FactsRecorder::new(game_id);
         {
             let mut rows = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
@@ -1064,6 +1066,9 @@ impl Store {
                 tail = Some((e.seq, e.hash.clone()));
                 walker.push(e.seq, &e.kind, &e.payload, e.created_at, &e.prev_hash, &e.hash);
                 facts.push(e.seq, &e.kind, &e.payload);
+                if made_final.is_none() && e.payload.get("to_state") == Some(&json!(GameState::Final.as_str())) {
+                    made_final = Some((e.seq, e.kind.clone()));
+                }
                 if let Some(n) = e.payload.get("move").and_then(|m| m.get("number")).and_then(Value::as_i64) {
                     move_events.insert(n as i32, (e.seq, e.payload["move"].clone()));
                 }
@@ -1143,7 +1148,7 @@ impl Store {
             .filter(|(_, k, _)| k == "result_proposed")
             .filter_map(|(_, _, p)| p.get("supersedes_result_id").and_then(Value::as_str).and_then(|s| s.parse().ok()))
             .collect();
-        let mut game_final_by: Option<(i64, String)> = None;
+        let mut game_final_by = made_final;
         for r in &results {
             let evs = result_events.get(&r.id).map(Vec::as_slice).unwrap_or(&[]);
             let created = evs.iter().find(|(_, k, _)| k == "result_proposed" || k == "result_corrected");
@@ -1161,7 +1166,7 @@ impl Store {
             });
             let finalized = evs.iter().find(|(_, k, _)| k == "result_finalized" || k == "result_corrected");
             if let Some((seq, k, _)) = finalized {
-                if game_final_by.is_none() {
+                if game_final_by.as_ref().is_none_or(|(s, _)| s > seq) {
                     game_final_by = Some((*seq, k.clone()));
                 }
             }
@@ -1178,7 +1183,8 @@ impl Store {
                 });
             }
         }
-        // A game is final exactly when a result of it was made final (第十条).
+        // A game is final exactly when an event made it so (第十条): a result made final or
+        // corrected, or a change of state recorded with `to_state` "final".
         let game_state: String = sqlx::query_scalar("SELECT state FROM games WHERE id = $1").bind(game_id).fetch_one(&self.pool).await?;
         if (game_state == GameState::Final.as_str()) != game_final_by.is_some() {
             let (seq, recorded_by, recorded) = match &game_final_by {
@@ -1242,17 +1248,17 @@ impl Store {
                     && p.get("dedupe_key").cloned().unwrap_or(Value::Null) == json!(c.dedupe_key)
             });
             // Its evidence and state as its events built them: the evidence opened with, each
-            // addition merged over it (top-level keys, as `||` merges); open, then each change.
+            // addition joined to it as `||` joins them; open, then each change.
             let mut evidence = opened.and_then(|(_, _, p)| p.get("evidence").cloned());
             let mut state = CaseState::Open;
             for (_, k, p) in evs {
                 match k.as_str() {
-                    "case_evidence_added" => match (evidence.as_mut(), p.get("evidence")) {
-                        (Some(Value::Object(have)), Some(Value::Object(added))) => {
-                            have.extend(added.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    "case_evidence_added" => {
+                        evidence = match (evidence.take(), p.get("evidence")) {
+                            (Some(have), Some(added)) => Some(jsonb_concat(have, added.clone())),
+                            _ => None,
                         }
-                        _ => evidence = None,
-                    },
+                    }
                     "case_state_changed" => {
                         if let Some(to) = p.get("to").and_then(Value::as_str).and_then(|t| t.parse().ok()) {
                             state = to;
@@ -1333,6 +1339,28 @@ impl Store {
             report.breaks.push(b);
         }
         Ok(())
+    }
+}
+
+/// `a || b` as PostgreSQL computes it for `jsonb`: two objects merge (`b`'s keys win), two
+/// arrays concatenate, an array and another value make the array with the value appended (or
+/// prepended), two other values make a two-element array.
+fn jsonb_concat(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Object(mut x), Value::Object(y)) => {
+            x.extend(y);
+            Value::Object(x)
+        }
+        (Value::Array(mut x), Value::Array(y)) => {
+            x.extend(y);
+            Value::Array(x)
+        }
+        (Value::Array(mut x), y) => {
+            x.push(y);
+            Value::Array(x)
+        }
+        (x, Value::Array(y)) => Value::Array(std::iter::once(x).chain(y).collect()),
+        (x, y) => Value::Array(vec![x, y]),
     }
 }
 
