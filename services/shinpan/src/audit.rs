@@ -15,7 +15,9 @@
 //! events that recorded them (`shinpan_storage::facts`): 第十条2's confirmation makes a result
 //! final, and a result is only as final as the facts it was counted under.
 //!
-//! Output: one line per broken game (`BROKEN game <id> event <seq>: <what>`), then a summary.
+//! Output: one line per broken game (`BROKEN game <id> event <seq>: <what>`), each followed by
+//! one `  also game <id> event <seq>: <what>` line per further disagreement in it, then a
+//! summary.
 //! A changed fact names the field, the row's value and the recorded one, e.g.
 //! `BROKEN game <id> event 1: komi in the games table is 106.5, event 1 (game_created) says 6.5`.
 //! A row changed so far that the game no longer loads (setup stones on one point, an unknown
@@ -178,11 +180,16 @@ pub async fn verify(store: &Store, game: Option<uuid::Uuid>) -> Result<ChainRepo
 }
 
 /// The report as text: one `BROKEN game <id> event <seq>: <what>` line per broken game (`<what>`
-/// is the [`shinpan_storage::BreakKind`]'s sentence), then the summary line.
+/// is the [`shinpan_storage::BreakKind`]'s sentence), each followed by an indented `also game
+/// <id> event <seq>: <what>` line for every further disagreement found in it (each other
+/// changed fact), then the summary line.
 pub fn report_text(r: &ChainReport) -> String {
     let mut out = String::new();
     for b in &r.breaks {
         out.push_str(&format!("BROKEN game {} event {}: {}\n", b.game_id, b.seq, b.kind));
+        for m in r.more.iter().filter(|m| m.game_id == b.game_id) {
+            out.push_str(&format!("  also game {} event {}: {}\n", m.game_id, m.seq, m.kind));
+        }
     }
     out.push_str(&format!(
         "{} game(s), {} event(s): {}\n",

@@ -274,4 +274,22 @@ async fn audit_verify_names_every_fact_changed_in_the_database() {
     assert!(!out.contains(&untouched.to_string()), "the untouched game verifies: {out}");
     assert!(shinpan::audit::verify(&store, Some(*untouched)).await.unwrap().is_intact());
     assert!(out.contains(&format!("{} game(s)", games.len())) && out.contains(&format!("{} broken", cases.len())), "{out}");
+
+    // A second fact changed in the game whose rule set was changed: both are named, the
+    // second on an `also` line under the game's line (`--game`: that game only).
+    sqlx::query("UPDATE games SET komi = 0.5 WHERE id = $1").bind(games[1]).execute(store.pool()).await.unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_shinpan"))
+        .args(["audit", "verify", "--database-url", &url, "--game", &games[1].to_string()])
+        .output()
+        .expect("run shinpan");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "BROKEN game {g} event 1: rule_set in the games table is \"no-such-rules\", event 1 (game_created) says \"japanese-2011\"\n  \
+             also game {g} event 1: komi in the games table is 0.5, event 1 (game_created) says 6.5\n1 game(s), 2 event(s): 1 broken\n",
+            g = games[1]
+        )
+    );
 }

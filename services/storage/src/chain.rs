@@ -248,6 +248,12 @@ pub struct ChainReport {
     pub events: u64,
     /// The first broken link of every broken game, ordered by game id.
     pub breaks: Vec<ChainBreak>,
+    /// Every further disagreement found in a broken game besides its first (each other changed
+    /// fact, each other result, case or move that disagrees with its event), ordered by game id,
+    /// then seq. Empty for a game whose chain itself is broken (an event that does not verify,
+    /// or a head that does not match): its rows are not compared with events that cannot be
+    /// trusted.
+    pub more: Vec<ChainBreak>,
 }
 
 impl ChainReport {

@@ -180,9 +180,9 @@ struct Recorded {
 pub(crate) struct FactsRecorder {
     game_id: Uuid,
     recorded: BTreeMap<String, Recorded>,
-    /// The first disagreement between two events that both record a fact (a `game_facts`
-    /// event recording a value other than the `game_created` event's).
-    conflict: Option<ChainBreak>,
+    /// Disagreements between two events that both record a fact (a `game_facts` event
+    /// recording a value other than the `game_created` event's).
+    conflicts: Vec<ChainBreak>,
 }
 
 impl FactsRecorder {
@@ -240,49 +240,44 @@ impl FactsRecorder {
     }
 
     fn note_conflict(&mut self, seq: i64, field: &str, stored: &str, recorded: String, kind: &str) {
-        if self.conflict.is_none() {
-            self.conflict = Some(ChainBreak {
-                game_id: self.game_id,
-                seq,
-                kind: BreakKind::FactMismatch {
-                    field: field.to_string(),
-                    held_by: "an earlier event".into(),
-                    stored: stored.to_string(),
-                    recorded_by: format!("event {seq} ({kind})"),
-                    recorded,
-                },
-            });
-        }
+        self.conflicts.push(ChainBreak {
+            game_id: self.game_id,
+            seq,
+            kind: BreakKind::FactMismatch {
+                field: field.to_string(),
+                held_by: "an earlier event".into(),
+                stored: stored.to_string(),
+                recorded_by: format!("event {seq} ({kind})"),
+                recorded,
+            },
+        });
     }
 
-    /// The first fact whose row disagrees with the event that recorded it last (or that no
-    /// event records), or the first conflict between two events; `None` when all agree.
-    pub(crate) fn check(self, stored: &BTreeMap<&'static str, Value>) -> Option<ChainBreak> {
-        if self.conflict.is_some() {
-            return self.conflict;
-        }
+    /// Every disagreement: each conflict between two events, then each fact (in the order of
+    /// `FIELDS`) whose row differs from the event that recorded it last, or that no event
+    /// records. Empty when all agree.
+    pub(crate) fn check(self, stored: &BTreeMap<&'static str, Value>) -> Vec<ChainBreak> {
+        let FactsRecorder { game_id, recorded, conflicts: mut out } = self;
         for (field, table) in FIELDS {
             let Some(row) = stored.get(field) else { continue };
-            let brk = |seq, recorded_by: String, recorded: String| ChainBreak {
-                game_id: self.game_id,
+            let brk = |seq, recorded_by: String, value: String| ChainBreak {
+                game_id,
                 seq,
                 kind: BreakKind::FactMismatch {
                     field: field.to_string(),
                     held_by: format!("the {table} table"),
                     stored: shown(row),
                     recorded_by,
-                    recorded,
+                    recorded: value,
                 },
             };
-            match self.recorded.get(*field) {
-                None => return Some(brk(0, "no event".into(), "nothing".into())),
-                Some(r) if !same(&r.value, row) => {
-                    return Some(brk(r.seq, format!("event {} ({})", r.seq, r.kind), shown(&r.value)));
-                }
+            match recorded.get(*field) {
+                None => out.push(brk(0, "no event".into(), "nothing".into())),
+                Some(r) if !same(&r.value, row) => out.push(brk(r.seq, format!("event {} ({})", r.seq, r.kind), shown(&r.value))),
                 Some(_) => {}
             }
         }
-        None
+        out
     }
 }
 
@@ -340,7 +335,7 @@ mod tests {
     fn the_field_that_differs_is_named() {
         let mut r = FactsRecorder::new(Uuid::nil());
         r.push(1, "game_created", &genesis());
-        let b = r.check(&stored(106.5)).expect("komi differs");
+        let b = r.check(&stored(106.5)).into_iter().next().expect("komi differs");
         assert_eq!(b.seq, 1);
         assert_eq!(
             b.to_string(),
@@ -348,7 +343,7 @@ mod tests {
         );
         let mut r = FactsRecorder::new(Uuid::nil());
         r.push(1, "game_created", &genesis());
-        assert!(r.check(&stored(6.5)).is_none());
+        assert!(r.check(&stored(6.5)).is_empty());
     }
 
     #[test]
@@ -358,10 +353,12 @@ mod tests {
         let mut r = FactsRecorder::new(Uuid::nil());
         r.push(1, "game_created", &genesis());
         r.push(2, PLAYER_UPDATED_KIND, &json!({"player": {"id": Uuid::from_u128(2), "name": "C", "rank": null, "federation_id": null}}));
-        assert!(r.check(&renamed).is_none());
+        assert!(r.check(&renamed).is_empty());
         let mut r = FactsRecorder::new(Uuid::nil());
         r.push(1, "game_created", &genesis());
-        assert!(matches!(r.check(&renamed).unwrap().kind, BreakKind::FactMismatch { ref field, .. } if field == "white.name"));
+        assert!(
+            matches!(&r.check(&renamed)[..], [ChainBreak { kind: BreakKind::FactMismatch { field, .. }, .. }] if field == "white.name")
+        );
     }
 
     #[test]
@@ -376,14 +373,12 @@ mod tests {
         let mut r = FactsRecorder::new(Uuid::nil());
         r.push(1, "game_created", &old);
         r.push(7, GAME_FACTS_KIND, &json!({"facts": later.to_string()}));
-        let b = r.check(&stored(106.5)).expect("the two events disagree");
+        let b = r.check(&stored(106.5)).into_iter().next().expect("the two events disagree");
         assert_eq!(b.seq, 7);
         assert!(b.to_string().contains("komi"), "{b}");
         // a game created before the players were recorded is not covered without the event
         let mut r = FactsRecorder::new(Uuid::nil());
         r.push(1, "game_created", &old);
-        assert!(
-            matches!(r.check(&stored(6.5)).unwrap().kind, BreakKind::FactMismatch { ref recorded_by, .. } if recorded_by == "no event")
-        );
+        assert!(matches!(&r.check(&stored(6.5))[0].kind, BreakKind::FactMismatch { recorded_by, .. } if recorded_by == "no event"));
     }
 }

@@ -1106,12 +1106,8 @@ impl Store {
         }
         // Moves against their events.
         let moves = self.moves(game_id).await?;
-        let mut first: Option<chain::ChainBreak> = None;
-        let mut note = |b: chain::ChainBreak| {
-            if first.as_ref().is_none_or(|f| b.seq < f.seq) {
-                first = Some(b);
-            }
-        };
+        let mut found: Vec<chain::ChainBreak> = Vec::new();
+        let mut note = |b: chain::ChainBreak| found.push(b);
         if moves.last().map_or(0, |m| m.move_number) != head_moves {
             note(chain::ChainBreak { game_id, seq: tail_seq, kind: chain::BreakKind::MoveMismatch { move_number: head_moves } });
         }
@@ -1332,12 +1328,14 @@ impl Store {
         // The game's own facts (players, rules, setup, tournament, round, board) against the
         // events that recorded them.
         let stored = crate::facts::stored_facts(&self.pool, game_id).await?;
-        if let Some(b) = facts.check(&stored) {
-            note(b);
-        }
-        if let Some(b) = first {
+        found.extend(facts.check(&stored));
+        // The first (lowest seq, first found among equals) is the game's break; the rest follow.
+        found.sort_by_key(|b| b.seq);
+        let mut found = found.into_iter();
+        if let Some(b) = found.next() {
             report.breaks.push(b);
         }
+        report.more.extend(found);
         Ok(())
     }
 }

@@ -1108,6 +1108,22 @@ async fn every_fact_changed_in_a_row_is_named_by_the_audit(pool: PgPool) {
             sqlx::query("UPDATE tournaments SET name = 'Facts Cup' WHERE name = 'Renamed Cup'").execute(&pool).await.unwrap();
         }
     }
+    // several facts changed in one game: the first is the game's break, each other follows
+    let g = facts_game(&store, "several", 300).await;
+    sqlx::query("UPDATE games SET komi = 0.5, rule_set = 'japanese-1989' WHERE id = $1").bind(g.id).execute(&pool).await.unwrap();
+    sqlx::query("UPDATE players SET name = 'Else' WHERE id = $1").bind(g.white.id).execute(&pool).await.unwrap();
+    let report = store.verify_chain(g.id).await.unwrap();
+    let fields: Vec<String> = report
+        .breaks
+        .iter()
+        .chain(&report.more)
+        .map(|b| match &b.kind {
+            BreakKind::FactMismatch { field, .. } => field.clone(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(fields, ["white.name", "rule_set", "komi"], "{report:?}");
+    assert_eq!(report.breaks.len(), 1, "one broken game");
     // a final game changed behind the guard is caught too
     let g = facts_game(&store, "final", 200).await;
     store.write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended)).await.unwrap();
@@ -1133,8 +1149,10 @@ async fn every_fact_changed_in_a_row_is_named_by_the_audit(pool: PgPool) {
     assert_eq!(fact_break(&report).map(|(f, _, _)| f).as_deref(), Some("komi"), "{report:?}");
     // every game changed above is reported, the final one too; the renamed tournament's name
     // was put back, so its game verifies again
+    // (more: the other tournament's name with its id, the intruder's name, rank and federation
+    // id with the black player's id, and the two further facts of the game above)
     let all = store.verify_all().await.unwrap();
-    assert_eq!((all.games, all.breaks.len()), (14, 13), "{all:?}");
+    assert_eq!((all.games, all.breaks.len(), all.more.len()), (15, 14, 6), "{all:?}");
 }
 
 /// A player's name or rank changed through the store is recorded in each of their games
@@ -1303,11 +1321,16 @@ async fn games_stored_before_the_migration_keep_verifying(pool: PgPool) {
     }
     assert_eq!(store.get_game(final_game).await.unwrap().state, GameState::Final);
     let report = store.verify_chain(changed_before).await.unwrap();
-    let brk = report.first_break().expect("komi was changed before the migration");
-    assert_eq!(brk.seq, 2, "{brk}");
+    let lines: Vec<String> = report.breaks.iter().chain(&report.more).map(ToString::to_string).collect();
     assert_eq!(
-        brk.to_string(),
-        format!("game {changed_before} event 2: komi in an earlier event is 6.5 (event 1, game_created), event 2 (game_facts) says 106.5")
+        lines,
+        [
+            format!("game {changed_before} event 1: komi in the games table is 106.5, event 1 (game_created) says 6.5"),
+            format!(
+                "game {changed_before} event 2: komi in an earlier event is 6.5 (event 1, game_created), event 2 (game_facts) says 106.5"
+            ),
+        ],
+        "komi was changed before the migration"
     );
     // changed after the migration: the players are covered now
     sqlx::query("UPDATE players SET federation_id = 'forged' WHERE id = $1").bind(b.id).execute(&pool).await.unwrap();
