@@ -290,10 +290,10 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// A value as shown in a report: its JSON text, cut to 120 characters.
+/// A value as shown in a report: its JSON text, cut to 300 characters.
 fn shown(v: &Value) -> String {
     let text = v.to_string();
-    match text.char_indices().nth(120) {
+    match text.char_indices().nth(300) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text,
     }
