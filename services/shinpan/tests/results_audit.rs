@@ -2,6 +2,7 @@
 //! behind the triggers' back (the only way to change one) is caught at its sequence number;
 //! events cut off the end together with the game row's head are caught by an anchor.
 
+use serde_json::json;
 use shinpan_storage::{Colour, GameWrite, NewGame, NewPlayer, Store};
 use std::process::Command;
 
@@ -292,4 +293,93 @@ async fn audit_verify_names_every_fact_changed_in_the_database() {
             g = games[1]
         )
     );
+}
+
+/// A database whose games were stored before the game's facts were all recorded: its games
+/// (genesis without the players) and an anchor taken then still verify after `shinpan audit
+/// verify` applied the migration that records their facts — no existing hash changed — and a
+/// player's federation id changed afterwards is named.
+#[tokio::test]
+async fn a_database_from_before_the_facts_were_recorded_keeps_verifying() {
+    use shinpan_storage::chain;
+    const BEFORE: i64 = 20261124000002;
+    // a new database, migrated only up to the schema the old games were stored with
+    let server = shinpan_storage::testing::ensure_database_url();
+    let opts: sqlx::postgres::PgConnectOptions = server.parse().unwrap();
+    let name = format!("shinpan_old_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect_with(&opts).await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\""))).execute(&mut admin).await.unwrap();
+    let pool = sqlx::PgPool::connect_with(opts.clone().database(&name)).await.unwrap();
+    shinpan_storage::MIGRATOR.run_to(BEFORE, &pool).await.unwrap();
+    let store = Store::new(pool.clone());
+    let b = store.upsert_player(&NewPlayer { name: "Ishida Yoshio".into(), rank: None, federation_id: Some("710".into()) }).await.unwrap();
+    let w = store.upsert_player(&NewPlayer { name: "Rin Kaiho".into(), rank: None, federation_id: Some("711".into()) }).await.unwrap();
+    // the genesis as it was written then: the game's columns only
+    let id = uuid::Uuid::new_v4();
+    let payload = json!({
+        "tournament_id": null, "round": null, "table_number": null, "black_player_id": b.id, "white_player_id": w.id,
+        "board_width": 9, "board_height": 9, "komi": 6.5, "handicap": 0, "rule_set": "japanese-2011", "setup": {},
+    });
+    let at = chain::to_micros(chrono::Utc::now());
+    let hash = chain::event_hash(&chain::GENESIS, id, 1, "game_created", &payload, at).to_vec();
+    sqlx::query(
+        "INSERT INTO games (id, black_player_id, white_player_id, board_width, board_height, komi, last_seq, last_hash)
+         VALUES ($1, $2, $3, 9, 9, 6.5, 1, $4)",
+    )
+    .bind(id)
+    .bind(b.id)
+    .bind(w.id)
+    .bind(&hash)
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash) VALUES ($1, 1, 'game_created', $2, $3, $4, $5)",
+    )
+    .bind(id)
+    .bind(&payload)
+    .bind(at)
+    .bind(chain::GENESIS.to_vec())
+    .bind(&hash)
+    .execute(&pool)
+    .await
+    .unwrap();
+    for (n, (c, p)) in [(Colour::Black, "ee"), (Colour::White, "cc")].into_iter().enumerate() {
+        store.write(GameWrite::new_move(id, n as i32 + 1, c, Some(p))).await.unwrap();
+    }
+    let dir = std::env::temp_dir().join(format!("shinpan-old-anchor-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let anchor = dir.join("anchor.txt");
+    std::fs::write(&anchor, shinpan::audit::anchor_text(&store.chain_heads().await.unwrap(), chrono::Utc::now())).unwrap();
+    pool.close().await;
+
+    let url = database_url_of(&server, &name);
+    let verify = || shinpan(&["audit", "verify", "--database-url", &url, "--anchor", anchor.to_str().unwrap()]);
+    let (code, out, err) = verify();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 game(s), 4 event(s): every chain intact"), "created, two moves, and the facts: {out}");
+    assert!(out.contains("anchor: 1 game(s): every anchored event still there"), "{out}");
+
+    let pool = sqlx::PgPool::connect_with(opts.clone().database(&name)).await.unwrap();
+    let facts: String =
+        sqlx::query_scalar("SELECT kind FROM events WHERE game_id = $1 AND seq = 4").bind(id).fetch_one(&pool).await.unwrap();
+    assert_eq!(facts, "game_facts");
+    sqlx::query("UPDATE players SET federation_id = 'forged' WHERE id = $1").bind(b.id).execute(&pool).await.unwrap();
+    pool.close().await;
+    let (code, out, err) = verify();
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "BROKEN game {id} event 4: black.federation_id in the players table is \"forged\", event 4 (game_facts) says \"710\""
+        )),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `server` (the test server's URL) with its database replaced by `name`.
+fn database_url_of(server: &str, name: &str) -> String {
+    let (path, query) = server.split_once('?').map_or((server, None), |(p, q)| (p, Some(q)));
+    let (base, _) = path.rsplit_once('/').expect("a URL with a database");
+    format!("{base}/{name}{}", query.map(|q| format!("?{q}")).unwrap_or_default())
 }

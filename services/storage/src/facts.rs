@@ -10,7 +10,7 @@
 //!
 //! # Events that record facts
 //!
-//! * `game_created` (seq 1, the genesis of every game created by this version): the flat keys
+//! * `game_created` (seq 1, the genesis of every game): the flat keys
 //!   `tournament_id`, `round`, `table_number`, `black_player_id`, `white_player_id`,
 //!   `board_width`, `board_height`, `komi`, `handicap`, `rule_set`, `setup`, and
 //!   `tournament` (the tournament's name or null), `black` and `white` (each
@@ -32,7 +32,10 @@
 //!   "federation_id"}, "previous": {"name", "rank"}}`; it supersedes what earlier events
 //!   recorded of that player in that game.
 //!
-//! For each fact, the value recorded last (in `seq` order) must equal the row's.
+//! For each fact, the value recorded last (in `seq` order) must equal the row's, and a
+//! `game_facts` event must record what `game_created` recorded. Every fact that differs is
+//! reported, each as its own [`crate::ChainBreak`] (the first of a game in
+//! [`crate::ChainReport::breaks`], the others in [`crate::ChainReport::more`]).
 
 use std::collections::BTreeMap;
 
