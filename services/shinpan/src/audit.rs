@@ -8,10 +8,21 @@
 //! ```
 //! Every event row carries the hash of the previous row of its game; the verifier recomputes
 //! each row's SHA-256 (`shinpan_storage::chain`) and checks the links, the sequence numbers,
-//! and that every move and result row agrees with the event that recorded it.
-//! Output: one line per broken game (`BROKEN game <id> event <seq>: <what>`), then a summary.
-//! Exit code 0 when every chain is intact, 1 when a link is broken or the database cannot
-//! be reached.
+//! and that every move, result, confirmation, case and objection row agrees with the event
+//! that recorded it. It also compares the game's own facts — the players' names, ranks and
+//! federation ids, the rule set, komi, handicap, setup stones, board size, tournament, round
+//! and board number, as the `games`, `players` and `tournaments` rows hold them — with the
+//! events that recorded them (`shinpan_storage::facts`): 第十条2's confirmation makes a result
+//! final, and a result is only as final as the facts it was counted under.
+//!
+//! Output: one line per broken game (`BROKEN game <id> event <seq>: <what>`), each followed by
+//! one `  also game <id> event <seq>: <what>` line per further disagreement in it, then a
+//! summary.
+//! A changed fact names the field, the row's value and the recorded one, e.g.
+//! `BROKEN game <id> event 1: komi in the games table is 106.5, event 1 (game_created) says 6.5`.
+//! A row changed so far that the game no longer loads (setup stones on one point, an unknown
+//! rule set) is reported the same way. Exit code 0 when every chain is intact, 1 when a link
+//! is broken or the database cannot be reached.
 //!
 //! ## Anchors: what the database alone cannot show
 //! A chain shows any change *inside* a log, and the head kept on each game row shows events
@@ -168,28 +179,17 @@ pub async fn verify(store: &Store, game: Option<uuid::Uuid>) -> Result<ChainRepo
     }
 }
 
-/// The report as text: one `BROKEN` line per broken game, then the summary line.
+/// The report as text: one `BROKEN game <id> event <seq>: <what>` line per broken game (`<what>`
+/// is the [`shinpan_storage::BreakKind`]'s sentence), each followed by an indented `also game
+/// <id> event <seq>: <what>` line for every further disagreement found in it (each other
+/// changed fact), then the summary line.
 pub fn report_text(r: &ChainReport) -> String {
     let mut out = String::new();
     for b in &r.breaks {
-        let what = match &b.kind {
-            shinpan_storage::BreakKind::Gap { expected } => {
-                format!("sequence gap (expected event {expected}): an event was removed or inserted")
-            }
-            shinpan_storage::BreakKind::PrevHashMismatch => "prev_hash does not match the previous event's hash".to_string(),
-            shinpan_storage::BreakKind::HashMismatch => {
-                "the stored hash does not match the recomputed one: the row was altered".to_string()
-            }
-            shinpan_storage::BreakKind::MoveMismatch { move_number } => {
-                format!("move {move_number} disagrees with the event that recorded it")
-            }
-            shinpan_storage::BreakKind::ResultMismatch { result_id } => {
-                format!("result {result_id} disagrees with the event that recorded it")
-            }
-            #[allow(unreachable_patterns)]
-            other => format!("{other:?}"),
-        };
-        out.push_str(&format!("BROKEN game {} event {}: {what}\n", b.game_id, b.seq));
+        out.push_str(&format!("BROKEN game {} event {}: {}\n", b.game_id, b.seq, b.kind));
+        for m in r.more.iter().filter(|m| m.game_id == b.game_id) {
+            out.push_str(&format!("  also game {} event {}: {}\n", m.game_id, m.seq, m.kind));
+        }
     }
     out.push_str(&format!(
         "{} game(s), {} event(s): {}\n",

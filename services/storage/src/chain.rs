@@ -29,8 +29,10 @@
 //! A chain is intact when for every event, in `seq` order: `seq` is the previous `seq + 1`
 //! (starting at 1), `prev_hash` equals the previous event's `hash` (or [`GENESIS`]), and `hash`
 //! equals the recomputation above. Verification ([`crate::Store::verify_chain`]) also checks that
-//! the head kept on the game row matches the last event, and that every move, result,
-//! confirmation, case and objection row agrees with the event that recorded it (and vice versa).
+//! the head kept on the game row matches the last event, that every move, result,
+//! confirmation, case and objection row agrees with the event that recorded it (and vice versa),
+//! and that the game's own facts (players, rules, setup, tournament, round, board) in the
+//! `games`, `players` and `tournaments` rows equal what its events record ([`crate::facts`]).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -141,16 +143,42 @@ pub enum BreakKind {
         move_number: i32,
     },
     /// A result row or one of its confirmations disagrees with (or has no) the event that
-    /// recorded it, or an event records a result or confirmation that is gone.
+    /// recorded it, or an event records a result or confirmation that is gone. Compared: the
+    /// result text, reason, statuses, who proposed it, its detail (recorded in the event by
+    /// this version), the result it supersedes or corrects, and its state (final when an event
+    /// made it final, superseded when a later proposal's event says so, else proposed).
     ResultMismatch {
         /// The result concerned.
         result_id: Uuid,
     },
     /// A case row (opening, ruling) or its objection disagrees with (or has no) the event that
-    /// recorded it, or an event records a case or objection that is gone.
+    /// recorded it, or an event records a case or objection that is gone. Compared: the case's
+    /// kind, who opened it and why, its de-duplication key, its evidence (as opened, with each
+    /// addition merged), its state (as its events moved it), its ruling with who ruled and why;
+    /// the objection's role, who, reason, result and case, and its appeal material.
     CaseMismatch {
         /// The case concerned.
         case_id: Uuid,
+    },
+    /// A fact of the game (see [`crate::facts`]: a player's name, rank or federation id, the
+    /// rule set, komi, handicap, setup, board size, tournament, round or board number) held by a
+    /// row differs from what the event that recorded it last says, or two events that both
+    /// record it disagree, or no event records it. Texts are JSON values as shown in a report.
+    FactMismatch {
+        /// The fact: a column of `games` (e.g. `komi`, `setup`, `table_number`), `tournament`
+        /// (the tournament's name), or `black.`/`white.` and a column of `players` (e.g.
+        /// `white.federation_id`); or `state`, when the game's row says `final` without a
+        /// result made final by an event, or the other way round.
+        field: String,
+        /// Where the value that disagrees is held: "the games table", "the players table",
+        /// "the tournaments table", or "an earlier event".
+        held_by: String,
+        /// That value (JSON text).
+        stored: String,
+        /// The event that records the fact: "event <seq> (<kind>)", or "no event".
+        recorded_by: String,
+        /// The value it records (JSON text; "nothing" when no event records it).
+        recorded: String,
     },
 }
 
@@ -169,6 +197,9 @@ impl std::fmt::Display for BreakKind {
             }
             BreakKind::CaseMismatch { case_id } => {
                 write!(f, "case {case_id} (its opening, ruling or objection) disagrees with the events that recorded it")
+            }
+            BreakKind::FactMismatch { field, held_by, stored, recorded_by, recorded } => {
+                write!(f, "{field} in {held_by} is {stored}, {recorded_by} says {recorded}")
             }
         }
     }
@@ -217,6 +248,12 @@ pub struct ChainReport {
     pub events: u64,
     /// The first broken link of every broken game, ordered by game id.
     pub breaks: Vec<ChainBreak>,
+    /// Every further disagreement found in a broken game besides its first (each other changed
+    /// fact, each other result, case or move that disagrees with its event), ordered by game id,
+    /// then seq. Empty for a game whose chain itself is broken (an event that does not verify,
+    /// or a head that does not match): its rows are not compared with events that cannot be
+    /// trusted.
+    pub more: Vec<ChainBreak>,
 }
 
 impl ChainReport {

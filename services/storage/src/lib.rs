@@ -32,7 +32,7 @@
 //! | games | [`Store::create_game`], [`Store::import_game`] (a whole record, atomically), [`Store::get_game`], [`Store::list_games`], [`Store::moves`], [`Store::set_game_state`] |
 //! | recording | [`Store::write`] ([`GameWrite`]: move / foul / resign, exactly once, idempotency key), [`Store::write_locking`], [`Store::append_move_with_event`] |
 //! | event log | [`Store::append_event`], [`Store::events_since`], [`Store::get_event`], [`Store::watch`] (live, across processes via LISTEN/NOTIFY) |
-//! | audit | [`Store::verify_chain`], [`Store::verify_all`] → [`chain::ChainReport`] (first broken link per game) |
+//! | audit | [`Store::verify_chain`], [`Store::verify_all`] → [`chain::ChainReport`] (first broken link per game; [`facts`]: the game's own facts) |
 //! | results (第十条) | [`Store::propose_result`], [`Store::confirm_result`], [`Store::finalize_result`], [`Store::correct_result`], [`Store::get_result`], [`Store::results_of_game`], [`Store::current_result`], [`Store::confirmations`], [`Store::final_results`] |
 //! | objections (第十条2) | [`Store::object`], [`Store::attach_appeal_material`], [`Store::get_objection`], [`Store::objection_of_case`], [`Store::objections`] |
 //! | arbiter cases | [`Store::open_case`], [`Store::get_case`], [`Store::list_cases`], [`Store::add_case_evidence`], [`Store::set_case_state`], [`Store::rule_case`] |
@@ -60,9 +60,12 @@
 //!   only; the board is unchanged. Open the arbiter case with [`Store::open_case`] (kind
 //!   `foul`, `dedupe_key` e.g. `"foul:<move number>"`).
 //! * **Event log**: events are numbered per game from 1 (`seq`), the first is `game_created`
-//!   (written by [`Store::create_game`]). The hash chain is defined in [`chain`]. Move events
-//!   carry `"move": {"number", "colour", "point"}`; result and case events carry `result_id` /
-//!   `case_id`. `verify_*` also cross-checks moves and results against their events.
+//!   (written by [`Store::create_game`]), which records the game's facts: players (name, rank,
+//!   federation id), rule set, komi, handicap, setup, board size, tournament, round and board
+//!   ([`facts`]). The hash chain is defined in [`chain`]. Move events carry `"move": {"number",
+//!   "colour", "point"}`; result and case events carry `result_id` / `case_id`. `verify_*` also
+//!   cross-checks moves, results, confirmations, cases, objections and the game's facts
+//!   against their events.
 //! * **Immutability** (第十条), enforced by database triggers (SQLSTATE `SH010` →
 //!   [`StoreError::Immutable`]): moves and events reject UPDATE/DELETE/TRUNCATE always; a result
 //!   that is `final` (or `superseded`) and its confirmations never change; a final game's row
@@ -82,6 +85,7 @@ pub mod cases;
 pub mod chain;
 pub mod embedded;
 mod error;
+pub mod facts;
 pub mod model;
 pub mod results;
 mod store;

@@ -102,7 +102,8 @@ impl Store {
     /// Propose a result for a game that has stopped (a game still `playing` is set to `ended` by
     /// the proposal). An earlier open proposal of the game is marked `superseded` and linked from
     /// the new one (`supersedes_result_id`), its confirmations kept with it. Records the event
-    /// `result_proposed` {result_id, result, reason, statuses, proposed_by, supersedes_result_id}.
+    /// `result_proposed` {result_id, result, reason, statuses, proposed_by, detail,
+    /// supersedes_result_id, game_state_before}.
     /// Errors: [`StoreError::NotFound`] (game); [`StoreError::Immutable`] when the game's result is
     /// already final (第十条: use [`Store::correct_result`]).
     pub async fn propose_result(&self, r: &NewResult) -> StoreResult<StoredResult> {
@@ -149,6 +150,7 @@ impl Store {
                 "reason": r.reason,
                 "statuses": statuses,
                 "proposed_by": r.proposed_by,
+                "detail": detail,
                 "supersedes_result_id": previous,
                 "game_state_before": state.as_str(),
             }),
@@ -231,7 +233,7 @@ impl Store {
     /// A federation's correction of a final result: a new `final` row linked by
     /// `corrects_result_id` to the result it corrects, which is kept unchanged (第十条). Only the
     /// latest result of a correction chain can be corrected. Event `result_corrected`
-    /// {result_id, corrects_result_id, result, reason, statuses, proposed_by}.
+    /// {result_id, corrects_result_id, result, reason, statuses, proposed_by, detail}.
     /// Errors: [`StoreError::NotFound`]; [`StoreError::FailedPrecondition`] when `corrects` is not
     /// final; [`StoreError::AlreadyExists`] when it was already corrected.
     pub async fn correct_result(&self, corrects: Uuid, r: &NewResult) -> StoreResult<StoredResult> {
@@ -280,6 +282,7 @@ impl Store {
                 "reason": r.reason,
                 "statuses": statuses,
                 "proposed_by": r.proposed_by,
+                "detail": detail,
             }),
         )
         .await?;

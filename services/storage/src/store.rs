@@ -414,20 +414,72 @@ impl Store {
     /// name, rank and no federation id is reused, else a new one is created — one, even when
     /// several calls for the same new player run at once (they take a transaction-scoped
     /// advisory lock on the name and rank, so the second finds the first's row).
+    ///
+    /// A player's name and rank are facts of every game they play ([`crate::facts`]): an update
+    /// that changes either appends a `player_updated` event (`{"player": {id, name, rank,
+    /// federation_id}, "previous": {name, rank}}`) to each of the player's games, final ones
+    /// included, in the same transaction, so that the chain shows when and how the row changed.
     pub async fn upsert_player(&self, p: &NewPlayer) -> StoreResult<Player> {
         if let Some(fed) = &p.federation_id {
+            // Waits for games being created with this player (their genesis reads the row
+            // `FOR SHARE`, see `facts::genesis_payload`), so that the list of games below
+            // includes them; foreign-key checks (`FOR KEY SHARE`) do not wait for it.
+            let mut tx = self.pool.begin().await?;
+            let existing =
+                sqlx::query_as::<_, Player>("SELECT id, name, rank, federation_id FROM players WHERE federation_id = $1 FOR NO KEY UPDATE")
+                    .bind(fed)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some(old) = existing else {
+                let row = sqlx::query_as::<_, Player>(
+                    "INSERT INTO players (id, name, rank, federation_id) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (federation_id) DO NOTHING
+                     RETURNING id, name, rank, federation_id",
+                )
+                .bind(Uuid::new_v4())
+                .bind(&p.name)
+                .bind(&p.rank)
+                .bind(fed)
+                .fetch_optional(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                return match row {
+                    Some(row) => Ok(row),
+                    // a concurrent call created the player first: now an existing player
+                    None => Box::pin(self.upsert_player(p)).await,
+                };
+            };
+            let rank = p.rank.clone().or_else(|| old.rank.clone());
+            if old.name == p.name && old.rank == rank {
+                return Ok(old);
+            }
             let row = sqlx::query_as::<_, Player>(
-                "INSERT INTO players (id, name, rank, federation_id) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (federation_id) DO UPDATE
-                    SET name = EXCLUDED.name, rank = coalesce(EXCLUDED.rank, players.rank)
-                 RETURNING id, name, rank, federation_id",
+                "UPDATE players SET name = $2, rank = $3 WHERE id = $1 RETURNING id, name, rank, federation_id",
             )
-            .bind(Uuid::new_v4())
+            .bind(old.id)
             .bind(&p.name)
-            .bind(&p.rank)
-            .bind(fed)
-            .fetch_one(&self.pool)
+            .bind(&rank)
+            .fetch_one(&mut *tx)
             .await?;
+            let games: Vec<Uuid> =
+                sqlx::query_scalar("SELECT id FROM games WHERE black_player_id = $1 OR white_player_id = $1 ORDER BY id FOR UPDATE")
+                    .bind(old.id)
+                    .fetch_all(&mut *tx)
+                    .await?;
+            let payload = json!({
+                "player": {"id": row.id, "name": row.name, "rank": row.rank, "federation_id": row.federation_id},
+                "previous": {"name": old.name, "rank": old.rank},
+            });
+            let mut appended = Vec::with_capacity(games.len());
+            for g in &games {
+                let ev = append_event_locked(&mut tx, *g, crate::facts::PLAYER_UPDATED_KIND, payload.clone()).await?;
+                appended.push(ev.seq);
+            }
+            tx.commit().await?;
+            for (g, seq) in games.iter().zip(appended) {
+                self.forget_head(*g);
+                self.announce(*g, seq);
+            }
             return Ok(row);
         }
         let mut tx = self.pool.begin().await?;
@@ -474,9 +526,12 @@ impl Store {
     // ----------------------------------------------------------------------------------- games
 
     /// Create a game (state `playing`) and its first event, seq 1, kind "game_created", whose
-    /// payload holds the game's particulars. Errors: [`StoreError::AlreadyExists`] when the
-    /// tournament's round already has a game on that table; [`StoreError::NotFound`] for an unknown
-    /// tournament or player; [`StoreError::InvalidArgument`] for a board size outside 1..=52.
+    /// payload records every fact of the game: its columns, the two players' rows (name, rank,
+    /// federation id) and the tournament's name (see [`crate::facts`]).
+    ///
+    /// Errors: [`StoreError::AlreadyExists`] when the tournament's round already has a game on
+    /// that table; [`StoreError::NotFound`] for an unknown tournament or player;
+    /// [`StoreError::InvalidArgument`] for a board size outside 1..=52.
     ///
     /// With a [`GameKey`]: if a game was created with that key and the same request digest,
     /// that game is returned (`replayed`), whatever was recorded in it since, and nothing is
@@ -522,8 +577,8 @@ impl Store {
     async fn insert_game(&self, g: &NewGame) -> StoreResult<Game> {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
-        let event = build_event(id, None, "game_created", game_created_payload(g, &setup));
         let mut tx = self.pool.begin().await?;
+        let event = build_event(id, None, "game_created", crate::facts::genesis_payload(&mut tx, g, &setup).await?);
         sqlx::query(
             "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
                                 board_width, board_height, komi, handicap, rule_set, setup, last_seq, last_hash,
@@ -571,7 +626,8 @@ impl Store {
     async fn insert_imported(&self, g: &NewGame, moves: &[ImportedMove], end: Option<GameEnd>) -> StoreResult<Game> {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
-        let mut events = vec![build_event(id, None, "game_created", game_created_payload(g, &setup))];
+        let mut tx = self.pool.begin().await?;
+        let mut events = vec![build_event(id, None, "game_created", crate::facts::genesis_payload(&mut tx, g, &setup).await?)];
         for (i, m) in moves.iter().enumerate() {
             if let Some(p) = &m.point {
                 if p.len() != 2 || !p.bytes().all(|b| b.is_ascii_alphabetic()) {
@@ -593,7 +649,6 @@ impl Store {
             state = end.state;
         }
         let head = events.last().expect("game_created").clone();
-        let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
                                 board_width, board_height, komi, handicap, rule_set, setup, state,
@@ -956,9 +1011,15 @@ impl Store {
             .await?)
     }
 
-    /// Recompute a game's hash chain ([`crate::chain`]) and check that every move row and result
-    /// row agrees with the event that recorded it. The report's `breaks` holds the game's first
-    /// broken link, if any. Errors: [`StoreError::NotFound`] for an unknown game.
+    /// Recompute a game's hash chain ([`crate::chain`]) and check that every move, result,
+    /// confirmation, case and objection row agrees with the event that recorded it, and that the
+    /// game's own facts in the `games`, `players` and `tournaments` rows (players' names, ranks
+    /// and federation ids, rule set, komi, handicap, setup, board size, tournament, round, board
+    /// number) equal what its events record ([`crate::facts`]; a difference is a
+    /// [`crate::BreakKind::FactMismatch`] naming the field). The rows are read column by column,
+    /// so a row that no longer reads as a game (a setup that is not a position) is reported, not
+    /// an error. The report's `breaks` holds the game's first broken link (lowest seq), if any.
+    /// Errors: [`StoreError::NotFound`] for an unknown game; [`StoreError::Unavailable`].
     pub async fn verify_chain(&self, game_id: Uuid) -> StoreResult<ChainReport> {
         let exists: Option<Uuid> =
             sqlx::query_scalar("SELECT id FROM games WHERE id = $1").bind(game_id).fetch_optional(&self.pool).await?;
@@ -990,6 +1051,10 @@ impl Store {
         let mut tail: Option<(i64, Vec<u8>)> = None;
         let mut case_events: std::collections::HashMap<Uuid, Vec<(i64, String, Value)>> = Default::default();
         let mut objection_events: std::collections::HashMap<Uuid, (i64, Value)> = Default::default();
+        let mut appeal_events: std::collections::HashMap<Uuid, Vec<(i64, Value)>> = Default::default();
+        // The first event that made the game final by a recorded change of state.
+        let mut made_final: Option<(i64, String)> = None;
+        let mut facts = crate::facts::FactsRecorder::new(game_id);
         {
             let mut rows = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
                 "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 ORDER BY seq"
@@ -1000,6 +1065,10 @@ impl Store {
                 report.events += 1;
                 tail = Some((e.seq, e.hash.clone()));
                 walker.push(e.seq, &e.kind, &e.payload, e.created_at, &e.prev_hash, &e.hash);
+                facts.push(e.seq, &e.kind, &e.payload);
+                if made_final.is_none() && e.payload.get("to_state") == Some(&json!(GameState::Final.as_str())) {
+                    made_final = Some((e.seq, e.kind.clone()));
+                }
                 if let Some(n) = e.payload.get("move").and_then(|m| m.get("number")).and_then(Value::as_i64) {
                     move_events.insert(n as i32, (e.seq, e.payload["move"].clone()));
                 }
@@ -1010,8 +1079,12 @@ impl Store {
                 if let Some(cid) = id_of("case_id") {
                     case_events.entry(cid).or_default().push((e.seq, e.kind.clone(), e.payload.clone()));
                 }
-                if let Some(oid) = id_of("objection_id").filter(|_| e.kind == "objection_filed") {
-                    objection_events.insert(oid, (e.seq, e.payload.clone()));
+                if let Some(oid) = id_of("objection_id") {
+                    if e.kind == "objection_filed" {
+                        objection_events.insert(oid, (e.seq, e.payload.clone()));
+                    } else {
+                        appeal_events.entry(oid).or_default().push((e.seq, e.payload.clone()));
+                    }
                 }
             }
         }
@@ -1033,12 +1106,8 @@ impl Store {
         }
         // Moves against their events.
         let moves = self.moves(game_id).await?;
-        let mut first: Option<chain::ChainBreak> = None;
-        let mut note = |b: chain::ChainBreak| {
-            if first.as_ref().is_none_or(|f| b.seq < f.seq) {
-                first = Some(b);
-            }
-        };
+        let mut found: Vec<chain::ChainBreak> = Vec::new();
+        let mut note = |b: chain::ChainBreak| found.push(b);
         if moves.last().map_or(0, |m| m.move_number) != head_moves {
             note(chain::ChainBreak { game_id, seq: tail_seq, kind: chain::BreakKind::MoveMismatch { move_number: head_moves } });
         }
@@ -1068,22 +1137,67 @@ impl Store {
         .bind(game_id)
         .fetch_all(&self.pool)
         .await?;
+        // The proposals an amended proposal superseded, as its event recorded.
+        let superseded: std::collections::HashSet<Uuid> = result_events
+            .values()
+            .flatten()
+            .filter(|(_, k, _)| k == "result_proposed")
+            .filter_map(|(_, _, p)| p.get("supersedes_result_id").and_then(Value::as_str).and_then(|s| s.parse().ok()))
+            .collect();
+        let mut game_final_by = made_final;
         for r in &results {
             let evs = result_events.get(&r.id).map(Vec::as_slice).unwrap_or(&[]);
             let created = evs.iter().find(|(_, k, _)| k == "result_proposed" || k == "result_corrected");
-            let ok_created = created.is_some_and(|(_, _, p)| {
+            let link = |p: &Value, key: &str| p.get(key).cloned().unwrap_or(Value::Null);
+            let ok_created = created.is_some_and(|(_, k, p)| {
                 p.get("result") == Some(&json!(r.result))
                     && p.get("reason") == Some(&json!(r.reason))
                     && p.get("statuses") == Some(&r.statuses)
+                    && p.get("proposed_by") == Some(&json!(r.proposed_by))
+                    // recorded since the detail is kept in the event too
+                    && p.get("detail").is_none_or(|d| *d == r.detail)
+                    && link(p, "supersedes_result_id") == json!(r.supersedes_result_id)
+                    && link(p, "corrects_result_id") == json!(r.corrects_result_id)
+                    && (k == "result_corrected") == r.corrects_result_id.is_some()
             });
-            let ok_final = r.state != ResultState::Final || evs.iter().any(|(_, k, _)| k == "result_finalized" || k == "result_corrected");
-            if !(ok_created && ok_final) {
+            let finalized = evs.iter().find(|(_, k, _)| k == "result_finalized" || k == "result_corrected");
+            if let Some((seq, k, _)) = finalized {
+                if game_final_by.as_ref().is_none_or(|(s, _)| s > seq) {
+                    game_final_by = Some((*seq, k.clone()));
+                }
+            }
+            let expected_state = match (finalized, superseded.contains(&r.id)) {
+                (Some(_), _) => ResultState::Final,
+                (None, true) => ResultState::Superseded,
+                (None, false) => ResultState::Proposed,
+            };
+            if !(ok_created && r.state == expected_state) {
                 note(chain::ChainBreak {
                     game_id,
                     seq: created.map(|(s, _, _)| *s).unwrap_or(0),
                     kind: chain::BreakKind::ResultMismatch { result_id: r.id },
                 });
             }
+        }
+        // A game is final exactly when an event made it so (第十条): a result made final or
+        // corrected, or a change of state recorded with `to_state` "final".
+        let game_state: String = sqlx::query_scalar("SELECT state FROM games WHERE id = $1").bind(game_id).fetch_one(&self.pool).await?;
+        if (game_state == GameState::Final.as_str()) != game_final_by.is_some() {
+            let (seq, recorded_by, recorded) = match &game_final_by {
+                Some((seq, kind)) => (*seq, format!("event {seq} ({kind})"), format!("{:?}", GameState::Final.as_str())),
+                None => (0, "no event".to_string(), "no final result".to_string()),
+            };
+            note(chain::ChainBreak {
+                game_id,
+                seq,
+                kind: chain::BreakKind::FactMismatch {
+                    field: "state".into(),
+                    held_by: "the games table".into(),
+                    stored: format!("{game_state:?}"),
+                    recorded_by,
+                    recorded,
+                },
+            });
         }
         // Confirmations against their events, both ways.
         let confirmations = sqlx::query_as::<_, Confirmation>(
@@ -1127,7 +1241,30 @@ impl Store {
                 p.get("kind") == Some(&json!(c.kind.as_str()))
                     && p.get("opened_by") == Some(&json!(c.opened_by))
                     && p.get("reason") == Some(&json!(c.opened_reason))
+                    && p.get("dedupe_key").cloned().unwrap_or(Value::Null) == json!(c.dedupe_key)
             });
+            // Its evidence and state as its events built them: the evidence opened with, each
+            // addition joined to it as `||` joins them; open, then each change.
+            let mut evidence = opened.and_then(|(_, _, p)| p.get("evidence").cloned());
+            let mut state = CaseState::Open;
+            for (_, k, p) in evs {
+                match k.as_str() {
+                    "case_evidence_added" => {
+                        evidence = match (evidence.take(), p.get("evidence")) {
+                            (Some(have), Some(added)) => Some(jsonb_concat(have, added.clone())),
+                            _ => None,
+                        }
+                    }
+                    "case_state_changed" => {
+                        if let Some(to) = p.get("to").and_then(Value::as_str).and_then(|t| t.parse().ok()) {
+                            state = to;
+                        }
+                    }
+                    "case_ruled" => state = CaseState::Ruled,
+                    _ => {}
+                }
+            }
+            let ok_opened = ok_opened && evidence.as_ref() == Some(&c.evidence) && state == c.state;
             let ruled = evs.iter().find(|(_, k, _)| k == "case_ruled");
             let ok_ruled = match (ruled, &c.ruling) {
                 (None, None) => true,
@@ -1156,12 +1293,24 @@ impl Store {
         // Objections as filed.
         let objections = self.objections(game_id).await?;
         for o in &objections {
-            let ok = objection_events.get(&o.id).is_some_and(|(_, p)| {
-                p.get("role") == Some(&json!(o.role.as_str()))
-                    && p.get("who") == Some(&json!(o.who))
-                    && p.get("reason") == Some(&json!(o.reason))
-                    && p.get("case_id") == Some(&json!(o.case_id))
-            });
+            // The appeal material as its events attached it (a null keeps the earlier one).
+            let mut material = (None, None);
+            for (_, p) in appeal_events.get(&o.id).map(Vec::as_slice).unwrap_or(&[]) {
+                for (key, slot) in [("reconstruction", &mut material.0), ("adjudication", &mut material.1)] {
+                    if let Some(v) = p.get(key).filter(|v| !v.is_null()) {
+                        *slot = Some(v.clone());
+                    }
+                }
+            }
+            let stored_material = (o.reconstruction.clone().filter(|v| !v.is_null()), o.adjudication.clone().filter(|v| !v.is_null()));
+            let ok = material == stored_material
+                && objection_events.get(&o.id).is_some_and(|(_, p)| {
+                    p.get("role") == Some(&json!(o.role.as_str()))
+                        && p.get("result_id").cloned().unwrap_or(Value::Null) == json!(o.result_id)
+                        && p.get("who") == Some(&json!(o.who))
+                        && p.get("reason") == Some(&json!(o.reason))
+                        && p.get("case_id") == Some(&json!(o.case_id))
+                });
             if !ok {
                 note(chain::ChainBreak {
                     game_id,
@@ -1176,27 +1325,41 @@ impl Store {
                 note(chain::ChainBreak { game_id, seq: *seq, kind: chain::BreakKind::CaseMismatch { case_id } });
             }
         }
-        if let Some(b) = first {
+        // The game's own facts (players, rules, setup, tournament, round, board) against the
+        // events that recorded them.
+        let stored = crate::facts::stored_facts(&self.pool, game_id).await?;
+        found.extend(facts.check(&stored));
+        // The first (lowest seq, first found among equals) is the game's break; the rest follow.
+        found.sort_by_key(|b| b.seq);
+        let mut found = found.into_iter();
+        if let Some(b) = found.next() {
             report.breaks.push(b);
         }
+        report.more.extend(found);
         Ok(())
     }
 }
 
-fn game_created_payload(g: &NewGame, setup: &Value) -> Value {
-    json!({
-        "tournament_id": g.tournament_id,
-        "round": g.round,
-        "table_number": g.table_number,
-        "black_player_id": g.black_player_id,
-        "white_player_id": g.white_player_id,
-        "board_width": g.board_width,
-        "board_height": g.board_height,
-        "komi": g.komi,
-        "handicap": g.handicap,
-        "rule_set": g.rule_set,
-        "setup": setup,
-    })
+/// `a || b` as PostgreSQL computes it for `jsonb`: two objects merge (`b`'s keys win), two
+/// arrays concatenate, an array and another value make the array with the value appended (or
+/// prepended), two other values make a two-element array.
+fn jsonb_concat(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Object(mut x), Value::Object(y)) => {
+            x.extend(y);
+            Value::Object(x)
+        }
+        (Value::Array(mut x), Value::Array(y)) => {
+            x.extend(y);
+            Value::Array(x)
+        }
+        (Value::Array(mut x), y) => {
+            x.push(y);
+            Value::Array(x)
+        }
+        (x, Value::Array(y)) => Value::Array(std::iter::once(x).chain(y).collect()),
+        (x, y) => Value::Array(vec![x, y]),
+    }
 }
 
 /// A move of a whole record given to [`Store::import_game`].
