@@ -636,13 +636,15 @@ async fn check(database_url: &str, load: &Load, export_through: &Client) -> Verd
         if numbers != (1..=numbers.len() as i32).collect::<Vec<_>>() {
             v.gaps.push(format!("game {game}: move numbers {:?}…", &numbers[..numbers.len().min(10)]));
         }
-        if v.lost.is_empty() {
-            let sgf = export_through.clone().export_sgf(pb::ExportSgfRequest { game_id: game.clone() }).await.expect("ExportSgf");
-            let exported = shinpan_sgf::Record::parse(&sgf.into_inner().sgf).expect("exported SGF parses");
-            let exported: Vec<pb::Move> = exported.moves.iter().map(|m| shinpan::grpc::convert::move_to_pb(m.color, m.mv)).collect();
-            if &exported != acked {
-                v.sgf_mismatches.push(format!("game {game}: exported {} moves, acknowledged {}", exported.len(), acked.len()));
+        match export_through.clone().export_sgf(pb::ExportSgfRequest { game_id: game.clone() }).await {
+            Ok(sgf) => {
+                let exported = shinpan_sgf::Record::parse(&sgf.into_inner().sgf).expect("exported SGF parses");
+                let exported: Vec<pb::Move> = exported.moves.iter().map(|m| shinpan::grpc::convert::move_to_pb(m.color, m.mv)).collect();
+                if &exported != acked {
+                    v.sgf_mismatches.push(format!("game {game}: exported {} moves, acknowledged {}", exported.len(), acked.len()));
+                }
             }
+            Err(s) => v.sgf_mismatches.push(format!("game {game}: ExportSgf {:?} {}", s.code(), s.message())),
         }
     }
     v.duplicates = sqlx::query_scalar(
