@@ -664,6 +664,14 @@ async fn check(database_url: &str, load: &Load, export_through: &Client) -> Verd
 // ---------------------------------------------------------------------------------------
 // The scenario
 
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn percentile(sorted: &[u64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -680,6 +688,8 @@ async fn scenario(synchronous: bool, replica_faults: bool) -> (Verdict, bool) {
     let root = std::env::temp_dir().join(format!("shinpan-ha-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&root).unwrap();
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Removed last, also when a check fails (after the clusters and processes are stopped).
+    let _root = RemoveOnDrop(root.clone());
 
     let mut pair = Pair::start(&root, synchronous).await;
     let proxy = Proxy::start(pair.primary.as_ref().unwrap().port()).await;
@@ -860,7 +870,6 @@ async fn scenario(synchronous: bool, replica_faults: bool) -> (Verdict, bool) {
         }
     }
     drop(pair);
-    let _ = std::fs::remove_dir_all(&root);
     (verdict, exactly_once)
 }
 
