@@ -163,3 +163,26 @@ async fn the_largest_budget_on_an_open_board_ends_at_the_time_cap() {
     assert_eq!(err.code(), Code::InvalidArgument);
     assert!(err.message().contains("budget_ms") || format!("{err:?}").contains("--max-search-seconds"), "{err:?}");
 }
+
+/// `shinpan adjudicate --budget-ms`: the open 6x6 board at the largest budget ends when the
+/// time runs out, with exit code 4 (undecided) and the reason printed.
+#[test]
+fn the_command_line_search_stops_at_its_time_budget() {
+    let dir = std::env::temp_dir().join(format!("shinpan-search-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("open-6x6.sgf");
+    std::fs::write(&file, "(;GM[1]FF[4]SZ[6]AB[cc][dc][cd]AW[dd][ed][de])").unwrap();
+    let start = Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shinpan"))
+        .args(["adjudicate", "--budget", "100000000", "--budget-ms", "500"])
+        .arg(&file)
+        .output()
+        .expect("shinpan runs");
+    let took = start.elapsed();
+    std::fs::remove_dir_all(&dir).ok();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(text.contains("result: ?"), "{text}");
+    assert_eq!(text.matches("time budget exhausted").count(), 2, "{text}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+}
