@@ -134,6 +134,17 @@ async fn a_call_the_client_drops_stops_its_search() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_progress_stream_the_client_drops_stops_its_search() {
+    let s = server(|_| {}).await;
+    let stream = client(&s).adjudicate_stream(kakunin_4_request()).await.expect("the stream opens").into_inner();
+    a_search_runs(&s).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    drop(stream);
+    let took = searches_end(&s, Duration::from_secs(5)).await;
+    assert!(took.is_some(), "the search still ran 5 s after the client dropped the stream");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_largest_budget_on_an_open_board_ends_at_the_memory_cap() {
     let s = server(|a| a.max_search_memory_mib = 32).await;
     let r = client(&s).adjudicate(open_6x6(0)).await.expect("an answer").into_inner();
