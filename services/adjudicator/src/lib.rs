@@ -208,11 +208,13 @@
 
 mod benson;
 mod dispute;
+mod halt;
 mod safety;
 mod scope;
 mod search;
 
 pub use dispute::{find_seki, DrawReason, DrawnIn};
+pub use halt::{Stop, StopReason};
 
 pub use goban::{Board, Color, Move, Point, RuleSet, Status, StatusMap};
 
@@ -245,7 +247,25 @@ pub struct Options {
     /// the side that moves first, or a miai; crate docs, Engine step 4). On by default; off
     /// only to test the other steps alone.
     pub one_move_proofs: bool,
+    /// A cancellation flag: once another thread sets it ([`Stop::stop`]), the search stops
+    /// within about a thousand nodes and leaves every chain it has not decided
+    /// [`Status::Undecided`] ([`Undecided::Stopped`], [`StopReason::Cancelled`]). `None`: the
+    /// search cannot be cancelled.
+    pub stop: Option<Stop>,
+    /// The instant the search stops at (checked as `stop` is): the chains not decided by then
+    /// are undecided ([`StopReason::TimeBudget`]). `None`: only the node budget bounds it.
+    pub deadline: Option<std::time::Instant>,
+    /// Bytes the search's tables of one region (cached unconditional areas and territory
+    /// proofs by position, and the proof, disproof and avoidance tables, estimated from
+    /// their entries, see `search::Region::table_bytes`) may take at most; reached, the
+    /// search stops and its undecided chains say so ([`StopReason::MemoryCap`]). Default
+    /// [`DEFAULT_MAX_MEMORY_BYTES`]; `u64::MAX`: no cap.
+    pub max_memory_bytes: u64,
 }
+
+/// Default of [`Options::max_memory_bytes`]: 1 GiB, enough for every 死活確認例 (kakunin 4,
+/// the largest, needs about 860 MiB by the estimate).
+pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
 
 impl Default for Options {
     fn default() -> Options {
@@ -258,6 +278,9 @@ impl Default for Options {
             max_region_empty: 40,
             safe_territories: true,
             one_move_proofs: true,
+            stop: None,
+            deadline: None,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
         }
     }
 }
@@ -310,6 +333,15 @@ pub enum Undecided {
         /// Nodes spent on this chain.
         nodes: u64,
     },
+    /// The search stopped before it was decided, for `reason` (cancelled, time budget, memory
+    /// cap: [`Options::stop`], [`Options::deadline`], [`Options::max_memory_bytes`]), after
+    /// `nodes` nodes on this chain. Asking again with more time or memory may decide it.
+    Stopped {
+        /// Why the search stopped.
+        reason: StopReason,
+        /// Nodes spent on this chain.
+        nodes: u64,
+    },
     /// japanese-1989 only: the chain is alive, but whether it is a セキ石 (要請II-\[v\]) depends
     /// on undecided stones next to one of its empty regions (an eye or a 駄目).
     SekiDependsOnUndecided,
@@ -322,6 +354,7 @@ impl std::fmt::Display for Undecided {
                 write!(f, "region of {empty} empty points, more than the {max} searched exhaustively, and no short proof (a move, or a miai; 第七条)")
             }
             Undecided::Budget { nodes } => write!(f, "no proof within {nodes} nodes (budget exhausted)"),
+            Undecided::Stopped { reason, nodes } => write!(f, "search stopped after {nodes} nodes: {reason}"),
             Undecided::SekiDependsOnUndecided => {
                 f.write_str("alive, but セキ石 or not (要請II-[v]) depends on undecided stones next to its empty points")
             }
@@ -556,6 +589,7 @@ fn solve_region(
     let gi = |p: Point| p.y as usize * w + p.x as usize;
     let scope = Scope::new(board, pts.clone());
     let mut region = Region::new(scope, mode, opts.budget_nodes);
+    region.halt = halt::Halt::of(opts);
     if opts.safe_territories && board.width() as usize * board.height() as usize <= SAFE_END_MAX_BOARD {
         region.base = Some(board.clone());
     }
@@ -609,10 +643,10 @@ fn solve_region(
         };
         region.nodes = region.nodes.min(region.budget);
         let nodes = region.nodes - before;
-        let undecided = (status == Status::Undecided).then_some(if too_big {
-            Undecided::RegionTooLarge { empty, max: opts.max_region_empty }
-        } else {
-            Undecided::Budget { nodes }
+        let undecided = (status == Status::Undecided).then_some(match region.halt.reason {
+            Some(reason) => Undecided::Stopped { reason, nodes },
+            None if too_big => Undecided::RegionTooLarge { empty, max: opts.max_region_empty },
+            None => Undecided::Budget { nodes },
         });
         found.set_chain(board, p, status);
         proofs.push(Proof { stones, color: c, status, line, nodes, undecided });
@@ -628,7 +662,7 @@ fn solve_region(
         let before = region.nodes;
         let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
         left -= 1;
-        if share < MIN_RETRY_NODES {
+        if share < MIN_RETRY_NODES || region.halt.reason.is_some() {
             continue;
         }
         region.budget = before + share;
@@ -638,7 +672,10 @@ fn solve_region(
         let nodes = proofs[k].nodes + (region.nodes - before);
         proofs[k].nodes = nodes;
         if status == Status::Undecided {
-            proofs[k].undecided = Some(Undecided::Budget { nodes });
+            proofs[k].undecided = Some(match region.halt.reason {
+                Some(reason) => Undecided::Stopped { reason, nodes },
+                None => Undecided::Budget { nodes },
+            });
         } else {
             found.set_chain(board, first, status);
             proofs[k].status = status;

@@ -68,6 +68,9 @@ pub(crate) struct Region {
     pub safety_end: bool,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
+    /// When the search stops before its budget (cancelled, deadline, memory cap), polled by
+    /// [`Region::halted`].
+    pub halt: crate::halt::Halt,
 }
 
 /// By board index: the stones the territory proofs keep alive, and their safe area.
@@ -153,7 +156,43 @@ impl Region {
             base: None,
             safety_end: false,
             scache: Default::default(),
+            halt: crate::halt::Halt::none(),
         }
+    }
+
+    /// Whether the search must stop now although its budget is not spent ([`crate::halt`]):
+    /// the conditions are checked every [`crate::halt::POLL_NODES`] calls, at the points
+    /// where nodes are counted; a search that stops returns [`OutOfBudget`].
+    #[inline]
+    pub fn halted(&mut self) -> bool {
+        let Region { halt, ucache, scache, scope, base, nodes, .. } = self;
+        halt.poll(|| Region::table_bytes(ucache, scache, scope.len(), base.as_ref().map_or(0, |b| b.points().count()), *nodes))
+    }
+
+    /// An estimate in bytes of the memory of the search's tables, from their entries
+    /// (`n` local points, `board` points of the whole board, `nodes` counted): the caches of
+    /// unconditional areas and territory proofs by cells (capacity, keys and both values of
+    /// every entry), and for the proof, disproof and avoidance tables ([`Prover`], [`Trap`]),
+    /// which live as long as one step of one chain, three states per four cached cell states
+    /// (at most per node). On kakunin 4 and on an open 6x6 board it comes within a quarter
+    /// of the process's peak resident memory (above it on kakunin 4, near it on 6x6).
+    fn table_bytes(
+        ucache: &HashMap<Vec<u8>, [Option<Bits>; 2]>,
+        scache: &HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
+        n: usize,
+        board: usize,
+        nodes: u64,
+    ) -> u64 {
+        // A heap block of `b` bytes with the allocator's header, rounded to 16.
+        let heap = |b: usize| (b + 8).div_ceil(16).max(2) as u64 * 16;
+        let slot = |entry: usize, cap: usize| cap as u64 * (entry as u64 + 1);
+        let key = heap(n);
+        let bits = heap(n.div_ceil(64).max(1) * 8);
+        let u = slot(std::mem::size_of::<(Vec<u8>, [Option<Bits>; 2])>(), ucache.capacity()) + ucache.len() as u64 * (key + 2 * bits);
+        let s = slot(std::mem::size_of::<(Vec<u8>, [Option<KeptAndSafe>; 2])>(), scache.capacity())
+            + scache.len() as u64 * (key + 4 * heap(board));
+        let state = std::mem::size_of::<State>() as u64 + 16 + key;
+        u + s + 3 * state * (ucache.len() as u64).min(nodes) / 4
     }
 
     /// The cache slot of `cells`: its unconditional areas, each computed when first needed
@@ -575,7 +614,7 @@ impl Prover {
         for mv in moves {
             let Some(child) = region.play(st, mv) else { continue };
             region.nodes += 1;
-            if region.nodes > limit {
+            if region.nodes > limit || region.halted() {
                 return Err(OutOfBudget);
             }
             let m = region.move_at(mv);
@@ -705,7 +744,7 @@ impl Prover {
     /// `Some(dist)` if proved within `depth` plies.
     fn search(&mut self, region: &mut Region, st: &State, depth: u32, limit: u64) -> Result<Option<u32>, OutOfBudget> {
         region.nodes += 1;
-        if region.nodes > limit {
+        if region.nodes > limit || region.halted() {
             return Err(OutOfBudget);
         }
         if let Some(e) = region.end(&st.cells, &self.stones, self.owner) {
@@ -970,7 +1009,7 @@ impl Trap {
 
     fn enter(&mut self, region: &mut Region, st: State) -> Result<Frame, OutOfBudget> {
         region.nodes += 1;
-        if region.nodes > region.budget {
+        if region.nodes > region.budget || region.halted() {
             return Err(OutOfBudget);
         }
         let avoider_turn = st.to_move == self.avoider;

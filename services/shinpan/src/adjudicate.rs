@@ -1,5 +1,5 @@
 //! `shinpan adjudicate [--rules R] [--komi K] [--agreed-dead POINTS] [--dispute POINTS]
-//! [--budget N] [--json] FILE.sgf`: replays a record, decides the life and death of every
+//! [--budget N] [--budget-ms MS] [--json] FILE.sgf`: replays a record, decides the life and death of every
 //! chain of the final position by hypothetical play (第七条, see the
 //! `shinpan-adjudicator` crate), and counts it (第八条, 第十条).
 //!
@@ -14,6 +14,10 @@
 //! * `--dispute POINTS`: chains to adjudicate even though an agreement is given.
 //! * `--budget N`: nodes of hypothetical play per region (default 500000); a region not
 //!   decided within it leaves its chains `undecided`.
+//! * `--budget-ms MS`: wall time of the whole search in milliseconds (default: none); the
+//!   chains not decided when it runs out are `undecided` ("time budget exhausted"). The
+//!   search's tables are capped at [`shinpan_adjudicator::DEFAULT_MAX_MEMORY_BYTES`] per
+//!   region ("memory cap of N MiB reached").
 //!
 //! Output: a board diagram with statuses and territory, or with `--json` the object of
 //! `shinpan score --json` ([`crate::report::Report`]) plus `"proofs"`: one entry per
@@ -59,6 +63,9 @@ pub struct Args {
     /// chains undecided.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BUDGET)]
     pub budget: u64,
+    /// Milliseconds of wall time the search may take in all (default: no limit).
+    #[arg(long, value_name = "MS")]
+    pub budget_ms: Option<u64>,
     /// Print the JSON object instead of a diagram.
     #[arg(long)]
     pub json: bool,
@@ -84,6 +91,19 @@ pub fn adjudicate_loaded(
     komi: Option<f64>,
     budget: u64,
 ) -> Adjudicated {
+    adjudicate_loaded_until(loaded, agreed_dead, dispute, komi, budget, None)
+}
+
+/// As [`adjudicate_loaded`], the search stopping at `deadline` if one is given (the chains
+/// not decided by then are undecided, "time budget exhausted").
+pub fn adjudicate_loaded_until(
+    loaded: &Loaded,
+    agreed_dead: Option<&[goban::Point]>,
+    dispute: &[goban::Point],
+    komi: Option<f64>,
+    budget: u64,
+    deadline: Option<std::time::Instant>,
+) -> Adjudicated {
     let game = &loaded.replayed.game;
     let board = game.board();
     let opts = Options {
@@ -92,6 +112,7 @@ pub fn adjudicate_loaded(
         dispute: dispute.to_vec(),
         ko_pending: game.ko_point(),
         to_move: game.to_move(),
+        deadline,
         ..Options::default()
     };
     let adj = adjudicate(board, loaded.rules, &opts);
@@ -186,7 +207,8 @@ pub fn run(args: Args) -> ExitCode {
             return exit::code(exit::UNREADABLE);
         }
     };
-    let out = adjudicate_loaded(&loaded, agreed.as_deref(), &dispute, args.komi, args.budget);
+    let deadline = args.budget_ms.map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
+    let out = adjudicate_loaded_until(&loaded, agreed.as_deref(), &dispute, args.komi, args.budget, deadline);
     let undecided = out.adjudication.undecided(board);
     if args.json {
         let mut v = serde_json::to_value(&out.report).unwrap_or_default();

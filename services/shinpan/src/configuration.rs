@@ -107,11 +107,10 @@ pub struct ServeArgs {
     pub auth: crate::auth::AuthScope,
 
     /// The largest node budget per region an `Adjudicate` request may ask for (nodes of
-    /// hypothetical play; a larger one is INVALID_ARGUMENT). The search's tables grow with
-    /// its nodes: the default, enough to reproduce every kakunin example (kakunin 4 uses
-    /// about 11,000,000 in its region, peak 0.7 GB resident), keeps one request within a
-    /// few GiB (a search that spent all 100,000,000 peaked at 2.9 GB, measured before the
-    /// df-pn proofs).
+    /// hypothetical play; a larger one is INVALID_ARGUMENT). The default is enough to
+    /// reproduce every kakunin example (kakunin 4 uses about 11,000,000 in its region); the
+    /// search's time and memory are bounded whatever the budget by `--max-search-seconds` and
+    /// `--max-search-memory`.
     #[arg(long = "max-budget", env = "SHINPAN_MAX_BUDGET", default_value_t = DEFAULT_MAX_BUDGET)]
     pub max_budget_nodes: u64,
 
@@ -181,7 +180,27 @@ fn non_negative_secs(s: &str) -> Result<f64, String> {
 /// `Some(duration)` of a number of seconds, `None` for 0.
 fn secs(v: f64) -> Option<std::time::Duration> {
     (v > 0.0).then(|| std::time::Duration::from_secs_f64(v))
+    /// The longest an adjudication searches, in seconds of wall time on its core (waiting for a
+    /// core not counted): the search then stops and leaves what it has not decided
+    /// UNDECIDED ("time budget exhausted"). A request's `budget_ms` may ask for less; more is
+    /// INVALID_ARGUMENT.
+    #[arg(long = "max-search-seconds", env = "SHINPAN_MAX_SEARCH_SECONDS", default_value_t = DEFAULT_MAX_SEARCH_SECONDS)]
+    pub max_search_seconds: u64,
+
+    /// Memory cap of one adjudication's search tables, in MiB: reached, the search stops and
+    /// leaves what it has not decided UNDECIDED ("memory cap of N MiB reached"). One search
+    /// runs per core, so the searches together take at most this times the cores.
+    #[arg(long = "max-search-memory", env = "SHINPAN_MAX_SEARCH_MEMORY_MIB", default_value_t = DEFAULT_MAX_SEARCH_MEMORY_MIB)]
+    pub max_search_memory_mib: u64,
 }
+
+/// Default of [`ServeArgs::max_search_seconds`]: a minute (kakunin 4, the largest 死活確認例,
+/// takes about half of it at the largest budget).
+pub const DEFAULT_MAX_SEARCH_SECONDS: u64 = 60;
+
+/// Default of [`ServeArgs::max_search_memory_mib`]: the adjudicator's own default
+/// ([`shinpan_adjudicator::DEFAULT_MAX_MEMORY_BYTES`], 1 GiB).
+pub const DEFAULT_MAX_SEARCH_MEMORY_MIB: u64 = shinpan_adjudicator::DEFAULT_MAX_MEMORY_BYTES >> 20;
 
 /// Default of [`ServeArgs::max_budget_nodes`].
 pub const DEFAULT_MAX_BUDGET: u64 = 100_000_000;
@@ -209,6 +228,8 @@ impl ServeArgs {
             idle_timeout: DEFAULT_IDLE_TIMEOUT_SECS,
             keepalive_interval: DEFAULT_KEEPALIVE_INTERVAL_SECS,
             keepalive_timeout: DEFAULT_KEEPALIVE_TIMEOUT_SECS,
+            max_search_seconds: DEFAULT_MAX_SEARCH_SECONDS,
+            max_search_memory_mib: DEFAULT_MAX_SEARCH_MEMORY_MIB,
         }
     }
 

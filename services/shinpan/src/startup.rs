@@ -91,7 +91,8 @@ impl Application {
         let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let searches = std::sync::Arc::new(tokio::sync::Semaphore::new(cores));
-        let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches };
+        let search_limits = crate::grpc::adjudication::SearchLimits::of(args);
+        let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches, search_limits };
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;

@@ -83,7 +83,7 @@ fn real_games_final_positions() {
                     largest = largest.max(empty);
                     0
                 }
-                Some(Undecided::Budget { .. }) => 1,
+                Some(Undecided::Budget { .. } | Undecided::Stopped { .. }) => 1,
                 Some(Undecided::SekiDependsOnUndecided) => 2,
                 None => continue,
             };

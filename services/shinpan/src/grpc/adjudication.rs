@@ -23,6 +23,15 @@
 //! a region not decided within it leaves its chains `UNDECIDED` and the result `?` — never
 //! a guess. Searches run one per core at a time; the others wait for a core.
 //!
+//! Every search is bounded in time and memory ([`SearchLimits`]): `budget_ms` milliseconds
+//! from the moment it gets a core (0 = the server's `--max-search-seconds`; more is
+//! `INVALID_ARGUMENT`), and the server's `--max-search-memory` for its tables. A search that
+//! reaches either stops and leaves what it has not decided `UNDECIDED`, its proofs' `reason`
+//! naming the limit ("time budget exhausted", "memory cap of N MiB reached"). A call that
+//! ends before its search — the client cancels, or the call's deadline (`grpc-timeout`)
+//! passes: `DEADLINE_EXCEEDED` — stops the search within a few milliseconds of search
+//! ([`shinpan_adjudicator::Stop`]); nothing is recorded then.
+//!
 //! `Propose` takes the same request without agreements or disputed chains and answers with an
 //! advisory proposal for the players' agreement (第九条): the chains the search decides are
 //! `proved`, the others get the status of the estimator ([`crate::estimate::GnuGo`]: GNU Go
@@ -50,11 +59,12 @@ use crate::grpc::results::{self, GameCtx};
 use crate::grpc::{convert, validation, AppState};
 use goban::{Board, Color, Point, RuleSet, Status as StoneStatus, StatusMap};
 use serde_json::{json, Value};
-use shinpan_adjudicator::{adjudicate_with_progress, Adjudication, Options, RegionReport};
+use shinpan_adjudicator::{adjudicate_with_progress, Adjudication, Options, RegionReport, Stop};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::adjudication_service_server::AdjudicationServiceServer;
 use shinpan_storage::{self as storage, NewCase};
 use std::pin::Pin;
+use std::time::{Duration, Instant};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 use uuid::Uuid;
@@ -62,6 +72,73 @@ use uuid::Uuid;
 /// Default node budget per region when the request gives 0 (the CLI's default,
 /// [`crate::adjudicate::DEFAULT_BUDGET`]).
 pub const DEFAULT_BUDGET: u64 = crate::adjudicate::DEFAULT_BUDGET;
+
+/// The server's bounds on every adjudication's search (`shinpan serve --max-search-seconds`
+/// and `--max-search-memory`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// The longest one adjudication searches (wall time from the moment it gets a core), and
+    /// the largest `budget_ms` a request may ask for.
+    pub max_time: Duration,
+    /// Memory cap of one search's tables, in bytes ([`Options::max_memory_bytes`]).
+    pub max_memory_bytes: u64,
+}
+
+impl SearchLimits {
+    /// The limits `shinpan serve` was given.
+    pub fn of(args: &crate::configuration::ServeArgs) -> SearchLimits {
+        SearchLimits {
+            max_time: Duration::from_secs(args.max_search_seconds),
+            max_memory_bytes: args.max_search_memory_mib.saturating_mul(1 << 20),
+        }
+    }
+}
+
+/// Stops a search when dropped: held by the future that awaits the search, so that a call
+/// dropped before its search ends (client gone, deadline passed) stops it.
+struct StopOnDrop(Stop);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// The call's deadline from its `grpc-timeout` header (gRPC over HTTP/2: at most 8 digits
+/// and a unit, `H` hours, `M` minutes, `S` seconds, `m` milliseconds, `u` microseconds, `n`
+/// nanoseconds), if it has a valid one.
+pub fn grpc_timeout(meta: &tonic::metadata::MetadataMap) -> Option<Duration> {
+    let v = meta.get("grpc-timeout")?.to_str().ok()?;
+    let (digits, unit) = v.split_at(v.len().checked_sub(1)?);
+    if digits.is_empty() || digits.len() > 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(n * 3600),
+        "M" => Duration::from_secs(n * 60),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    })
+}
+
+/// Runs `fut` within the call's deadline `timeout` (none: as long as it takes): when it
+/// passes, `fut` is dropped (which stops its search) and the call ends with
+/// `DEADLINE_EXCEEDED`.
+async fn within<T>(timeout: Option<Duration>, fut: impl std::future::Future<Output = Result<T, Status>>) -> Result<T, Status> {
+    match timeout {
+        None => fut.await,
+        Some(t) => tokio::time::timeout(t, fut).await.unwrap_or_else(|_| {
+            Err(Status::deadline_exceeded(format!(
+                "the call's deadline ({} ms, grpc-timeout) passed: the search was stopped",
+                t.as_millis()
+            )))
+        }),
+    }
+}
 
 /// A final position ready for adjudication: what the request named, resolved.
 #[derive(Clone, Debug)]
@@ -84,8 +161,11 @@ pub struct Subject {
     pub move_number: u32,
     /// The stored game, when the request named one.
     pub game: Option<GameCtx>,
-    /// Engine options (budget, agreements, disputed chains, ko, side to move).
+    /// Engine options (budget, agreements, disputed chains, ko, side to move, memory cap).
     pub options: Options,
+    /// The search's time budget, from the moment it gets a core (`budget_ms`, else the
+    /// server's maximum).
+    pub time_budget: Duration,
 }
 
 use super::convert::status_to_pb as status_pb;
@@ -172,6 +252,15 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
         )
         .into());
     }
+    let max_ms = u64::try_from(state.search_limits.max_time.as_millis()).unwrap_or(u64::MAX);
+    if req.budget_ms > max_ms {
+        return Err(ApiError::field(
+            "budget_ms",
+            format!("at most {max_ms} ms of search on this server (shinpan serve --max-search-seconds)"),
+        )
+        .into());
+    }
+    let time_budget = if req.budget_ms == 0 { state.search_limits.max_time } else { Duration::from_millis(req.budget_ms) };
     crate::limits::check(&[("rule_set", &req.rule_set, crate::limits::MAX_NAME_BYTES)])?;
     if let Some(k) = req.komi {
         crate::limits::komi("komi", k)?;
@@ -241,13 +330,16 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
         dispute,
         ko_pending: ko,
         to_move,
+        max_memory_bytes: state.search_limits.max_memory_bytes,
         ..Options::default()
     };
-    Ok(Subject { board, rules, komi, to_move, ko_pending: ko, prisoners, passes, move_number, game: ctx, options })
+    Ok(Subject { board, rules, komi, to_move, ko_pending: ko, prisoners, passes, move_number, game: ctx, options, time_budget })
 }
 
-/// Runs the search of `subject` off the async runtime (`spawn_blocking`), reporting every
-/// region solved to `progress`.
+/// Runs the search of `subject` off the async runtime (`spawn_blocking`, one per core:
+/// [`AppState::search`]), reporting every region solved to `progress`. The search stops at
+/// `subject.time_budget` after it starts, at its memory cap, or when the returned future is
+/// dropped before it ends.
 ///
 /// # Errors
 /// INTERNAL if the search task panics.
@@ -258,9 +350,21 @@ pub async fn search(
 ) -> Result<Adjudication, Status> {
     let board = subject.board.clone();
     let rules = subject.rules;
-    let opts = subject.options.clone();
+    let (mut opts, _stop_on_drop) = stoppable(subject);
+    let budget = subject.time_budget;
     let mut progress = progress;
-    state.search(move || adjudicate_with_progress(&board, rules, &opts, &mut progress)).await
+    state
+        .search(move || {
+            opts.deadline = Some(Instant::now() + budget);
+            adjudicate_with_progress(&board, rules, &opts, &mut progress)
+        })
+        .await
+}
+
+/// `subject`'s options with a fresh stop flag, and the guard that sets it when dropped.
+fn stoppable(subject: &Subject) -> (Options, StopOnDrop) {
+    let stop = Stop::new();
+    (Options { stop: Some(stop.clone()), ..subject.options.clone() }, StopOnDrop(stop))
 }
 
 fn proof_pb(p: &shinpan_adjudicator::Proof) -> pb::Proof {
@@ -458,11 +562,14 @@ type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateStreamRespo
 #[tonic::async_trait]
 impl pb::adjudication_service_server::AdjudicationService for AdjudicationService {
     async fn adjudicate(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::AdjudicateResponse>, Status> {
-        let subject = permitted_subject(&self.state, req).await?;
-        let adj = search(&self.state, &subject, |_| {}).await?;
-        let mut out = response(&subject, &adj);
-        record(&self.state, &subject, &adj, &mut out).await?;
-        Ok(Response::new(out))
+        within(grpc_timeout(req.metadata()), async {
+            let subject = permitted_subject(&self.state, req).await?;
+            let adj = search(&self.state, &subject, |_| {}).await?;
+            let mut out = response(&subject, &adj);
+            record(&self.state, &subject, &adj, &mut out).await?;
+            Ok(Response::new(out))
+        })
+        .await
     }
 
     async fn propose(&self, req: Request<pb::ProposeRequest>) -> Result<Response<pb::ProposeResponse>, Status> {
@@ -475,48 +582,58 @@ impl pb::adjudication_service_server::AdjudicationService for AdjudicationServic
             )
             .into());
         }
-        let subject = subject(&self.state, r).await?;
-        let estimator = crate::estimate::default_estimator();
-        let s = subject.clone();
-        // The search takes a core (AppState::search); the estimator runs next to it on a
-        // thread of its own, inside `propose`.
-        let proposal = self
-            .state
-            .search(move || {
-                let p = crate::propose::Subject {
-                    board: &s.board,
-                    rules: s.rules,
-                    komi: s.komi,
-                    prisoners: s.prisoners,
-                    passes: s.passes,
-                    options: s.options.clone(),
-                };
-                crate::propose::propose(&p, Some(estimator.as_ref()), None)
-            })
-            .await?;
-        Ok(Response::new(propose_response(&subject, &proposal)))
+        within(grpc_timeout(req.metadata()), async {
+            let subject = subject(&self.state, req.get_ref()).await?;
+            let estimator = crate::estimate::default_estimator();
+            let s = subject.clone();
+            let (mut options, _stop_on_drop) = stoppable(&subject);
+            // The search takes a core (AppState::search); the estimator runs next to it on a
+            // thread of its own, inside `propose`.
+            let proposal = self
+                .state
+                .search(move || {
+                    options.deadline = Some(Instant::now() + s.time_budget);
+                    let p = crate::propose::Subject {
+                        board: &s.board,
+                        rules: s.rules,
+                        komi: s.komi,
+                        prisoners: s.prisoners,
+                        passes: s.passes,
+                        options,
+                    };
+                    crate::propose::propose(&p, Some(estimator.as_ref()), None)
+                })
+                .await?;
+            Ok(Response::new(propose_response(&subject, &proposal)))
+        })
+        .await
     }
 
     type AdjudicateStreamStream = ProgressStream;
 
     async fn adjudicate_stream(&self, req: Request<pb::AdjudicateStreamRequest>) -> Result<Response<ProgressStream>, Status> {
+        let timeout = grpc_timeout(req.metadata());
         let subject = permitted_subject(&self.state, req.map(|r| r.request.unwrap_or_default())).await?;
         let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::AdjudicateStreamResponse, Status>>(64);
         let state = self.state.clone();
         tokio::spawn(async move {
             let ptx = tx.clone();
             let mut nodes = 0u64;
-            let adj = search(&state, &subject, move |r: &RegionReport| {
+            let searching = search(&state, &subject, move |r: &RegionReport| {
                 nodes += r.nodes;
-                // The client may have gone: the search still finishes and is recorded.
                 let _ = ptx.blocking_send(Ok(pb::AdjudicateStreamResponse {
                     regions_done: (r.index + 1) as u32,
                     regions_total: r.of as u32,
                     nodes,
                     result: None,
                 }));
-            })
-            .await;
+            });
+            // The client gone or the call's deadline passed: the search is dropped (and so
+            // stopped) and nothing is recorded.
+            let adj = tokio::select! {
+                adj = within(timeout, searching) => adj,
+                () = tx.closed() => return,
+            };
             let last = match adj {
                 Ok(adj) => {
                     let mut out = response(&subject, &adj);
@@ -549,5 +666,29 @@ pub fn add_service(routes: &mut tonic::service::RoutesBuilder, state: &AppState,
         ));
     } else {
         routes.add_service(AdjudicationServiceServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grpc_timeout_headers_are_read_as_the_protocol_writes_them() {
+        let t = |v: &str| {
+            let mut m = tonic::metadata::MetadataMap::new();
+            m.insert("grpc-timeout", v.parse().unwrap());
+            grpc_timeout(&m)
+        };
+        assert_eq!(t("2000m"), Some(Duration::from_millis(2000)));
+        assert_eq!(t("3S"), Some(Duration::from_secs(3)));
+        assert_eq!(t("1H"), Some(Duration::from_secs(3600)));
+        assert_eq!(t("2M"), Some(Duration::from_secs(120)));
+        assert_eq!(t("99999999u"), Some(Duration::from_micros(99_999_999)));
+        assert_eq!(t("5n"), Some(Duration::from_nanos(5)));
+        for bad in ["", "m", "123456789m", "12x", "-1S", "1.5S"] {
+            assert_eq!(t(bad), None, "{bad:?}");
+        }
+        assert_eq!(grpc_timeout(&tonic::metadata::MetadataMap::new()), None);
     }
 }

@@ -37,6 +37,8 @@ pub struct AppState {
     /// Adjudications searching at once, at most one per core: the others wait their turn
     /// instead of sharing the cores (and memory) with them.
     pub searches: std::sync::Arc<tokio::sync::Semaphore>,
+    /// Time and memory bounds of every adjudication's search.
+    pub search_limits: adjudication::SearchLimits,
 }
 
 impl AppState {
