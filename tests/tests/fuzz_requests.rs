@@ -136,6 +136,7 @@ fn seeds(game: &str, case: &str) -> Vec<(&'static str, Vec<u8>, bool)> {
         agreements: vec![agreement.clone()],
         disputed: vec!["gc".into()],
         budget_nodes: 2_000,
+        budget_ms: 2_000,
     };
     let ruling =
         pb::Ruling { kind: pb::RulingKind::Amend as i32, reason: "fuzz".into(), amended_result: "W+6.5".into(), ..Default::default() };

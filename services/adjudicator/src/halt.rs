@@ -17,7 +17,7 @@ pub(crate) const POLL_NODES: u32 = 1024;
 
 /// A cancellation flag shared between a running search and whoever may stop it: clones
 /// share one flag. Setting it ([`Stop::stop`]) makes every search holding it stop within
-/// [`POLL_NODES`] nodes.
+/// 1,024 nodes.
 #[derive(Clone, Debug, Default)]
 pub struct Stop(Arc<AtomicBool>);
 

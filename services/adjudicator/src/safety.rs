@@ -97,14 +97,10 @@ use goban::{Board, Color, Move, Point};
 /// Territories with more empty points than this are not examined.
 pub(crate) const MAX_EMPTY: usize = 12;
 /// Nodes of one local game at most (or the adjudication's budget per region if smaller).
-/// On the real games' final positions 99% of the local games won need fewer than 1,200
-/// nodes, and a game lost often uses all it may; but an empty 3x3 corner territory with one
-/// virtual eye needs about 4,900 (an empty 2x5 one about 4,400, 2x6 about 26,000). Measured
-/// on the real games at 20,000 nodes per region (the `adjudicate_games` test and the
-/// `adjudicate` bench, back to back): 3,000 -> 16,196 stones decided, 19x19 p50 11.6 ms,
-/// p95 26 ms; 10,000 -> 16,328, p50 14.7 ms, p95 43 ms (under 1989 +233 stones with a proof
-/// entry, 3,295 -> 3,528); 20,000 -> +203 instead of +132 under 2011 at p50 17.4 ms, p95
-/// 83 ms — too close to the 20 ms target on a slow host.
+/// On the real games' final positions almost every local game won needs fewer than 1,200
+/// nodes, and a game lost often uses all it may; an empty 3x3 corner territory with one
+/// virtual eye needs about 4,900 (an empty 2x5 one about 4,400, 2x6 about 26,000). Larger
+/// budgets decide a few more stones for several times the time.
 pub(crate) const LOCAL_BUDGET: u64 = 10_000;
 
 /// A line of hypothetical play: (player, move).

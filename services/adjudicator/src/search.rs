@@ -570,19 +570,9 @@ impl Prover {
     /// generated counts one (a re-expansion generates its children again); lines deeper
     /// than [`DFPN_MAX_DEPTH`] plies count as failures of this line.
     ///
-    /// Measured on kakunin 4 (100,000,000 nodes per region; White's chains 5,387,957 and
-    /// 4,818,255 nodes, 25–32 s on this host; 10,854,755 end checks, 5,629,296 Benson
-    /// computations over 2,868,826 distinct cell states, 1,607,968 expansions), and not
-    /// kept: *weak* proof numbers (Ueda et al., max + open children - 1 instead of the sum)
-    /// at the defender's nodes 7,203,449 and 8,162,927 nodes (55 s), for the disproof
-    /// numbers at the forcing side's nodes 6,997,393 and 6,165,577 (43 s), both 31,305,741
-    /// and 8,068,763 (122 s); initial numbers from mobility (a new child's proof number at
-    /// the defender's nodes, disproof number at the forcing side's, = its moves) 26,799,216
-    /// and 9,349,236 (98 s); checking a child's end only when it is expanded (not when it
-    /// is generated) proved neither chain within the budget; hashing each state once for
-    /// all tables and the repetition check (one `hashbrown` table lookup each) left the
-    /// nodes as they were and the time within the host's noise (24.9 / 29.7 / 25.7 s
-    /// against 25.4 / 30.7 / 25.8 s, alternating runs).
+    /// Proof numbers are the plain sums and minima (weak proof numbers and initial numbers
+    /// from mobility proved kakunin 4 in more nodes, not fewer), and a child's end is checked
+    /// when it is generated.
     pub fn prove_dfpn(&mut self, region: &mut Region, root: &State, limit: u64) -> Result<bool, OutOfBudget> {
         if let Some(e) = region.end(&root.cells, &self.stones, self.owner) {
             return Ok(e == self.goal);

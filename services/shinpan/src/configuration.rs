@@ -107,12 +107,17 @@ pub struct ServeArgs {
     pub auth: crate::auth::AuthScope,
 
     /// The largest node budget per region an `Adjudicate` request may ask for (nodes of
-    /// hypothetical play; a larger one is INVALID_ARGUMENT). The default is enough to
-    /// reproduce every kakunin example (kakunin 4 uses about 11,000,000 in its region); the
-    /// search's time and memory are bounded whatever the budget by `--max-search-seconds` and
-    /// `--max-search-memory`.
+    /// hypothetical play; a larger one is INVALID_ARGUMENT): enough to reproduce every kakunin
+    /// example (kakunin 4 uses about 11,000,000 in its region). Time and memory are bounded
+    /// apart (--max-search-seconds, --max-search-memory).
     #[arg(long = "max-budget", env = "SHINPAN_MAX_BUDGET", default_value_t = DEFAULT_MAX_BUDGET)]
     pub max_budget_nodes: u64,
+
+    /// Expensive calls (ValidateRecord, ImportSgf, Adjudicate, AdjudicateStream, Propose) a
+    /// caller (a token's subject, else an IP address) may make a minute, in bursts of a
+    /// quarter of that; one more is RESOURCE_EXHAUSTED naming this flag. 0 = no limit.
+    #[arg(long, env = "SHINPAN_EXPENSIVE_CALLS_PER_MINUTE", default_value_t = crate::ratelimit::DEFAULT_PER_MINUTE)]
+    pub expensive_calls_per_minute: u32,
 
     /// The most client connections open at once; a call on one more is refused with
     /// RESOURCE_EXHAUSTED naming this flag. Lowered at start to what the open-file limit
@@ -138,6 +143,19 @@ pub struct ServeArgs {
     /// Seconds a client has to answer a keep-alive PING.
     #[arg(long, env = "SHINPAN_KEEPALIVE_TIMEOUT", default_value_t = DEFAULT_KEEPALIVE_TIMEOUT_SECS, value_parser = positive_secs)]
     pub keepalive_timeout: f64,
+
+    /// The longest an adjudication searches, in seconds of wall time on its core (waiting for a
+    /// core not counted): the search then stops and leaves what it has not decided
+    /// UNDECIDED ("time budget exhausted"). A request's `budget_ms` may ask for less; more is
+    /// INVALID_ARGUMENT.
+    #[arg(long = "max-search-seconds", env = "SHINPAN_MAX_SEARCH_SECONDS", default_value_t = DEFAULT_MAX_SEARCH_SECONDS)]
+    pub max_search_seconds: u64,
+
+    /// Memory cap of one adjudication's search tables, in MiB: reached, the search stops and
+    /// leaves what it has not decided UNDECIDED ("memory cap of N MiB reached"). One search
+    /// runs per core, so the searches together take at most this times the cores.
+    #[arg(long = "max-search-memory", env = "SHINPAN_MAX_SEARCH_MEMORY_MIB", default_value_t = DEFAULT_MAX_SEARCH_MEMORY_MIB)]
+    pub max_search_memory_mib: u64,
 }
 
 /// Default of [`ServeArgs::max_client_connections`]: room for every board of a large
@@ -180,18 +198,6 @@ fn non_negative_secs(s: &str) -> Result<f64, String> {
 /// `Some(duration)` of a number of seconds, `None` for 0.
 fn secs(v: f64) -> Option<std::time::Duration> {
     (v > 0.0).then(|| std::time::Duration::from_secs_f64(v))
-    /// The longest an adjudication searches, in seconds of wall time on its core (waiting for a
-    /// core not counted): the search then stops and leaves what it has not decided
-    /// UNDECIDED ("time budget exhausted"). A request's `budget_ms` may ask for less; more is
-    /// INVALID_ARGUMENT.
-    #[arg(long = "max-search-seconds", env = "SHINPAN_MAX_SEARCH_SECONDS", default_value_t = DEFAULT_MAX_SEARCH_SECONDS)]
-    pub max_search_seconds: u64,
-
-    /// Memory cap of one adjudication's search tables, in MiB: reached, the search stops and
-    /// leaves what it has not decided UNDECIDED ("memory cap of N MiB reached"). One search
-    /// runs per core, so the searches together take at most this times the cores.
-    #[arg(long = "max-search-memory", env = "SHINPAN_MAX_SEARCH_MEMORY_MIB", default_value_t = DEFAULT_MAX_SEARCH_MEMORY_MIB)]
-    pub max_search_memory_mib: u64,
 }
 
 /// Default of [`ServeArgs::max_search_seconds`]: a minute (kakunin 4, the largest 死活確認例,
@@ -207,7 +213,9 @@ pub const DEFAULT_MAX_BUDGET: u64 = 100_000_000;
 
 impl ServeArgs {
     /// Defaults for an in-process server (tests, demo, bench): listen on 127.0.0.1:0, all
-    /// services, the given database (None = embedded under `data_dir`).
+    /// services, the given database (None = embedded under `data_dir`), no rate limit on the
+    /// expensive calls (the demo and tests make them in loops from one caller); otherwise
+    /// `shinpan serve`'s defaults.
     pub fn local(database_url: Option<String>, data_dir: PathBuf) -> ServeArgs {
         ServeArgs {
             database_url,
@@ -223,6 +231,7 @@ impl ServeArgs {
             jwt_secret: None,
             auth: crate::auth::AuthScope::Results,
             max_budget_nodes: DEFAULT_MAX_BUDGET,
+            expensive_calls_per_minute: 0,
             max_client_connections: DEFAULT_MAX_CLIENT_CONNECTIONS,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT_SECS,
             idle_timeout: DEFAULT_IDLE_TIMEOUT_SECS,

@@ -22,6 +22,7 @@ pub mod grpc;
 pub mod lifecycle;
 pub mod limits;
 pub mod propose;
+pub mod ratelimit;
 pub mod replay;
 pub mod report;
 pub mod result_cli;

@@ -89,7 +89,8 @@ mod tests {
 
     fn as_caller(sub: &str) -> Request<()> {
         let mut r = Request::new(());
-        let claims = Claims { sub: sub.into(), role: Role::Referee, tournament: None, game: None, color: None, iat: 0, exp: 0, iss: ISSUER.into() };
+        let claims =
+            Claims { sub: sub.into(), role: Role::Referee, tournament: None, game: None, color: None, iat: 0, exp: 0, iss: ISSUER.into() };
         r.extensions_mut().insert(claims);
         r
     }
@@ -103,7 +104,11 @@ mod tests {
         assert!(limits.admit(&alice, "Adjudicate").is_ok());
         let refused = limits.admit(&alice, "Adjudicate").unwrap_err();
         assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
-        assert!(refused.message().contains("--expensive-calls-per-minute") && refused.message().contains("retry in"), "{}", refused.message());
+        assert!(
+            refused.message().contains("--expensive-calls-per-minute") && refused.message().contains("retry in"),
+            "{}",
+            refused.message()
+        );
         assert!(limits.admit(&bob, "Adjudicate").is_ok(), "another caller has its own allowance");
         let open = ExpensiveCalls::unlimited();
         for _ in 0..100 {

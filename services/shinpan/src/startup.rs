@@ -92,7 +92,8 @@ impl Application {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let searches = std::sync::Arc::new(tokio::sync::Semaphore::new(cores));
         let search_limits = crate::grpc::adjudication::SearchLimits::of(args);
-        let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches, search_limits };
+        let expensive = crate::ratelimit::ExpensiveCalls::new(args.expensive_calls_per_minute);
+        let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches, search_limits, expensive };
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|source| StartupError::Bind { addr: args.listen.to_string(), source })?;
@@ -136,7 +137,7 @@ impl Application {
         let limit = crate::limits::MAX_REQUEST_BYTES;
         if matches!(kind, ServiceKind::All | ServiceKind::Validation) {
             let parses = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let service = RuleValidationService::new(auth_all.then(|| auth.clone()), parses);
+            let service = RuleValidationService::new(auth_all.then(|| auth.clone()), parses, state.expensive.clone());
             routes.add_service(RuleValidationServiceServer::new(service).max_decoding_message_size(limit));
             served.push(shinpan_proto::service_names::RULE_VALIDATION);
         }

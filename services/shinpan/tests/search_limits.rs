@@ -43,8 +43,8 @@ async fn server(configure: impl FnOnce(&mut ServeArgs)) -> Server {
     Server { channel, searches, stop: Some(tx) }
 }
 
-fn client(s: &Server) -> pb::adjudication_client::AdjudicationClient<Channel> {
-    pb::adjudication_client::AdjudicationClient::new(s.channel.clone())
+fn client(s: &Server) -> pb::adjudication_service_client::AdjudicationServiceClient<Channel> {
+    pb::adjudication_service_client::AdjudicationServiceClient::new(s.channel.clone())
 }
 
 fn kakunin_4() -> String {
@@ -136,7 +136,11 @@ async fn a_call_the_client_drops_stops_its_search() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_progress_stream_the_client_drops_stops_its_search() {
     let s = server(|_| {}).await;
-    let stream = client(&s).adjudicate_stream(kakunin_4_request()).await.expect("the stream opens").into_inner();
+    let stream = client(&s)
+        .adjudicate_stream(pb::AdjudicateStreamRequest { request: Some(kakunin_4_request()) })
+        .await
+        .expect("the stream opens")
+        .into_inner();
     a_search_runs(&s).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     drop(stream);
@@ -149,7 +153,7 @@ async fn the_largest_budget_on_an_open_board_ends_at_the_memory_cap() {
     let s = server(|a| a.max_search_memory_mib = 32).await;
     let r = client(&s).adjudicate(open_6x6(0)).await.expect("an answer").into_inner();
     assert_eq!(r.result, "?");
-    assert!(r.statuses.iter().all(|p| p.status == pb::Status::Undecided as i32), "{:?}", r.statuses);
+    assert!(r.statuses.iter().all(|p| p.status == pb::ChainStatus::Undecided as i32), "{:?}", r.statuses);
     assert_eq!(r.proofs.len(), 2);
     for p in &r.proofs {
         assert!(p.reason.contains("memory cap of 32 MiB reached"), "{}", p.reason);

@@ -562,6 +562,7 @@ type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateStreamRespo
 #[tonic::async_trait]
 impl pb::adjudication_service_server::AdjudicationService for AdjudicationService {
     async fn adjudicate(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::AdjudicateResponse>, Status> {
+        self.state.expensive.admit(&req, "Adjudicate")?;
         within(grpc_timeout(req.metadata()), async {
             let subject = permitted_subject(&self.state, req).await?;
             let adj = search(&self.state, &subject, |_| {}).await?;
@@ -573,6 +574,7 @@ impl pb::adjudication_service_server::AdjudicationService for AdjudicationServic
     }
 
     async fn propose(&self, req: Request<pb::ProposeRequest>) -> Result<Response<pb::ProposeResponse>, Status> {
+        self.state.expensive.admit(&req, "Propose")?;
         let req = req.map(|r| r.request.unwrap_or_default());
         let r = req.get_ref();
         if !r.agreements.is_empty() || !r.disputed.is_empty() {
@@ -612,6 +614,7 @@ impl pb::adjudication_service_server::AdjudicationService for AdjudicationServic
     type AdjudicateStreamStream = ProgressStream;
 
     async fn adjudicate_stream(&self, req: Request<pb::AdjudicateStreamRequest>) -> Result<Response<ProgressStream>, Status> {
+        self.state.expensive.admit(&req, "AdjudicateStream")?;
         let timeout = grpc_timeout(req.metadata());
         let subject = permitted_subject(&self.state, req.map(|r| r.request.unwrap_or_default())).await?;
         let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::AdjudicateStreamResponse, Status>>(64);

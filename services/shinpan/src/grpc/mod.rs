@@ -39,6 +39,8 @@ pub struct AppState {
     pub searches: std::sync::Arc<tokio::sync::Semaphore>,
     /// Time and memory bounds of every adjudication's search.
     pub search_limits: adjudication::SearchLimits,
+    /// The per-caller rate limit of the expensive calls ([`crate::ratelimit`]).
+    pub expensive: crate::ratelimit::ExpensiveCalls,
 }
 
 impl AppState {

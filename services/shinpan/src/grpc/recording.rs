@@ -1012,6 +1012,7 @@ impl pb::game_recording_service_server::GameRecordingService for RecordingServic
     async fn import_sgf(&self, req: Request<pb::ImportSgfRequest>) -> Result<Response<pb::ImportSgfResponse>, Status> {
         crate::limits::check(&[("tournament", &req.get_ref().tournament, crate::limits::MAX_NAME_BYTES)])?;
         self.may_organise(req.extensions().get(), &req.get_ref().tournament).await?;
+        self.state.expensive.admit(&req, "ImportSgf")?;
         let r = self.import(req.into_inner()).await?;
         tracing::info!(game = %r.game.as_ref().map(|g| g.id.as_str()).unwrap_or(""), moves = r.moves, "record imported");
         Ok(Response::new(r))

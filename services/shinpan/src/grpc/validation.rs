@@ -259,20 +259,26 @@ fn describe_rules(r: RuleSet) -> &'static str {
 pub struct RuleValidationService {
     auth: Option<crate::auth::AuthConfig>,
     parses: std::sync::Arc<tokio::sync::Semaphore>,
+    expensive: crate::ratelimit::ExpensiveCalls,
 }
 
 impl RuleValidationService {
     /// The service; `auth` = the token check of `ValidateRecord` (None: open), `parses` = how
-    /// many records are parsed at once at most (at least 1).
-    pub fn new(auth: Option<crate::auth::AuthConfig>, parses: usize) -> RuleValidationService {
-        RuleValidationService { auth, parses: std::sync::Arc::new(tokio::sync::Semaphore::new(parses.max(1))) }
+    /// many records are parsed at once at most (at least 1), `expensive` = the per-caller rate
+    /// limit `ValidateRecord` counts against.
+    pub fn new(auth: Option<crate::auth::AuthConfig>, parses: usize, expensive: crate::ratelimit::ExpensiveCalls) -> RuleValidationService {
+        RuleValidationService { auth, parses: std::sync::Arc::new(tokio::sync::Semaphore::new(parses.max(1))), expensive }
     }
 }
 
 impl Default for RuleValidationService {
-    /// Open, one parse per core.
+    /// Open, one parse per core, no rate limit.
     fn default() -> RuleValidationService {
-        RuleValidationService::new(None, std::thread::available_parallelism().map_or(1, |n| n.get()))
+        RuleValidationService::new(
+            None,
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            crate::ratelimit::ExpensiveCalls::unlimited(),
+        )
     }
 }
 
@@ -287,12 +293,19 @@ impl pb::rule_validation_service_server::RuleValidationService for RuleValidatio
 
     #[tracing::instrument(name = "RuleValidationService.ValidateRecord", skip_all)]
     async fn validate_record(&self, req: Request<pb::ValidateRecordRequest>) -> Result<Response<pb::ValidateRecordResponse>, Status> {
+        let mut req = req;
         if let Some(auth) = &self.auth {
-            if let Err(e) = auth.authenticate(req.metadata()) {
-                tracing::warn!(target: "shinpan::auth", reason = %e, "UNAUTHENTICATED");
-                return Err(Status::unauthenticated(e.to_string()));
+            match auth.authenticate(req.metadata()) {
+                Ok(c) => {
+                    req.extensions_mut().insert(c);
+                }
+                Err(e) => {
+                    tracing::warn!(target: "shinpan::auth", reason = %e, "UNAUTHENTICATED");
+                    return Err(Status::unauthenticated(e.to_string()));
+                }
             }
         }
+        self.expensive.admit(&req, "ValidateRecord")?;
         let _permit = self.parses.acquire().await.map_err(|e| ApiError::Internal(e.to_string()))?;
         let req = req.into_inner();
         let r = tokio::task::spawn_blocking(move || validate_record(&req)).await.map_err(|e| ApiError::Internal(e.to_string()))??;

@@ -1,0 +1,276 @@
+//! How one chain is decided within its share of a region's budget (crate docs, Engine step
+//! 4): quick depth-first proofs, the exact avoidance search, then deeper proofs; the tuning
+//! constants of that schedule.
+
+use crate::benson::NONE;
+use crate::search::{forced, ordered_moves, End, Mode, Prover, Region, State, Trap};
+use crate::*;
+
+/// Nodes (local games of the safety proofs included) each end's proof with safe territories
+/// as ends may use, at most a quarter of what the chain has left. Each node of it recomputes
+/// the safety proofs, so it is kept small: larger values take budget the exhaustive steps
+/// need.
+pub(crate) const SAFE_END_PROOF_NODES: u64 = 2_000;
+
+/// Boards of at most this many points (13x13) run the proofs with safe territories as ends.
+/// Each of their nodes recomputes the safety proofs of the whole board, so the cost grows
+/// with the board: on 19x19 they decide no more stones for more time, so 19x19 boards skip
+/// them.
+pub(crate) const SAFE_END_MAX_BOARD: usize = 13 * 13;
+
+/// A chain that ran out of its share of the region's budget is tried again only with at
+/// least this many of the nodes the region has left (see [`adjudicate_with_progress`]).
+pub(crate) const MIN_RETRY_NODES: u64 = 1_000;
+
+/// Nodes the quick proofs of a chain in a region too large for the exhaustive steps (but of
+/// at most twice [`Options::max_region_empty`] empty points) may use, each end. Each node
+/// there orders every move of the region and computes both unconditional areas, so they
+/// are kept short and off the largest regions.
+pub(crate) const LARGE_REGION_QUICK_NODES: u64 = 300;
+
+/// The avoidance searches (step 2 of [`decide`]) get `1 / TRAP_SHARE` of what a chain has
+/// left; when they run out, the deeper proofs of step 3 get the rest (kakunin 4's White
+/// chains are proved dead there, by the df-pn proofs of [`DFPN_FROM`]).
+pub(crate) const TRAP_SHARE: u64 = 3;
+
+/// [`TRAP_SHARE`] under 1989, where the avoidance search is the only way to *alive* (only
+/// the attacker's end is asked): a half.
+pub(crate) const TRAP_SHARE_1989: u64 = 2;
+
+/// From this many nodes left for a chain on, its deeper proofs are df-pn searches
+/// ([`search::Prover::prove_dfpn`], crate docs, Engine step 4) and come, with
+/// `1 / DFPN_SHARE` of what is left per end, after a first avoidance search capped at
+/// [`FIRST_TRAP_NODES`]. Below it (the service's default of 500,000 nodes per region, the
+/// bench's 20,000) nothing changes: at 500,000 nodes per region df-pn from 100,000 on
+/// decided 16,802 stones of the real games against the deepening's 16,814. With 5,000,000
+/// nodes per region (all 153 final positions): 16,884 stones decided against 16,881 before
+/// df-pn under 2011 (281 s against 325 s; 14 decided only now, 11 only before, none with
+/// another status), 6,312 against 6,300 under 1989 (361 s against 363 s).
+pub(crate) const DFPN_FROM: u64 = 1_000_000;
+/// See [`DFPN_FROM`].
+pub(crate) const DFPN_SHARE: u64 = 4;
+/// See [`DFPN_FROM`].
+pub(crate) const FIRST_TRAP_NODES: u64 = 250_000;
+
+/// The two avoidance searches of a chain and their answers (`None`: out of budget;
+/// `Some(true)`: the end is avoidable).
+pub(crate) struct Traps {
+    avoidable_alive: Option<bool>,
+    avoidable_dead: Option<bool>,
+    keep_alive_out: Trap,
+    keep_dead_out: Trap,
+}
+
+impl Traps {
+    /// Whether they settle the status (alive forced, dead forced, or both avoidable).
+    fn decided(&self) -> bool {
+        matches!((self.avoidable_alive, self.avoidable_dead), (Some(false), _) | (Some(true), Some(_)))
+    }
+}
+
+/// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
+/// exact avoidance searches ([`search::Trap`]) take over.
+pub(crate) const QUICK_PROOF_NODES: u64 = 20_000;
+
+/// Decides one chain (local indices `stones` of colour `c`) in `region`.
+pub(crate) fn decide(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> (Status, Vec<(Color, Move)>) {
+    decide_with(region, board, stones, c, opts, true)
+}
+
+/// Only the quick proofs of [`decide`] (steps 0 and 1; exact when found), for a chain of a
+/// region too large for the exhaustive steps: `Undecided` when none is found.
+pub(crate) fn quick_proofs(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> (Status, Vec<(Color, Move)>) {
+    decide_with(region, board, stones, c, opts, false)
+}
+
+pub(crate) fn decide_with(
+    region: &mut Region,
+    board: &Board,
+    stones: &[usize],
+    c: Color,
+    opts: &Options,
+    exhaustive: bool,
+) -> (Status, Vec<(Color, Move)>) {
+    const MAX_LINE: usize = 60;
+    let cells = region.scope.cells(board);
+    let mut root = State { cells, to_move: c, ko: NONE, bans: [Vec::new(), Vec::new()] };
+    match region.mode {
+        Mode::Kiyaku2011 => {
+            // The examined side moves first (第七条 解説); a pending 第五条 ban binds it
+            // only if it is also the player to move in the record.
+            if let Some(q) = opts.ko_pending.filter(|_| opts.to_move == c) {
+                root.ko = region.scope.local_of(q);
+            }
+        }
+        Mode::Kiyaku1989 => {
+            // The opponent attacks first (要請II-\[iii\]); a ko just taken binds the
+            // player to move until it passes (要請II-\[iv\]).
+            root.to_move = c.opponent();
+            if let Some(q) = opts.ko_pending {
+                let mover = opts.to_move;
+                for s in board.adjacent(q) {
+                    if board.get(s) == Some(mover.opponent())
+                        && board.chain(s).len() == 1
+                        && board.liberties(s) == vec![q]
+                        && region.scope.local_of(q) != NONE
+                        && region.scope.local_of(s) != NONE
+                    {
+                        root.bans[mover.index()].push((region.scope.local_of(q), region.scope.local_of(s)));
+                    }
+                }
+            }
+        }
+    }
+    let goals: &[End] = match region.mode {
+        Mode::Kiyaku2011 => &[End::Alive, End::Dead],
+        Mode::Kiyaku1989 => &[End::Dead],
+    };
+    let prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
+        let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
+        forced(region, &root, stones, c, goal, limit, MAX_LINE, deep).map(|line| (status, line))
+    };
+    // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
+    //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
+    //    pass-alive one.
+    if region.base.is_some() {
+        region.safety_end = true;
+        for &goal in goals {
+            let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(SAFE_END_PROOF_NODES);
+            let found = prove(region, goal, limit, false);
+            region.nodes = region.nodes.min(limit);
+            if let Some(found) = found {
+                region.safety_end = false;
+                return found;
+            }
+        }
+        region.safety_end = false;
+    }
+    // 1. Quick depth-first proofs (exact when found).
+    let cap = if exhaustive { QUICK_PROOF_NODES } else { LARGE_REGION_QUICK_NODES };
+    let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
+    for &goal in goals {
+        if let Some(found) = prove(region, goal, quick, false) {
+            return found;
+        }
+    }
+    if !exhaustive {
+        return (Status::Undecided, Vec::new());
+    }
+    // 2. The exact answer with a third of what is left (a half under 1989): can the other
+    //    side keep the play out of each end for ever (a trap; seki when both can)?
+    let share = match region.mode {
+        Mode::Kiyaku2011 => TRAP_SHARE,
+        Mode::Kiyaku1989 => TRAP_SHARE_1989,
+    };
+    let traps = |region: &mut Region, limit: u64| -> Traps {
+        let budget = region.budget;
+        region.budget = limit;
+        let mut keep_alive_out = Trap::new(stones.to_vec(), c, End::Alive);
+        let mut keep_dead_out = Trap::new(stones.to_vec(), c, End::Dead);
+        // `None` = out of budget; `Some(true)` = the end is avoidable.
+        let avoidable_alive = match region.mode {
+            Mode::Kiyaku2011 => keep_alive_out.avoids(region, &root).ok(),
+            Mode::Kiyaku1989 => Some(true), // 1989 asks only whether the attacker forces death
+        };
+        let avoidable_dead = match avoidable_alive {
+            Some(true) => keep_dead_out.avoids(region, &root).ok(),
+            _ => None,
+        };
+        region.nodes = region.nodes.min(region.budget);
+        region.budget = budget;
+        Traps { avoidable_alive, avoidable_dead, keep_alive_out, keep_dead_out }
+    };
+    // With a large budget (kakunin 4: lines of 40 moves), a first avoidance search is
+    // capped, and df-pn proofs of the ends it did not exclude come before the full one.
+    let deep = region.budget - region.nodes >= DFPN_FROM;
+    let mut first = None;
+    if deep {
+        let t = traps(region, region.nodes + ((region.budget - region.nodes) / share).min(FIRST_TRAP_NODES));
+        if t.decided() {
+            first = Some(t);
+        } else {
+            for &goal in goals.iter().filter(|&&g| g != End::Alive || t.avoidable_alive.is_none()) {
+                let limit = region.nodes + (region.budget - region.nodes) / DFPN_SHARE;
+                if let Some(found) = prove(region, goal, limit, true) {
+                    return found;
+                }
+            }
+        }
+    }
+    let t = match first {
+        Some(t) => t,
+        None => traps(region, region.nodes + (region.budget - region.nodes) / share),
+    };
+    let forced = match (t.avoidable_alive, t.avoidable_dead) {
+        (Some(false), _) => Some(End::Alive),
+        (Some(true), Some(false)) => Some(End::Dead),
+        (Some(true), Some(true)) => None,
+        (alive, _) => {
+            // 3. Out of budget: the rest goes to deeper proofs of the ends not excluded.
+            let left: Vec<End> = goals.iter().copied().filter(|&g| g != End::Alive || alive.is_none()).collect();
+            for (k, &goal) in left.iter().enumerate() {
+                let limit = region.nodes + (region.budget - region.nodes) / (left.len() - k) as u64;
+                if let Some(found) = prove(region, goal, limit, deep) {
+                    return found;
+                }
+            }
+            return (Status::Undecided, Vec::new());
+        }
+    };
+    let Traps { keep_alive_out, keep_dead_out, .. } = t;
+    match (region.mode, forced) {
+        (_, Some(goal)) => {
+            // Forced: show it with a proof line if one is found in what is left.
+            let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
+            let mut p = Prover::new(stones.to_vec(), c, goal);
+            let budget = region.budget;
+            let r = if deep { p.prove_dfpn(region, &root, budget) } else { p.prove(region, &root, budget) };
+            let line = match r {
+                Ok(true) => p.line(region, &root, MAX_LINE),
+                _ => Vec::new(),
+            };
+            region.nodes = region.nodes.min(budget);
+            (status, line)
+        }
+        (Mode::Kiyaku2011, None) => (Status::Seki, holding_line(region, &root, &keep_dead_out, Some(&keep_alive_out), stones, c, MAX_LINE)),
+        (Mode::Kiyaku1989, None) => (Status::Alive, holding_line(region, &root, &keep_dead_out, None, stones, c, MAX_LINE)),
+    }
+}
+
+/// A line in which each side holds: the owner with its trap's choices (keeping the play out
+/// of *dead*), the opponent with its trap's choices (out of *alive*: a line of seki) or,
+/// when it has none (1989: the attacker, moving first, cannot force *dead*,
+/// 要請II-\[iii\]), with its most promising move (the search's move order: next to the
+/// chain first, a pass last) — the main try failing. It runs until the play repeats, an
+/// end is reached, or a trap recorded no choice (a state it settled by a quick proof). The
+/// proof of the status is the traps (every move of the other side answered), not this line.
+pub(crate) fn holding_line(
+    region: &mut Region,
+    root: &State,
+    owner_trap: &Trap,
+    opp_trap: Option<&Trap>,
+    stones: &[usize],
+    owner: Color,
+    max: usize,
+) -> Vec<(Color, Move)> {
+    let mut out = Vec::new();
+    let mut cur = root.clone();
+    let mut seen = vec![cur.clone()];
+    while out.len() < max && region.end(&cur.cells, stones, owner).is_none() {
+        let mv = match (cur.to_move == owner, opp_trap) {
+            (true, _) => owner_trap.choice(&cur),
+            (false, Some(t)) => t.choice(&cur),
+            (false, None) => ordered_moves(region, &cur, stones, true).into_iter().find(|&mv| region.play(&cur, mv).is_some()),
+        };
+        let Some(mv) = mv else { break };
+        let m = region.move_at(mv);
+        out.push((cur.to_move, m));
+        let Some(next) = region.play(&cur, mv) else { break };
+        if seen.contains(&next) {
+            break;
+        }
+        seen.push(next.clone());
+        cur = next;
+    }
+    out
+}

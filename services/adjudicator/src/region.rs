@@ -1,0 +1,128 @@
+//! One region's search (crate docs, Engine step 4): the chains of the region share its node
+//! budget, each decided by [`crate::decision`], with a second pass for those that ran out.
+
+use crate::benson::Scope;
+use crate::decision::*;
+use crate::search::{Mode, Region};
+use crate::short::*;
+use crate::*;
+
+/// Decides the chains of one region (`pts`, sorted; `index` = (its index, the number of
+/// regions)) for which `wanted` holds of a stone, within [`Options::budget_nodes`]: each such
+/// chain not already `settled` gets an equal share of what the region has left, and a
+/// second pass shares what is still left among those that ran out of theirs. Statuses go
+/// into `found`, one [`Proof`] per chain into `proofs`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_region(
+    board: &Board,
+    pts: Vec<Point>,
+    index: (usize, usize),
+    mode: Mode,
+    opts: &Options,
+    safe: &[safety::Safety; 2],
+    settled: &[bool],
+    wanted: &dyn Fn(Point) -> bool,
+    found: &mut StatusMap,
+    proofs: &mut Vec<Proof>,
+) -> RegionReport {
+    let w = board.width() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let scope = Scope::new(board, pts.clone());
+    let mut region = Region::new(scope, mode, opts.budget_nodes);
+    region.halt = halt::Halt::of(opts);
+    if opts.safe_territories && board.width() as usize * board.height() as usize <= SAFE_END_MAX_BOARD {
+        region.base = Some(board.clone());
+    }
+    let mut reps = Vec::new();
+    let first_proof = proofs.len();
+    let mut done = vec![false; pts.len()];
+    // Chains of the region, for a fair share of the region's budget each.
+    let mut left = {
+        let mut heads: Vec<Point> = pts.iter().filter(|&&q| wanted(q)).filter_map(|&q| board.chain_id(q)).collect();
+        heads.sort();
+        heads.dedup();
+        heads.len() as u64
+    };
+    let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
+    let too_big = empty > opts.max_region_empty;
+    // The local indices of each chain with a proof entry of this region (for the retry).
+    let mut chain_locals: Vec<Vec<usize>> = Vec::new();
+    for (li, &p) in pts.iter().enumerate() {
+        let Some(c) = board.get(p) else { continue };
+        if done[li] {
+            continue;
+        }
+        let mut stones = board.chain(p);
+        stones.sort();
+        let locals: Vec<usize> = stones.iter().map(|&s| region.scope.local[gi(s)] as usize).collect();
+        for &l in &locals {
+            done[l] = true;
+        }
+        if !wanted(p) {
+            continue;
+        }
+        if settled[gi(p)] {
+            left = left.saturating_sub(1);
+            continue;
+        }
+        reps.push(p);
+        let before = region.nodes;
+        // Each chain may use an equal share of what the region has left (a hard chain
+        // does not starve the others); the region's total stays within the budget.
+        let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
+        left = left.saturating_sub(1);
+        region.budget = before + share;
+        let (status, line) = if !too_big {
+            decide(&mut region, board, &locals, c, opts)
+        } else if let Some(found) = opts.one_move_proofs.then(|| short_proof(&mut region, board, &locals, c, opts, safe)).flatten() {
+            found
+        } else if opts.one_move_proofs && empty <= 2 * opts.max_region_empty {
+            quick_proofs(&mut region, board, &locals, c, opts)
+        } else {
+            (Status::Undecided, Vec::new())
+        };
+        region.nodes = region.nodes.min(region.budget);
+        let nodes = region.nodes - before;
+        let undecided = (status == Status::Undecided).then_some(match region.halt.reason {
+            Some(reason) => Undecided::Stopped { reason, nodes },
+            None if too_big => Undecided::RegionTooLarge { empty, max: opts.max_region_empty },
+            None => Undecided::Budget { nodes },
+        });
+        found.set_chain(board, p, status);
+        proofs.push(Proof { stones, color: c, status, line, nodes, undecided });
+        chain_locals.push(locals);
+    }
+    // Second pass: what the region has left of its budget (chains decided under their
+    // share) goes, in equal shares again, to the chains that ran out of theirs. The
+    // region's caches are kept, so a retry goes on from the first attempt's proofs.
+    let retry: Vec<usize> =
+        (first_proof..proofs.len()).filter(|&k| matches!(proofs[k].undecided, Some(Undecided::Budget { .. }))).collect();
+    let mut left = retry.len() as u64;
+    for k in retry {
+        let before = region.nodes;
+        let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
+        left -= 1;
+        if share < MIN_RETRY_NODES || region.halt.reason.is_some() {
+            continue;
+        }
+        region.budget = before + share;
+        let (first, c) = (proofs[k].stones[0], proofs[k].color);
+        let (status, line) = decide(&mut region, board, &chain_locals[k - first_proof], c, opts);
+        region.nodes = region.nodes.min(region.budget);
+        let nodes = proofs[k].nodes + (region.nodes - before);
+        proofs[k].nodes = nodes;
+        if status == Status::Undecided {
+            proofs[k].undecided = Some(match region.halt.reason {
+                Some(reason) => Undecided::Stopped { reason, nodes },
+                None => Undecided::Budget { nodes },
+            });
+        } else {
+            found.set_chain(board, first, status);
+            proofs[k].status = status;
+            proofs[k].line = line;
+            proofs[k].undecided = None;
+        }
+    }
+    let decided = proofs[first_proof..].iter().all(|pr| pr.status != Status::Undecided);
+    RegionReport { index: index.0, of: index.1, points: pts, chains: reps, nodes: region.nodes, decided }
+}
