@@ -314,6 +314,8 @@ async fn a_players_token_is_not_offered_and_is_refused_the_referees_actions() {
     assert_eq!(refused.status, 403, "{}", refused.body);
     assert!(refused.body.contains("Your role may not do this"), "{}", refused.body);
     assert!(!refused.body.contains("PermissionDenied") && !refused.body.contains("PERMISSION_DENIED"));
+    let end = http(s.addr, "GET", &format!("{path}/end"), &[("Cookie", &stranger)], None).await;
+    assert_eq!(end.status, 403, "{}", end.body);
     let refused_ja = http(
         s.addr,
         "POST",
@@ -407,4 +409,66 @@ async fn a_real_browser_renders_the_game_page() {
     let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("no screenshot: {}", String::from_utf8_lossy(&out.stderr)));
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "a real screenshot ({} bytes)", png.len());
     eprintln!("console test: screenshot of the game page in {}", shot.display());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_end_of_a_game_proposal_dispute_and_confirmation() {
+    let s = server().await;
+    let mut rec = recording(&s.url).await;
+    let g = new_game(&mut rec, 5, 7).await;
+    // Black walls off columns A–B, White columns F–G; White's lone stone at B6 is dead.
+    let mut n = 0;
+    for row in "abcdefg".chars() {
+        for (colour, col) in [(pb::Color::Black, 'c'), (pb::Color::White, 'e')] {
+            n += 1;
+            play(&mut rec, &g.id, n, colour, Some(&format!("{col}{row}"))).await;
+        }
+    }
+    for (colour, point) in [(pb::Color::Black, None), (pb::Color::White, Some("bb")), (pb::Color::Black, None), (pb::Color::White, None)] {
+        n += 1;
+        play(&mut rec, &g.id, n, colour, point).await;
+    }
+    let last = play(&mut rec, &g.id, n + 1, pb::Color::Black, None).await;
+    assert_ne!(last.phase, pb::Phase::Playing as i32);
+    let referee = sign_in(s.addr, &testing_token(Role::Referee, "ref-1", Some(TOURNAMENT), None, None)).await;
+    let black = sign_in(s.addr, &testing_token(Role::Player, "EGD-1", None, None, None)).await;
+    let white = sign_in(s.addr, &testing_token(Role::Player, "EGD-2", None, None, None)).await;
+    let base = format!("/console/games/{}", g.id);
+
+    // The proposal: every chain with its basis, the count, stones that link to a mark.
+    let end = http(s.addr, "GET", &format!("{base}/end"), &[("Cookie", &referee)], None).await;
+    assert_eq!(end.status, 200, "{}", end.body);
+    for want in ["class=\"proof-row", "Proposal", "ハマ", "コミ", "Dispute this chain", "toggle=bb"] {
+        assert!(end.body.contains(want), "{want} missing: {}", end.body);
+    }
+    assert!(end.body.contains("proof-row proved") || end.body.contains("proof-row estimated"), "{}", end.body);
+
+    // Clicking the white stone marks its chain; the mark is carried in the links and forms.
+    let marked = http(s.addr, "GET", &format!("{base}/end?marks=&toggle=bb"), &[("Cookie", &referee)], None).await;
+    assert!(marked.body.contains("marks=bb:"), "{}", marked.body);
+
+    // Disputing it: the adjudication's answer with its proof line (or undecided with its reason).
+    let disputed = http(s.addr, "POST", &format!("{base}/dispute"), &[("Cookie", &referee)], Some("point=bb&marks=")).await;
+    assert_eq!(disputed.status, 200, "{}", disputed.body);
+    assert!(disputed.body.contains("Proof line") || disputed.body.contains("undecided-reason"), "{}", disputed.body);
+    assert!(disputed.body.contains("class=\"count\""), "{}", disputed.body);
+
+    // Propose the count; both players and the referee confirm; the result is final.
+    let proposed = http(s.addr, "POST", &format!("{base}/result"), &[("Cookie", &referee)], Some("action=propose&marks=")).await;
+    assert_eq!(proposed.status, 303, "{}", proposed.body);
+    let page = http(s.addr, "GET", &base, &[("Cookie", &black)], None).await;
+    assert!(
+        page.body.contains("proposed") && page.body.contains("class=\"confirm\"") && page.body.contains("class=\"object\""),
+        "{}",
+        page.body
+    );
+    for who in [&black, &white, &referee] {
+        let r = http(s.addr, "POST", &format!("{base}/result"), &[("Cookie", who)], Some("action=confirm")).await;
+        assert_eq!(r.status, 303, "{}", r.body);
+    }
+    let fin = http(s.addr, "GET", &format!("{base}?lang=ja"), &[("Cookie", &referee)], None).await;
+    assert!(fin.body.contains("確定") && !fin.body.contains("class=\"confirm\""), "{}", fin.body);
+    // A confirmation after that is refused with the article.
+    let again = http(s.addr, "POST", &format!("{base}/result"), &[("Cookie", &black)], Some("action=confirm")).await;
+    assert!(again.body.contains("第十条"), "{}", again.body);
 }

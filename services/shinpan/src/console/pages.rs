@@ -310,14 +310,16 @@ async fn tournament_fragment(c: &Console, claims: &Claims, lang: Lang) -> Markup
             by_tournament.entry(g.tournament.clone()).or_default().push(g);
         }
     }
+    for gs in by_tournament.values_mut() {
+        gs.sort_by_key(|g| (g.round, g.board_number));
+    }
     html! {
         h2 { (lang.t("games")) }
         @match &games {
             Err(s) => { (error_box(lang, &explain(lang, s))) }
             Ok(gs) if gs.is_empty() => { p { (lang.t("no_games")) } }
             Ok(_) => {
-                @for (t, mut gs) in by_tournament {
-                    @let _ = gs.sort_by_key(|g| (g.round, g.board_number));
+                @for (t, gs) in by_tournament {
                     h3 { (lang.t("tournament")) ": " (if t.is_empty() { "—" } else { &t }) }
                     table.games {
                         thead { tr {
@@ -712,6 +714,9 @@ struct EndState {
 
 async fn end_state(c: &Console, claims: &Claims, id: &str, q: &PageQuery) -> Result<EndState, Status> {
     let view = load_view(c, claims, id, None).await?;
+    if !claims.may_propose(&view.ctx.scope) {
+        return Err(crate::auth::denied(claims, "settle the end of a game they neither play nor officiate"));
+    }
     let proposal = proposal(c, claims, &view.game).await?;
     let p = proposal.proposal.clone().unwrap_or_default();
     let mut chain_of = HashMap::new();
