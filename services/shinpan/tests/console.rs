@@ -472,3 +472,42 @@ async fn the_end_of_a_game_proposal_dispute_and_confirmation() {
     let again = http(s.addr, "POST", &format!("{base}/result"), &[("Cookie", &black)], Some("action=confirm")).await;
     assert!(again.body.contains("第十条"), "{}", again.body);
 }
+
+#[tokio::test]
+async fn the_case_queue_shows_a_foul_and_the_referee_rules_with_a_written_reason() {
+    let s = server().await;
+    let mut rec = recording(&s.url).await;
+    let g = new_game(&mut rec, 6, 19).await;
+    play(&mut rec, &g.id, 1, pb::Color::Black, Some("pd")).await;
+    let foul = play(&mut rec, &g.id, 2, pb::Color::White, Some("pd")).await.foul.expect("a foul");
+    let referee = sign_in(s.addr, &testing_token(Role::Referee, "ref-1", Some(TOURNAMENT), None, None)).await;
+    let black = sign_in(s.addr, &testing_token(Role::Player, "EGD-1", None, None, None)).await;
+
+    // The queue lists the case; its page shows the foul with rule and article.
+    let view = http(s.addr, "GET", "/console", &[("Cookie", &referee)], None).await;
+    let at = view.body.find("href=\"/console/cases/").unwrap_or_else(|| panic!("no case in the queue: {}", view.body));
+    let case_path = view.body[at + 6..].split('"').next().unwrap().to_string();
+    assert!(view.body.contains("foul"), "{}", view.body);
+    let case = http(s.addr, "GET", &case_path, &[("Cookie", &referee)], None).await;
+    assert_eq!(case.status, 200, "{}", case.body);
+    assert!(case.body.contains(&foul.rule) && case.body.contains(&foul.article), "{}", case.body);
+    assert!(case.body.contains("class=\"rule\"") && case.body.contains("反則負け"), "the referee is offered the ruling: {}", case.body);
+    let game_page = http(s.addr, "GET", &format!("/console/games/{}", g.id), &[("Cookie", &black)], None).await;
+    assert!(game_page.body.contains(&format!("href=\"{case_path}\"")), "the game's page links its case: {}", game_page.body);
+    let as_player = http(s.addr, "GET", &case_path, &[("Cookie", &black)], None).await;
+    assert!(!as_player.body.contains("class=\"rule\""), "a player is not: {}", as_player.body);
+
+    // A ruling without a written reason is refused; with one it stands.
+    let rule = format!("{case_path}/rule");
+    let kind = pb::RulingKind::FoulLoss as i32;
+    let bare = http(s.addr, "POST", &rule, &[("Cookie", &referee)], Some(&format!("kind={kind}&loser=2&reason="))).await;
+    assert!(bare.body.contains("class=\"error\"") && bare.body.contains("Written reason"), "{}", bare.body);
+    let refused = http(s.addr, "POST", &rule, &[("Cookie", &black)], Some(&format!("kind={kind}&loser=2&reason=mine"))).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let reason = "white+played+on+an+occupied+point";
+    let ruled = http(s.addr, "POST", &rule, &[("Cookie", &referee)], Some(&format!("kind={kind}&loser=2&reason={reason}"))).await;
+    assert_eq!(ruled.status, 303, "{}", ruled.body);
+    let after = http(s.addr, "GET", &case_path, &[("Cookie", &referee)], None).await;
+    assert!(after.body.contains("class=\"ruling\"") && after.body.contains("white played on an occupied point"), "{}", after.body);
+    assert!(!after.body.contains("class=\"rule\""), "a ruled case is not offered again");
+}

@@ -280,9 +280,14 @@ fn age(lang: Lang, t: Option<&prost_types::Timestamp>) -> String {
     }
 }
 
-/// The open cases the caller may see.
+/// The open cases of the token's tournament (every tournament's for a token naming none);
+/// none for a player (their cases are on their games' pages).
 async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::Case>, Status> {
-    let all = c.arbitration.list_cases(call(claims, pb::ListCasesRequest::default())).await?.into_inner().cases;
+    if claims.role == crate::auth::Role::Player {
+        return Ok(Vec::new());
+    }
+    let req = pb::ListCasesRequest { tournament: claims.tournament.clone().unwrap_or_default(), ..Default::default() };
+    let all = c.arbitration.list_cases(call(claims, req)).await?.into_inner().cases;
     Ok(all
         .into_iter()
         .filter(|k| matches!(pb::CaseState::try_from(k.state), Ok(pb::CaseState::Open | pb::CaseState::UnderReview)))
@@ -537,6 +542,10 @@ pub async fn game(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
     };
     let result =
         c.results.get_result(call(&claims, pb::GetResultRequest { game_id: id.clone() })).await.ok().and_then(|r| r.into_inner().result);
+    let cases = match c.arbitration.list_cases(call(&claims, pb::ListCasesRequest { game_id: id.clone(), ..Default::default() })).await {
+        Ok(r) => r.into_inner().cases,
+        Err(_) => Vec::new(),
+    };
     let g = &v.game;
     let size = v.drawing.size;
     let following = q.at.is_none();
@@ -566,6 +575,14 @@ pub async fn game(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
                         ": " (pb_colour(lang, f.r#move.as_ref().map_or(1, |m| m.color))) " " (move_name(lang, f.r#move.as_ref(), size))
                         " — " strong.rule { (f.rule) } " (" span.article { (f.article) } ") " (f.description)
                     }
+                }
+            }
+        }
+        @if !cases.is_empty() {
+            h2 { (lang.t("cases")) }
+            ul.cases {
+                @for k in &cases {
+                    li { a href={"/console/cases/" (k.id)} { (case_kind_label(lang, k.kind)) } " · " (k.reason) }
                 }
             }
         }
