@@ -452,6 +452,10 @@ async fn the_end_of_a_game_proposal_dispute_and_confirmation() {
     assert_eq!(disputed.status, 200, "{}", disputed.body);
     assert!(disputed.body.contains("Proof line") || disputed.body.contains("undecided-reason"), "{}", disputed.body);
     assert!(disputed.body.contains("class=\"count\""), "{}", disputed.body);
+    if disputed.body.contains("Proof line") {
+        // The line is drawn numbered on the board, to be stepped through move by move.
+        assert!(disputed.body.contains("data-steps=") && disputed.body.contains("data-step=\"1\""), "{}", disputed.body);
+    }
 
     // Propose the count; both players and the referee confirm; the result is final.
     let proposed = http(s.addr, "POST", &format!("{base}/result"), &[("Cookie", &referee)], Some("action=propose&marks=")).await;

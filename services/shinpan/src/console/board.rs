@@ -163,8 +163,10 @@ pub fn svg(d: &Drawing) -> Markup {
             }
             @for (p, c, k) in &d.numbered {
                 @let (x, y) = xy(*p);
-                circle class="line-stone" cx=(x) cy=(y) r=(r) fill=(if *c == Color::Black { "#111" } else { "#fafafa" }) stroke="#111" opacity="0.8" {}
-                text class="line-number" x=(x) y=(y + 4) font-size="12" text-anchor="middle" fill=(if *c == Color::Black { "#fafafa" } else { "#111" }) { (k) }
+                g.line-step data-step=(k) data-point=(p.to_sgf()) {
+                    circle class="line-stone" cx=(x) cy=(y) r=(r) fill=(if *c == Color::Black { "#111" } else { "#fafafa" }) stroke="#111" opacity="0.8" {}
+                    text class="line-number" x=(x) y=(y + 4) font-size="12" text-anchor="middle" fill=(if *c == Color::Black { "#fafafa" } else { "#111" }) { (k) }
+                }
             }
         }
     }

@@ -12,3 +12,26 @@
     });
   });
 })();
+
+// Plays a proof line out on the board move by move: the buttons of [data-steps] show the
+// numbered stones up to the current step.
+(function () {
+  var steps = document.querySelector("[data-steps]");
+  if (!steps) { return; }
+  var n = +steps.getAttribute("data-steps");
+  var k = 0;
+  var out = steps.querySelector("output");
+  function show() {
+    document.querySelectorAll("[data-step]").forEach(function (e) {
+      e.style.display = +e.getAttribute("data-step") <= k ? "" : "none";
+    });
+    out.textContent = k + " / " + n;
+  }
+  steps.querySelectorAll("button").forEach(function (b) {
+    b.addEventListener("click", function () {
+      k = Math.max(0, Math.min(n, k + +b.getAttribute("data-go")));
+      show();
+    });
+  });
+  show();
+})();

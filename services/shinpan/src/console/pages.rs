@@ -967,6 +967,12 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
                 @if let Some(pr) = proof {
                     p.status { (point.map(|p| board::point_name(p, size)).unwrap_or_default()) ": " strong { (status_name(lang, pr.status)) } }
                     @if !pr.reason.is_empty() { p.undecided-reason { (lang.t("reason")) ": " (pr.reason) } }
+                    @if !d.numbered.is_empty() {
+                        @let n = pr.line.len();
+                        p.steps data-steps=(n) {
+                            button type="button" data-go="-1" { "◀" } " " output { (n) " / " (n) } " " button type="button" data-go="1" { "▶" }
+                        }
+                    }
                     p { (lang.t("proof_line")) ": " span.proof {
                         @for (k, step) in pr.line.iter().enumerate() { (k + 1) ". " (step_name(lang, step, size)) " " }
                     } }
