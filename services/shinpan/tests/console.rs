@@ -515,3 +515,32 @@ async fn the_case_queue_shows_a_foul_and_the_referee_rules_with_a_written_reason
     assert!(after.body.contains("class=\"ruling\"") && after.body.contains("white played on an occupied point"), "{}", after.body);
     assert!(!after.body.contains("class=\"rule\""), "a ruled case is not offered again");
 }
+
+#[tokio::test]
+async fn open_live_pages_do_not_hold_up_a_graceful_shutdown() {
+    let store = shinpan_storage::testing::fresh_store().await;
+    let args = ServeArgs::local(None, std::path::PathBuf::from("/nonexistent"));
+    let app = Application::with_store(&args, Some(store)).await.expect("the server starts");
+    let (addr, url) = (app.addr(), app.url());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(app.run_until(async move {
+        let _ = rx.await;
+    }));
+    let mut rec = recording(&url).await;
+    let g = new_game(&mut rec, 7, 19).await;
+    let referee = sign_in(addr, &testing_token(Role::Referee, "ref-1", Some(TOURNAMENT), None, None)).await;
+    let mut streams = Vec::new();
+    for path in ["/console/live".to_string(), format!("/console/games/{}/live?from=1", g.id)] {
+        let mut tcp = TcpStream::connect(addr).await.unwrap();
+        let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nCookie: {referee}\r\n\r\n");
+        tcp.write_all(req.as_bytes()).await.unwrap();
+        let mut buf = vec![0u8; 4096];
+        let n = tcp.read(&mut buf).await.unwrap();
+        assert!(String::from_utf8_lossy(&buf[..n]).contains("text/event-stream"));
+        streams.push(tcp);
+    }
+    drop(rec);
+    tx.send(()).unwrap();
+    let stopped = tokio::time::timeout(Duration::from_secs(15), served).await;
+    assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stops while live pages are open: {stopped:?}");
+}
