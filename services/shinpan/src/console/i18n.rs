@@ -143,6 +143,11 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("game", "Game", "対局"),
     ("sgf", "SGF record", "SGF棋譜"),
     ("language", "日本語", "English"),
+    (
+        "legend",
+        "Solid red cross: dead, proved by hypothetical play (第七条) or marked. Dashed cross: dead by estimate only. Dashed ring: alive by estimate only. S: seki. ?: undecided.",
+        "赤の実線の×：死に石（仮想着手で証明、第七条、または指定）。破線の×：推定のみの死に石。破線の輪：推定のみの活き石。S：セキ。?：未決定。",
+    ),
 ];
 
 #[cfg(test)]

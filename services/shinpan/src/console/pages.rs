@@ -847,6 +847,7 @@ pub async fn end_of_game(State(c): State<Console>, Path(id): Path<String>, Query
         h1 { (lang.t("end_of_game")) }
         p { a href={"/console/games/" (id)} { "◀ " (lang.t("game")) } }
         p { (lang.t("click_to_mark")) }
+        p.legend { (lang.t("legend")) }
         div.game {
             (board::svg(&end.drawing(&id)))
             div {
