@@ -544,3 +544,38 @@ async fn open_live_pages_do_not_hold_up_a_graceful_shutdown() {
     let stopped = tokio::time::timeout(Duration::from_secs(15), served).await;
     assert!(matches!(stopped, Ok(Ok(Ok(())))), "the server stops while live pages are open: {stopped:?}");
 }
+
+#[tokio::test]
+async fn a_one_time_code_signs_a_player_in_for_their_game_and_colour_once() {
+    let s = server().await;
+    let mut rec = recording(&s.url).await;
+    let g = new_game(&mut rec, 8, 19).await;
+    let referee = sign_in(s.addr, &testing_token(Role::Referee, "ref-1", Some(TOURNAMENT), None, None)).await;
+    let game_page = http(s.addr, "GET", &format!("/console/games/{}", g.id), &[("Cookie", &referee)], None).await;
+    assert!(game_page.body.contains("action=\"/console/codes\"") && game_page.body.contains("data-colour=\"W\""), "{}", game_page.body);
+
+    let made = http(s.addr, "POST", "/console/codes", &[("Cookie", &referee)], Some(&format!("role=player&game={}&colour=W", g.id))).await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    assert!(made.body.contains("EGD-2"), "the code is for White's player: {}", made.body);
+    let code =
+        made.body.split("class=\"code\"").nth(1).and_then(|r| r.split('>').nth(1)).and_then(|r| r.split('<').next()).unwrap().to_string();
+    assert_eq!(code.len(), 10, "{code}");
+
+    // The code signs White in, limited to this game and colour; it works once.
+    let r = http(s.addr, "POST", "/console/sign-in", &[], Some(&format!("code={code}"))).await;
+    assert_eq!(r.status, 303, "{}", r.body);
+    let cookie = r.header("set-cookie").into_iter().find(|c| c.starts_with("shinpan_token=")).unwrap();
+    let white = cookie.split(';').next().unwrap().to_string();
+    let page = http(s.addr, "GET", &format!("/console/games/{}", g.id), &[("Cookie", &white)], None).await;
+    assert!(page.body.contains("Signed in as EGD-2 (player)"), "{}", page.body);
+    assert!(!page.body.contains("action=\"/console/codes\""), "a player is not offered codes");
+    let again = http(s.addr, "POST", "/console/sign-in", &[], Some(&format!("code={code}"))).await;
+    assert_eq!(again.status, 401);
+    assert!(again.body.contains("already used"), "{}", again.body);
+
+    // A player may not create codes, nor a referee a referee's.
+    let refused = http(s.addr, "POST", "/console/codes", &[("Cookie", &white)], Some(&format!("role=player&game={}&colour=B", g.id))).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let refused = http(s.addr, "POST", "/console/codes", &[("Cookie", &referee)], Some("role=referee&subject=ref-2")).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+}

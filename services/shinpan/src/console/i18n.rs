@@ -143,6 +143,16 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("game", "Game", "対局"),
     ("sgf", "SGF record", "SGF棋譜"),
     ("language", "日本語", "English"),
+    ("one_time_code", "One-time code", "ワンタイムコード"),
+    ("create_code", "Create a code", "コードを発行"),
+    ("subject", "Federation id or name", "協会IDまたは氏名"),
+    ("role_player", "player", "対局者"),
+    ("role_referee", "referee", "立会人"),
+    (
+        "code_help",
+        "Type this code on the sign-in page of the console; it works once, for a short time.",
+        "コンソールのサインイン画面でこのコードを入力してください。一度だけ、短時間有効です。",
+    ),
     (
         "legend",
         "Solid red cross: dead, proved by hypothetical play (第七条) or marked. Dashed cross: dead by estimate only. Dashed ring: alive by estimate only. S: seki. ?: undecided.",

@@ -7,7 +7,10 @@
 //! log (`WatchGame`) and receives each new position as it is recorded. The one script and
 //! style sheet are compiled into the binary ([`assets`]); nothing is fetched from elsewhere.
 //!
-//! A person signs in by pasting a role token (`shinpan token issue …`); it is verified with
+//! A person signs in by pasting a role token (`shinpan token issue …`), or with a one-time
+//! code an official created in the console for a player (or a chief arbiter for a referee)
+//! of their tournament ([`Console::new_code`]; kept in this process's memory for
+//! [`CODE_LIFETIME`]). The token is verified with
 //! the server's JWT secret and kept in an HttpOnly, SameSite=Lax cookie (sent when a link to a page is followed from elsewhere, never with a form posted from another site). Every action
 //! calls the gRPC services in-process with the token's claims, so the console refuses
 //! exactly what the API refuses, and it offers only what the role may do
@@ -37,6 +40,11 @@ use uuid::Uuid;
 pub const TOKEN_COOKIE: &str = "shinpan_token";
 /// The cookie that holds the chosen language.
 pub const LANG_COOKIE: &str = "shinpan_lang";
+/// How long a one-time sign-in code can be exchanged for its token.
+pub const CODE_LIFETIME: Duration = Duration::from_secs(10 * 60);
+/// How long the token a one-time code stands for lives (at most the issuer's own token's life).
+pub const CODE_TOKEN_LIFETIME_SECS: u64 = 12 * 3600;
+
 /// How often the tournament view's live stream re-reads the games and cases.
 pub const TOURNAMENT_REFRESH: Duration = Duration::from_secs(2);
 
@@ -54,6 +62,8 @@ pub struct Console {
     adjudication: Arc<AdjudicationService>,
     /// Proposals already computed, by game and the event sequence they were made at.
     proposals: Arc<Mutex<HashMap<(Uuid, u64), pb::ProposeResponse>>>,
+    /// One-time sign-in codes: code → (role token, valid until).
+    codes: Arc<Mutex<HashMap<String, (String, std::time::Instant)>>>,
 }
 
 impl Console {
@@ -67,7 +77,30 @@ impl Console {
             state,
             auth,
             proposals: Arc::default(),
+            codes: Arc::default(),
         }
+    }
+
+    /// Keeps `token` under a new one-time code (ten letters and digits, random) valid for
+    /// [`CODE_LIFETIME`], and returns the code.
+    pub fn new_code(&self, token: String) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+        let random = Uuid::new_v4().into_bytes();
+        let code: String = random.iter().take(10).map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()])).collect();
+        if let Ok(mut m) = self.codes.lock() {
+            let now = std::time::Instant::now();
+            m.retain(|_, (_, until)| *until > now);
+            m.insert(code.clone(), (token, now + CODE_LIFETIME));
+        }
+        code
+    }
+
+    /// Exchanges a one-time code for its token (once: the code is gone afterwards); `None`
+    /// for an unknown or expired code.
+    pub fn redeem_code(&self, code: &str) -> Option<String> {
+        let code = code.trim().to_ascii_uppercase().replace([' ', '-'], "");
+        let (token, until) = self.codes.lock().ok()?.remove(&code)?;
+        (until > std::time::Instant::now()).then_some(token)
     }
 
     /// The verified claims of the request's token cookie, if any.
@@ -104,6 +137,7 @@ pub fn router(console: Console) -> axum::Router {
         .route("/console", get(pages::index))
         .route("/console/sign-in", post(pages::sign_in))
         .route("/console/sign-out", post(pages::sign_out))
+        .route("/console/codes", post(pages::new_code))
         .route("/console/live", get(pages::tournament_live))
         .route("/console/games/{id}", get(pages::game))
         .route("/console/games/{id}/board", get(pages::game_board))

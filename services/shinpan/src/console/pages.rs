@@ -4,7 +4,7 @@ use super::board::{self, Drawing, Mark};
 use super::errors::explain;
 use super::i18n::Lang;
 use super::{call, Console, LANG_COOKIE, TOKEN_COOKIE, TOURNAMENT_REFRESH};
-use crate::auth::Claims;
+use crate::auth::{Claims, Role};
 use crate::grpc::results::GameCtx;
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -133,6 +133,11 @@ fn sign_in_page(lang: Lang, error: Option<&str>, next: &str) -> Markup {
                 p.help { (lang.t("token_help")) }
                 button type="submit" { (lang.t("sign_in")) }
             }
+            h2 { (lang.t("one_time_code")) }
+            form method="post" action="/console/sign-in" {
+                input type="hidden" name="next" value=(next);
+                p { input name="code" size="12" autocomplete="off" required; " " button type="submit" { (lang.t("sign_in")) } }
+            }
         },
     )
 }
@@ -146,7 +151,11 @@ pub async fn root() -> Redirect {
 #[derive(Debug, serde::Deserialize)]
 pub struct SignInForm {
     /// The pasted role token.
+    #[serde(default)]
     pub token: String,
+    /// Or a one-time code.
+    #[serde(default)]
+    pub code: String,
     /// Where to go once signed in (a path under `/console`).
     #[serde(default)]
     pub next: Option<String>,
@@ -155,7 +164,19 @@ pub struct SignInForm {
 /// `POST /console/sign-in`: verifies the token and keeps it in an HttpOnly cookie.
 pub async fn sign_in(State(c): State<Console>, Query(q): Query<PageQuery>, headers: HeaderMap, Form(f): Form<SignInForm>) -> Response {
     let lang = lang_of(&q, &headers);
-    let token = f.token.trim();
+    let redeemed = if f.code.trim().is_empty() { None } else { Some(c.redeem_code(&f.code)) };
+    let token = match &redeemed {
+        Some(Some(t)) => t.as_str(),
+        Some(None) => {
+            let text = if lang == Lang::Ja {
+                "このコードは無効か、使用済みか、期限切れです。"
+            } else {
+                "This code is unknown, already used or expired."
+            };
+            return respond(&q, lang, StatusCode::UNAUTHORIZED, sign_in_page(lang, Some(text), &next_path(f.next.as_deref())));
+        }
+        None => f.token.trim(),
+    };
     match c.auth.verify(token) {
         Ok(claims) => {
             let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
@@ -393,6 +414,14 @@ pub async fn index(State(c): State<Console>, Query(q): Query<PageQuery>, headers
     let body = html! {
         h1 { (lang.t("tournament")) " " span.badge.live { (lang.t("live")) } }
         div id="tournament" data-live="/console/live" data-live-target="tournament" data-live-events="update" { (fragment) }
+        @if matches!(claims.role, Role::ChiefArbiter | Role::FederationAdmin) && claims.tournament.is_some() {
+            h2 { (lang.t("one_time_code")) ": " (lang.t("role_referee")) }
+            form.codes method="post" action="/console/codes" {
+                input type="hidden" name="role" value="referee";
+                label { (lang.t("subject")) " " input name="subject" required size="14"; }
+                " " button type="submit" { (lang.t("create_code")) }
+            }
+        }
     };
     respond(&q, lang, StatusCode::OK, layout(lang, Some(&claims), lang.t("tournament"), body))
 }
@@ -605,6 +634,18 @@ pub async fn game(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
                         button.object type="submit" { (lang.t("object")) }
                     }
                 }
+            }
+        }
+        @if claims.officiates(scope) {
+            h2 { (lang.t("one_time_code")) }
+            @for (colour, label) in [("B", lang.t("black")), ("W", lang.t("white"))] {
+                form.inline method="post" action="/console/codes" {
+                    input type="hidden" name="role" value="player";
+                    input type="hidden" name="game" value=(id);
+                    input type="hidden" name="colour" value=(colour);
+                    button type="submit" data-colour=(colour) { (lang.t("create_code")) ": " (label) }
+                }
+                " "
             }
         }
         @if g.phase != pb::Phase::Playing as i32 && claims.may_propose(scope) {
@@ -1148,4 +1189,79 @@ pub async fn rule_case(State(c): State<Console>, Path(id): Path<String>, headers
         Ok(_) => Redirect::to(&format!("/console/cases/{id}")).into_response(),
         Err(s) => error_page(&q, lang, Some(&claims), &s),
     }
+}
+
+/// The form of `POST /console/codes`.
+#[derive(Debug, serde::Deserialize)]
+pub struct CodeForm {
+    /// `player` or `referee`.
+    pub role: String,
+    /// A referee's id (referee codes).
+    #[serde(default)]
+    pub subject: String,
+    /// The game (player codes).
+    #[serde(default)]
+    pub game: String,
+    /// `B` or `W` (player codes).
+    #[serde(default)]
+    pub colour: String,
+}
+
+/// `POST /console/codes`: a one-time code, shown once. An official of a game creates one for
+/// its black or white player (the token is limited to that game and colour); a chief arbiter
+/// or federation admin whose token names a tournament creates one for a referee of it.
+pub async fn new_code(State(c): State<Console>, Query(q): Query<PageQuery>, headers: HeaderMap, Form(f): Form<CodeForm>) -> Response {
+    let lang = lang_of(&q, &headers);
+    let Some(claims) = c.session(&headers) else { return Redirect::to("/console").into_response() };
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let ttl = super::CODE_TOKEN_LIFETIME_SECS.min(claims.exp.saturating_sub(now));
+    let minted: Result<(String, String), Status> = async {
+        match f.role.as_str() {
+            "player" => {
+                let store = c.state.store().map_err(Status::from)?;
+                let ctx = crate::grpc::results::load_game(store, crate::grpc::results::uuid_field("game", &f.game)?).await?;
+                if !claims.officiates(&ctx.scope) {
+                    return Err(crate::auth::denied(&claims, "create a sign-in code for a game they do not officiate"));
+                }
+                let (colour, player) = match f.colour.as_str() {
+                    "W" => (Color::White, &ctx.scope.white),
+                    _ => (Color::Black, &ctx.scope.black),
+                };
+                let subject = player.0.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| player.1.clone());
+                let game = ctx.game.id.to_string();
+                let token = c
+                    .auth
+                    .issue(Role::Player, &subject, None, Some(&game), Some(colour), ttl)
+                    .map_err(|e| Status::invalid_argument(e.to_string()))?;
+                Ok((token, format!("{subject} ({}, {})", Role::Player, colour_name(lang, colour))))
+            }
+            "referee" => {
+                let tournament = claims.tournament.as_deref().filter(|_| matches!(claims.role, Role::ChiefArbiter | Role::FederationAdmin));
+                let Some(tournament) = tournament else {
+                    return Err(crate::auth::denied(&claims, "create a sign-in code for a referee"));
+                };
+                let token = c
+                    .auth
+                    .issue(Role::Referee, f.subject.trim(), Some(tournament), None, None, ttl)
+                    .map_err(|e| Status::invalid_argument(e.to_string()))?;
+                Ok((token, format!("{} ({}, {tournament})", f.subject.trim(), Role::Referee)))
+            }
+            other => Err(crate::auth::denied(&claims, &format!("create a sign-in code for the role `{other}`"))),
+        }
+    }
+    .await;
+    let (token, who) = match minted {
+        Ok(m) => m,
+        Err(s) => return error_page(&q, lang, Some(&claims), &s),
+    };
+    let code = c.new_code(token);
+    let minutes = super::CODE_LIFETIME.as_secs() / 60;
+    let body = html! {
+        h1 { (lang.t("one_time_code")) }
+        p { (who) }
+        p { strong.code style="font-size: 2em; letter-spacing: .1em" { (code) } }
+        p { (lang.t("code_help")) " (" (minutes) " min)" }
+        p { a href="/console" { (lang.t("back_to_tournament")) } }
+    };
+    respond(&q, lang, StatusCode::OK, layout(lang, Some(&claims), lang.t("one_time_code"), body))
 }
