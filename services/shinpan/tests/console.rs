@@ -378,7 +378,7 @@ async fn a_real_browser_renders_the_game_page() {
     );
     let file = dir.join("sign-in.html");
     std::fs::write(&file, html).unwrap();
-    let shot = std::env::var_os("CARGO_TARGET_TMPDIR").map(std::path::PathBuf::from).unwrap_or(dir.clone()).join("console-game.png");
+    let shot = option_env!("CARGO_TARGET_TMPDIR").map(std::path::PathBuf::from).unwrap_or(dir.clone()).join("console-game.png");
     let run = |args: Vec<String>| {
         let browser = browser.clone();
         async move {

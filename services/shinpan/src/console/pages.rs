@@ -894,7 +894,7 @@ pub async fn end_of_game(State(c): State<Console>, Path(id): Path<String>, Query
             div {
                 h2 { (lang.t("proposal")) }
                 table.proofs {
-                    thead { tr { th { (lang.t("game")) } th { (lang.t("state")) } th { "" } th { (lang.t("source")) } th { (lang.t("reason")) } } }
+                    thead { tr { th { (lang.t("chain")) } th { (lang.t("state")) } th { (lang.t("basis")) } th { (lang.t("source")) } th { (lang.t("reason")) } } }
                     tbody {
                         @for proof in &p.proofs {
                             @let first = proof.stones.first().map(|s| sgf_name(s, size)).unwrap_or_default();
