@@ -281,6 +281,12 @@ async fn the_game_page_draws_the_recorded_stones_and_follows_the_game_live() {
     let f = foul.foul.unwrap();
     assert!(page.body.contains("class=\"foul\"") && page.body.contains(&f.rule) && page.body.contains(&f.article), "{}", page.body);
     assert!(page.body.contains(&stone("b", "pd", "Q16")), "the foul is not applied");
+    let at_foul = http(s.addr, "GET", &format!("/console/games/{}?at=3", g.id), &[("Cookie", &referee)], None).await;
+    assert!(
+        at_foul.body.contains(r#"class="foul" data-point="pd""#),
+        "the foul is marked on the position it was played in: {}",
+        at_foul.body
+    );
 
     // Japanese labels.
     let ja = http(s.addr, "GET", &format!("/console/games/{}?lang=ja", g.id), &[("Cookie", &referee)], None).await;

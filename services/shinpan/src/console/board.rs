@@ -82,6 +82,8 @@ pub struct Drawing {
     pub numbered: Vec<(Point, Color, u32)>,
     /// When set, each stone links to this address with `{point}` replaced by its SGF point.
     pub stone_link: Option<String>,
+    /// Points of fouls played as the next move (never applied): a red square.
+    pub fouls: Vec<Point>,
 }
 
 fn xy(p: Point) -> (u32, u32) {
@@ -160,6 +162,10 @@ pub fn svg(d: &Drawing) -> Markup {
                 @let (x, y) = xy(p);
                 @let ink = if d.stones.iter().any(|(q, c)| *q == p && *c == Color::Black) { "#fafafa" } else { "#111" };
                 circle.last data-point=(p.to_sgf()) cx=(x) cy=(y) r=(r / 2) fill="none" stroke=(ink) stroke-width="2" {}
+            }
+            @for p in &d.fouls {
+                @let (x, y) = xy(*p);
+                rect.foul data-point=(p.to_sgf()) x=(x - CELL / 2 + 1) y=(y - CELL / 2 + 1) width=(CELL - 2) height=(CELL - 2) fill="none" stroke="#c0392b" stroke-width="3" {}
             }
             @for (p, c, k) in &d.numbered {
                 @let (x, y) = xy(*p);

@@ -497,7 +497,18 @@ pub async fn load_view(c: &Console, claims: &Claims, id: &str, at: Option<u32>) 
     let stones = b.points().filter_map(|p| b.get(p).map(|c| (p, c))).collect();
     let drawing = Drawing { size: b.width(), stones, last, ..Drawing::default() };
     let events = store.events_since(gid, 0, i64::MAX).await.map_err(crate::grpc::results::store_status)?;
-    let fouls = events.iter().filter(|e| e.kind == "foul").filter_map(|e| crate::grpc::recording::event_to_pb(e).foul).collect();
+    let fouls: Vec<pb::Foul> =
+        events.iter().filter(|e| e.kind == "foul").filter_map(|e| crate::grpc::recording::event_to_pb(e).foul).collect();
+    let mut drawing = drawing;
+    // The fouls played as the next move of the position shown (never applied).
+    drawing.fouls = fouls
+        .iter()
+        .filter(|f| f.move_number == at + 1)
+        .filter_map(|f| match f.r#move.as_ref().and_then(|m| m.action.as_ref()) {
+            Some(pb::r#move::Action::Point(p)) => Point::from_sgf(p).ok(),
+            _ => None,
+        })
+        .collect();
     Ok(View {
         prisoners: (engine.prisoners(Color::Black), engine.prisoners(Color::White)),
         to_move: engine.to_move(),
