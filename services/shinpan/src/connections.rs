@@ -15,7 +15,8 @@
 //! * **A handshake deadline** ([`ConnectionLimits::handshake_timeout`], `--handshake-timeout`):
 //!   a connection whose client has not sent the HTTP/2 preface and the header of its first
 //!   frame ([`HANDSHAKE_BYTES`] bytes) within it is closed (WARN, rate-limited like the
-//!   refusals).
+//!   refusals). A browser's HTTP/1.1 request to the console ([`crate::console`]) counts by
+//!   the same first bytes.
 //! * **An idle timeout** ([`ConnectionLimits::idle_timeout`], `--idle-timeout`): a
 //!   connection with no call in progress for that long is closed (a client's channel
 //!   reconnects on its next call). A call is in progress from its request until its

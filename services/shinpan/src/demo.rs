@@ -136,6 +136,10 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         .into_inner();
     let game = imported.game.clone().unwrap_or_default();
     println!("   imported {} moves as game {}", imported.moves, game.id);
+    println!(
+        "   the referee console shows it while the demo runs: {url}/console/games/{} (sign in with a token of `shinpan token issue --role referee --subject referee-1`)",
+        game.id
+    );
     println!("{}", crate::client::game_summary(&game).lines().map(|l| format!("   {l}")).collect::<Vec<_>>().join("\n"));
 
     println!("3. exporting it back through ExportSgf ...");

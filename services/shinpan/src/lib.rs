@@ -14,6 +14,7 @@ pub mod case_cli;
 pub mod client;
 pub mod configuration;
 pub mod connections;
+pub mod console;
 pub mod demo;
 pub mod error;
 pub mod estimate;

@@ -34,6 +34,7 @@ pub struct Application {
     health: HealthReporter,
     served: Vec<&'static str>,
     state: AppState,
+    console: Option<axum::Router>,
     shutdown: tokio::sync::watch::Sender<bool>,
     embedded: Option<shinpan_storage::EmbeddedPostgres>,
 }
@@ -181,6 +182,8 @@ impl Application {
         let reflection = reflection.build_v1().map_err(|e| StartupError::Config(format!("reflection: {e}")))?;
         routes.add_service(health_service);
         routes.add_service(reflection);
+        // The referee console (crate::console) when this process serves every service.
+        let console = (kind == ServiceKind::All).then(|| crate::console::router(crate::console::Console::new(state.clone(), auth.clone())));
         for name in &served {
             health.set_service_status(*name, tonic_health::ServingStatus::Serving).await;
         }
@@ -193,6 +196,7 @@ impl Application {
             health,
             served,
             state,
+            console,
             shutdown: shutdown_tx,
             embedded: None,
         })
@@ -229,7 +233,13 @@ impl Application {
     /// # Errors
     /// [`StartupError::Serve`] if the server fails.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> Result<(), StartupError> {
-        let Application { addr, incoming, keepalive, routes, health, served, state, shutdown: stop_streams, embedded } = self;
+        let Application { addr, incoming, keepalive, routes, health, served, state, console, shutdown: stop_streams, embedded } = self;
+        // The console's pages share the listener: browsers speak HTTP/1.1, gRPC stays on HTTP/2.
+        let http1 = console.is_some();
+        let routes = match console {
+            Some(console) => tonic::service::Routes::from(routes.routes().into_axum_router().merge(console)),
+            None => routes.routes(),
+        };
         tracing::info!(%addr, services = ?served, "shinpan listening");
         // While serving: the embedded cluster this process started is restarted if its
         // postmaster dies, and health follows the store's reachability.
@@ -254,9 +264,10 @@ impl Application {
         let result = tonic::transport::Server::builder()
             .http2_keepalive_interval(keepalive.0)
             .http2_keepalive_timeout(keepalive.1)
+            .accept_http1(http1)
             .layer(crate::connections::TrackCallsLayer)
             .trace_fn(telemetry::server_span)
-            .add_routes(routes.routes())
+            .add_routes(routes)
             .serve_with_incoming_shutdown(incoming, signal)
             .await;
         for task in [monitor, supervisor].into_iter().flatten() {

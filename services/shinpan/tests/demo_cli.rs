@@ -21,4 +21,6 @@ fn the_demo_ends_with_a_real_game_confirmed_final() {
     assert!(text.contains("by hypothetical play with the agreement as context"), "{text}");
     assert!(text.contains("confirmed by referee: Final"), "{text}");
     assert!(text.contains("server stopped gracefully"), "{text}");
+    assert!(text.contains("the referee console shows it while the demo runs: http://127.0.0.1:"), "{text}");
+    assert!(text.contains("/console/games/"), "{text}");
 }

@@ -1,0 +1,153 @@
+//! The referee console: shinpan in the browser, served by `shinpan serve` on the same
+//! listener as the gRPC services (under `/console`).
+//!
+//! Pages are drawn on the server (HTML from [`maud`] templates, the board as SVG, see
+//! [`board`]) and kept live with server-sent events: the tournament view re-reads the games
+//! and the open cases every [`TOURNAMENT_REFRESH`], a game's page follows the game's event
+//! log (`WatchGame`) and receives each new position as it is recorded. The one script and
+//! style sheet are compiled into the binary ([`assets`]); nothing is fetched from elsewhere.
+//!
+//! A person signs in by pasting a role token (`shinpan token issue …`), or with a one-time
+//! code an official created in the console for a player (or a chief arbiter for a referee)
+//! of their tournament ([`Console::new_code`]; kept in this process's memory for
+//! [`CODE_LIFETIME`]). The token is verified with
+//! the server's JWT secret and kept in an HttpOnly, SameSite=Lax cookie (sent when a link to a page is followed from elsewhere, never with a form posted from another site). Every action
+//! calls the gRPC services in-process with the token's claims, so the console refuses
+//! exactly what the API refuses, and it offers only what the role may do
+//! ([`crate::auth::Claims`]). Labels come in English and Japanese ([`i18n`]); refusals
+//! are written as sentences citing the article ([`errors`]).
+
+pub mod assets;
+pub mod board;
+pub mod errors;
+pub mod i18n;
+pub mod pages;
+
+use crate::auth::{AuthConfig, Claims};
+use crate::grpc::adjudication::AdjudicationService;
+use crate::grpc::arbitration::ArbitrationService;
+use crate::grpc::recording::RecordingService;
+use crate::grpc::results::ResultsService;
+use crate::grpc::AppState;
+use axum::http::HeaderMap;
+use shinpan_proto::v1 as pb;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// The cookie that holds the role token.
+pub const TOKEN_COOKIE: &str = "shinpan_token";
+/// The cookie that holds the chosen language.
+pub const LANG_COOKIE: &str = "shinpan_lang";
+/// How long a one-time sign-in code can be exchanged for its token.
+pub const CODE_LIFETIME: Duration = Duration::from_secs(10 * 60);
+/// How long the token a one-time code stands for lives (at most the issuer's own token's life).
+pub const CODE_TOKEN_LIFETIME_SECS: u64 = 12 * 3600;
+
+/// How often the tournament view's live stream re-reads the games and cases.
+pub const TOURNAMENT_REFRESH: Duration = Duration::from_secs(2);
+
+/// What the console's handlers share: the services they call in-process and the verifier
+/// of tokens.
+#[derive(Clone)]
+pub struct Console {
+    /// The shared state of the services (store, shutdown signal).
+    pub state: AppState,
+    /// Verifies the role tokens.
+    pub auth: AuthConfig,
+    recording: Arc<RecordingService>,
+    results: Arc<ResultsService>,
+    arbitration: Arc<ArbitrationService>,
+    adjudication: Arc<AdjudicationService>,
+    /// Proposals already computed, by game and the event sequence they were made at.
+    proposals: Arc<Mutex<HashMap<(Uuid, u64), pb::ProposeResponse>>>,
+    /// One-time sign-in codes: code → (role token, valid until).
+    codes: Arc<Mutex<HashMap<String, (String, std::time::Instant)>>>,
+}
+
+impl Console {
+    /// The console on the services' shared state (which must have a store).
+    pub fn new(state: AppState, auth: AuthConfig) -> Console {
+        Console {
+            recording: Arc::new(RecordingService::new(state.clone())),
+            results: Arc::new(ResultsService::new(state.clone())),
+            arbitration: Arc::new(ArbitrationService::new(state.clone())),
+            adjudication: Arc::new(AdjudicationService::new(state.clone())),
+            state,
+            auth,
+            proposals: Arc::default(),
+            codes: Arc::default(),
+        }
+    }
+
+    /// Keeps `token` under a new one-time code (ten letters and digits, random) valid for
+    /// [`CODE_LIFETIME`], and returns the code.
+    pub fn new_code(&self, token: String) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+        let random = Uuid::new_v4().into_bytes();
+        let code: String = random.iter().take(10).map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()])).collect();
+        if let Ok(mut m) = self.codes.lock() {
+            let now = std::time::Instant::now();
+            m.retain(|_, (_, until)| *until > now);
+            m.insert(code.clone(), (token, now + CODE_LIFETIME));
+        }
+        code
+    }
+
+    /// Exchanges a one-time code for its token (once: the code is gone afterwards); `None`
+    /// for an unknown or expired code.
+    pub fn redeem_code(&self, code: &str) -> Option<String> {
+        let code = code.trim().to_ascii_uppercase().replace([' ', '-'], "");
+        let (token, until) = self.codes.lock().ok()?.remove(&code)?;
+        (until > std::time::Instant::now()).then_some(token)
+    }
+
+    /// The verified claims of the request's token cookie, if any.
+    pub fn session(&self, headers: &HeaderMap) -> Option<Claims> {
+        cookie(headers, TOKEN_COOKIE).and_then(|t| self.auth.verify(&t).ok())
+    }
+}
+
+/// A request to an in-process service carrying the caller's claims (as the token
+/// interceptor leaves them).
+pub fn call<T>(claims: &Claims, message: T) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(message);
+    r.extensions_mut().insert(claims.clone());
+    r
+}
+
+/// The value of cookie `name` in the request's `Cookie` headers.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim().to_string())
+}
+
+/// The console's routes (under `/console`), to be merged with the gRPC routes.
+pub fn router(console: Console) -> axum::Router {
+    use axum::routing::{get, post};
+    axum::Router::new()
+        .route("/", get(pages::root))
+        .route("/console", get(pages::index))
+        .route("/console/sign-in", post(pages::sign_in))
+        .route("/console/sign-out", post(pages::sign_out))
+        .route("/console/codes", post(pages::new_code))
+        .route("/console/live", get(pages::tournament_live))
+        .route("/console/games/{id}", get(pages::game))
+        .route("/console/games/{id}/board", get(pages::game_board))
+        .route("/console/games/{id}/live", get(pages::game_live))
+        .route("/console/games/{id}/end", get(pages::end_of_game))
+        .route("/console/games/{id}/dispute", post(pages::dispute))
+        .route("/console/games/{id}/result", post(pages::result_action))
+        .route("/console/cases/{id}", get(pages::case))
+        .route("/console/cases/{id}/rule", post(pages::rule_case))
+        .route("/console/assets/console.css", get(assets::css))
+        .route("/console/assets/console.js", get(assets::js))
+        .with_state(console)
+}
