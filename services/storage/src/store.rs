@@ -9,7 +9,8 @@ use sqlx::{Postgres, Row, Transaction};
 use uuid::Uuid;
 
 use crate::chain::{self, ChainReport, ChainWalker, GENESIS};
-use crate::error::{StoreError, StoreResult};
+use crate::error::{Exists, Immutability, Precondition, StoreError, StoreResult};
+use crate::event::{Event, MovePlayed, MoveRecord, PlayerFacts, PreviousPlayer};
 use crate::model::*;
 use crate::watch::EventHub;
 
@@ -60,11 +61,10 @@ pub struct GameWrite {
     pub idempotency_key: Option<String>,
     /// The move to record, if any; it gets number `recorded moves + 1`.
     pub mv: Option<NewMove>,
-    /// Kind of the event (e.g. "move", "foul", "resign", "pass").
-    pub event_kind: String,
-    /// Payload of the event, a JSON object (or null for `{}`). For a move the store adds the key
-    /// `"move": {"number": n, "colour": "B"|"W", "point": "dd"|null}` (it overwrites any such key).
-    pub event_payload: Value,
+    /// The event ([`Event::Move`], [`Event::Foul`], [`Event::Resign`], …). For a move the store
+    /// fills in the key `"move": {"number": n, "colour": "B"|"W", "point": "dd"|null}` (it
+    /// overwrites any such key).
+    pub event: Event,
     /// Refuse the write with [`StoreError::FailedPrecondition`] unless the game is in this state
     /// (checked under the lock). A write with a move always requires [`GameState::Playing`].
     pub require_state: Option<GameState>,
@@ -82,8 +82,7 @@ impl GameWrite {
             expected_move_number: Some(expected_move_number),
             idempotency_key: None,
             mv: Some(NewMove { colour, point: point.map(str::to_string), client_time: None }),
-            event_kind: "move".into(),
-            event_payload: json!({}),
+            event: Event::Move(MovePlayed::default()),
             require_state: Some(GameState::Playing),
             set_state: None,
             response: Value::Null,
@@ -91,14 +90,13 @@ impl GameWrite {
     }
 
     /// An event without a move (foul, resign, ...), requiring `playing`, no idempotency key.
-    pub fn event_only(game_id: Uuid, expected_move_number: Option<i32>, kind: &str, payload: Value) -> Self {
+    pub fn event_only(game_id: Uuid, expected_move_number: Option<i32>, event: Event) -> Self {
         GameWrite {
             game_id,
             expected_move_number,
             idempotency_key: None,
             mv: None,
-            event_kind: kind.into(),
-            event_payload: payload,
+            event,
             require_state: Some(GameState::Playing),
             set_state: None,
             response: Value::Null,
@@ -111,9 +109,9 @@ impl GameWrite {
         self
     }
 
-    /// Builder: set the event payload.
-    pub fn with_payload(mut self, payload: Value) -> Self {
-        self.event_payload = payload;
+    /// Builder: set the event (for a move, [`Event::Move`] with what the validator found).
+    pub fn with_event(mut self, event: Event) -> Self {
+        self.event = event;
         self
     }
 
@@ -141,7 +139,7 @@ impl GameWrite {
         json!({
             "expected_move_number": self.expected_move_number,
             "move": self.mv.as_ref().map(|m| json!({"colour": m.colour.as_str(), "point": m.point})),
-            "kind": self.event_kind,
+            "kind": self.event.kind(),
         })
     }
 }
@@ -225,12 +223,12 @@ pub(crate) async fn lock_game(tx: &mut Transaction<'_, Postgres>, game_id: Uuid)
 
 /// Append an event to a game whose row the transaction has locked ([`lock_game`]), advancing
 /// the head kept on the game row.
-pub(crate) async fn append_event_locked(
-    tx: &mut Transaction<'_, Postgres>,
-    game_id: Uuid,
-    kind: &str,
-    payload: Value,
-) -> StoreResult<StoredEvent> {
+pub(crate) async fn append_event_locked(tx: &mut Transaction<'_, Postgres>, game_id: Uuid, event: &Event) -> StoreResult<StoredEvent> {
+    append_raw_locked(tx, game_id, event.kind(), event.payload()).await
+}
+
+/// [`append_event_locked`] of a kind and payload as they are stored.
+async fn append_raw_locked(tx: &mut Transaction<'_, Postgres>, game_id: Uuid, kind: &str, payload: Value) -> StoreResult<StoredEvent> {
     let (last_seq, last_hash): (i64, Vec<u8>) =
         sqlx::query_as("SELECT last_seq, last_hash FROM games WHERE id = $1").bind(game_id).fetch_one(&mut **tx).await?;
     let last = (last_seq > 0).then_some((last_seq, last_hash));
@@ -252,6 +250,12 @@ pub(crate) async fn append_event_locked(
     .execute(&mut **tx)
     .await?;
     Ok(event)
+}
+
+/// The first event of a new game, `game_created`.
+fn genesis_event(game_id: Uuid, facts: crate::event::GameFacts) -> StoredEvent {
+    let event = Event::GameCreated(facts);
+    build_event(game_id, None, event.kind(), event.payload())
 }
 
 /// Compute the next event of a chain whose last event is `last` (seq, hash).
@@ -466,13 +470,18 @@ impl Store {
                     .bind(old.id)
                     .fetch_all(&mut *tx)
                     .await?;
-            let payload = json!({
-                "player": {"id": row.id, "name": row.name, "rank": row.rank, "federation_id": row.federation_id},
-                "previous": {"name": old.name, "rank": old.rank},
-            });
+            let event = Event::PlayerUpdated {
+                player: PlayerFacts {
+                    id: row.id,
+                    name: row.name.clone(),
+                    rank: row.rank.clone(),
+                    federation_id: row.federation_id.clone(),
+                },
+                previous: PreviousPlayer { name: old.name.clone(), rank: old.rank.clone() },
+            };
             let mut appended = Vec::with_capacity(games.len());
             for g in &games {
-                let ev = append_event_locked(&mut tx, *g, crate::facts::PLAYER_UPDATED_KIND, payload.clone()).await?;
+                let ev = append_event_locked(&mut tx, *g, &event).await?;
                 appended.push(ev.seq);
             }
             tx.commit().await?;
@@ -568,9 +577,10 @@ impl Store {
         match row {
             None => Ok(None),
             Some((id, digest)) if digest == k.request_digest => Ok(Some(self.get_game(id).await?)),
-            Some((id, _)) => {
-                Err(StoreError::AlreadyExists(format!("idempotency key {:?} was used for a different request (game {id})", k.key)))
-            }
+            Some((id, _)) => Err(StoreError::AlreadyExists(Exists::IdempotencyKey(format!(
+                "idempotency key {:?} was used for a different request (game {id})",
+                k.key
+            )))),
         }
     }
 
@@ -578,7 +588,7 @@ impl Store {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
         let mut tx = self.pool.begin().await?;
-        let event = build_event(id, None, "game_created", crate::facts::genesis_payload(&mut tx, g, &setup).await?);
+        let event = genesis_event(id, crate::facts::genesis_facts(&mut tx, g, &setup).await?);
         sqlx::query(
             "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
                                 board_width, board_height, komi, handicap, rule_set, setup, last_seq, last_hash,
@@ -627,25 +637,25 @@ impl Store {
         let id = Uuid::new_v4();
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
         let mut tx = self.pool.begin().await?;
-        let mut events = vec![build_event(id, None, "game_created", crate::facts::genesis_payload(&mut tx, g, &setup).await?)];
+        let mut events = vec![genesis_event(id, crate::facts::genesis_facts(&mut tx, g, &setup).await?)];
         for (i, m) in moves.iter().enumerate() {
             if let Some(p) = &m.point {
                 if p.len() != 2 || !p.bytes().all(|b| b.is_ascii_alphabetic()) {
                     return Err(StoreError::InvalidArgument(format!("move {}: point {p:?} is not an SGF point like \"dd\"", i + 1)));
                 }
             }
-            let mut payload = object_or_empty(m.event_payload.clone())?;
-            payload.insert("move".into(), json!({"number": i + 1, "colour": m.colour.as_str(), "point": m.point}));
+            let mv = MoveRecord { number: i as i32 + 1, colour: m.colour, point: m.point.clone() };
+            let event = Event::Move(MovePlayed { mv: Some(mv), ..m.event.clone() });
             let last = events.last().map(|e| (e.seq, e.hash.clone()));
-            events.push(build_event(id, last, "move", Value::Object(payload)));
+            events.push(build_event(id, last, event.kind(), event.payload()));
         }
         let mut state = GameState::Playing;
         if let Some(end) = &end {
-            let mut payload = object_or_empty(end.payload.clone())?;
+            let mut payload = object_or_empty(end.event.payload())?;
             payload.insert("from_state".into(), json!(GameState::Playing.as_str()));
             payload.insert("to_state".into(), json!(end.state.as_str()));
             let last = events.last().map(|e| (e.seq, e.hash.clone()));
-            events.push(build_event(id, last, &end.kind, Value::Object(payload)));
+            events.push(build_event(id, last, end.event.kind(), Value::Object(payload)));
             state = end.state;
         }
         let head = events.last().expect("game_created").clone();
@@ -741,21 +751,22 @@ impl Store {
         .await?)
     }
 
-    /// Set a game's state and record an event of `kind` with `payload` about it, atomically
-    /// (e.g. "play_ended" after the passes of 第九条, "play_resumed" after a ruling on a
-    /// resumption dispute). Errors: [`StoreError::NotFound`]; [`StoreError::Immutable`] when the
-    /// game is final (第十条).
-    pub async fn set_game_state(&self, game_id: Uuid, state: GameState, kind: &str, payload: Value) -> StoreResult<StoredEvent> {
+    /// Set a game's state and record `event` about it, atomically (e.g. [`Event::PlayResumed`]
+    /// after a ruling on a resumption dispute, 第九条); the store adds `from_state` and
+    /// `to_state` to its payload. Errors: [`StoreError::NotFound`]; [`StoreError::Immutable`]
+    /// when the game is final (第十条); [`StoreError::InvalidArgument`] when an
+    /// [`Event::Other`]'s payload is not an object.
+    pub async fn set_game_state(&self, game_id: Uuid, state: GameState, event: &Event) -> StoreResult<StoredEvent> {
         let mut tx = self.pool.begin().await?;
         let old = lock_game(&mut tx, game_id).await?;
         if old == GameState::Final {
-            return Err(StoreError::Immutable(format!("game {game_id} is final (第十条)")));
+            return Err(StoreError::Immutable(Immutability::Final(format!("game {game_id} is final (第十条)"))));
         }
         sqlx::query("UPDATE games SET state = $2 WHERE id = $1").bind(game_id).bind(state.as_str()).execute(&mut *tx).await?;
-        let mut payload = object_or_empty(payload)?;
+        let mut payload = object_or_empty(event.payload())?;
         payload.insert("from_state".into(), json!(old.as_str()));
         payload.insert("to_state".into(), json!(state.as_str()));
-        let ev = append_event_locked(&mut tx, game_id, kind, Value::Object(payload)).await?;
+        let ev = append_raw_locked(&mut tx, game_id, event.kind(), Value::Object(payload)).await?;
         tx.commit().await?;
         self.announce(game_id, ev.seq);
         Ok(ev)
@@ -771,7 +782,7 @@ impl Store {
         expected_move_number: i32,
         mv: NewMove,
         idempotency_key: Option<String>,
-        event_payload: Value,
+        event: MovePlayed,
         response: Value,
     ) -> StoreResult<WriteOutcome> {
         self.write(GameWrite {
@@ -779,8 +790,7 @@ impl Store {
             expected_move_number: Some(expected_move_number),
             idempotency_key,
             mv: Some(mv),
-            event_kind: "move".into(),
-            event_payload,
+            event: Event::Move(event),
             require_state: Some(GameState::Playing),
             set_state: None,
             response,
@@ -808,7 +818,7 @@ impl Store {
     /// for a different request), [`StoreError::InvalidArgument`] (bad SGF point, payload not an
     /// object), [`StoreError::Unavailable`].
     pub async fn write(&self, w: GameWrite) -> StoreResult<WriteOutcome> {
-        let payload = object_or_empty(w.event_payload.clone())?;
+        let payload = object_or_empty(w.event.payload())?;
         check_point(&w)?;
         let fingerprint = w.fingerprint();
         // A pooled connection only for reads here; the write itself goes to the batch workers.
@@ -866,7 +876,7 @@ impl Store {
     /// instead of the optimistic compare-and-swap; same semantics and errors. `write` falls back
     /// to it after repeatedly losing races.
     pub async fn write_locking(&self, w: GameWrite) -> StoreResult<WriteOutcome> {
-        let payload = object_or_empty(w.event_payload.clone())?;
+        let payload = object_or_empty(w.event.payload())?;
         check_point(&w)?;
         let fingerprint = w.fingerprint();
         self.write_locked(w, payload, fingerprint).await
@@ -938,14 +948,14 @@ impl Store {
         self.heads.lock().unwrap_or_else(|p| p.into_inner()).remove(&game_id);
     }
 
-    /// Append an event of `kind` with `payload` (a JSON object or null) to a game's log,
-    /// hash-chained and serialized with every other write of the game. Errors:
-    /// [`StoreError::NotFound`], [`StoreError::InvalidArgument`] (payload not an object).
-    pub async fn append_event(&self, game_id: Uuid, kind: &str, payload: Value) -> StoreResult<StoredEvent> {
-        let payload = Value::Object(object_or_empty(payload)?);
+    /// Append `event` to a game's log, hash-chained and serialized with every other write of
+    /// the game. Errors: [`StoreError::NotFound`], [`StoreError::InvalidArgument`] (an
+    /// [`Event::Other`] whose payload is not an object).
+    pub async fn append_event(&self, game_id: Uuid, event: &Event) -> StoreResult<StoredEvent> {
+        object_or_empty(event.payload())?;
         let mut tx = self.pool.begin().await?;
         lock_game(&mut tx, game_id).await?;
-        let ev = append_event_locked(&mut tx, game_id, kind, payload).await?;
+        let ev = append_event_locked(&mut tx, game_id, event).await?;
         tx.commit().await?;
         self.announce(game_id, ev.seq);
         Ok(ev)
@@ -1041,6 +1051,9 @@ impl Store {
         Ok(report)
     }
 
+    // The payloads are read as stored, not as `Event`s: the hash covers the stored text, and the
+    // comparisons with the rows tell a missing key from a null and see keys a typed variant
+    // would drop.
     async fn verify_game_into(&self, game_id: Uuid, report: &mut ChainReport) -> StoreResult<()> {
         use futures::TryStreamExt;
         report.games += 1;
@@ -1371,8 +1384,8 @@ pub struct ImportedMove {
     pub point: Option<String>,
     /// The record's time for the move, if any.
     pub client_time: Option<DateTime<Utc>>,
-    /// Payload of the move's event (a JSON object or null), e.g. the captures.
-    pub event_payload: Value,
+    /// The move's event as the validator found it (captures, phase, …; `"move"` is filled in).
+    pub event: MovePlayed,
 }
 
 /// How an imported record ends (see [`Store::import_game`]).
@@ -1380,10 +1393,8 @@ pub struct ImportedMove {
 pub struct GameEnd {
     /// The game's state after the record, e.g. [`GameState::Ended`] after the passes of 第九条.
     pub state: GameState,
-    /// Kind of the closing event, e.g. "play_ended".
-    pub kind: String,
-    /// Its payload (a JSON object or null).
-    pub payload: Value,
+    /// The closing event, e.g. [`Event::Ended`] (the store adds `from_state` and `to_state`).
+    pub event: Event,
 }
 
 /// A JSON object from `v` (null → empty object). Errors: [`StoreError::InvalidArgument`].
@@ -1466,11 +1477,11 @@ async fn read_head(ex: &mut sqlx::PgConnection, game_id: Uuid, key: Option<&str>
 
 async fn replay(conn: &mut sqlx::PgConnection, w: &GameWrite, fingerprint: &Value, stored: StoredAnswer) -> StoreResult<WriteOutcome> {
     if stored.request != *fingerprint {
-        return Err(StoreError::AlreadyExists(format!(
+        return Err(StoreError::AlreadyExists(Exists::IdempotencyKey(format!(
             "idempotency key {:?} of game {} was used for a different request",
             w.idempotency_key.as_deref().unwrap_or_default(),
             w.game_id
-        )));
+        ))));
     }
     let event = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
         "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq = $2"
@@ -1508,7 +1519,7 @@ fn check_write(w: &GameWrite, head: &Head) -> StoreResult<()> {
     let required = if w.mv.is_some() { Some(GameState::Playing) } else { w.require_state };
     if let Some(req) = required {
         if head.state != req {
-            return Err(StoreError::FailedPrecondition(format!("game {} is {}, not {}", w.game_id, head.state.as_str(), req.as_str())));
+            return Err(StoreError::FailedPrecondition(Precondition::GameState { game_id: w.game_id, state: head.state, required: req }));
         }
     }
     if let Some(expected) = w.expected_move_number {
@@ -1543,7 +1554,7 @@ fn plan_write(w: &GameWrite, head: &Head, mut payload: serde_json::Map<String, V
         payload.insert("move".into(), json!({"number": n, "colour": m.colour.as_str(), "point": m.point}));
     }
     let last = (head.last_seq > 0).then(|| (head.last_seq, head.last_hash.clone()));
-    let event = build_event(w.game_id, last, &w.event_kind, Value::Object(payload));
+    let event = build_event(w.game_id, last, w.event.kind(), Value::Object(payload));
     Planned { event, move_number, set_state: w.set_state }
 }
 

@@ -1,0 +1,904 @@
+//! [`Event`]: the typed events of a game's hash-chained log — the audit format.
+//!
+//! An event is stored as a `kind` (text) and a `payload` (a JSON object); the hash of the chain
+//! ([`crate::chain`]) covers both. [`Event`] serialises (serde, adjacently tagged) to exactly
+//! `{"kind": <kind>, "payload": <payload>}`, and [`Event::kind`] / [`Event::payload`] give the
+//! two parts the store writes. Fields that events written by earlier versions lack are
+//! `Option`s (a missing key reads as `None`); a field written only sometimes is left out of the
+//! payload when `None`, as it always was.
+//!
+//! Reading a log: [`Event::decode`] turns a stored kind and payload back into an `Event`; a kind
+//! this version does not know, or a payload that does not read as its kind, gives
+//! [`Event::Other`] with the stored text untouched. Verification ([`crate::Store::verify_chain`])
+//! always hashes the payload as stored, never a re-serialisation.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::model::{CaseKind, CaseState, Colour, GameState, Role};
+
+/// One event of a game's log. The variant is the stored `kind` (its name in snake case, e.g.
+/// [`Event::ResultConfirmed`] is `result_confirmed`), the fields the stored `payload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "payload", rename_all = "snake_case")]
+pub enum Event {
+    /// `game_created`, seq 1 of every game ([`crate::Store::create_game`]): the game's facts
+    /// ([`crate::facts`]).
+    GameCreated(GameFacts),
+    /// `game_facts`: the facts of a game created before `game_created` recorded them all,
+    /// appended by a migration. `facts` is the JSON text of a [`GameFacts`] object.
+    GameFacts {
+        /// The facts, as JSON text.
+        facts: String,
+    },
+    /// `player_updated`: a player's name or rank changed ([`crate::Store::upsert_player`]);
+    /// appended to each of the player's games.
+    PlayerUpdated {
+        /// The player's row after the change.
+        player: PlayerFacts,
+        /// The name and rank before it.
+        previous: PreviousPlayer,
+    },
+    /// `move`: a legal move recorded (第七条); the store fills in [`MovePlayed::mv`].
+    Move(MovePlayed),
+    /// `foul` (第十二条): an illegal move, recorded without changing the board.
+    Foul {
+        /// What was played and which rule it broke.
+        foul: FoulRecord,
+    },
+    /// `resign` (第六条): a player resigned; play ends.
+    Resign {
+        /// Who resigned: `"B"` or `"W"`.
+        colour: Colour,
+        /// The result it gives, e.g. `"W+R"`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<String>,
+        /// The article, `"第六条"`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        article: Option<String>,
+    },
+    /// `ended`: closes an imported record whose play ended by consecutive passes (第九条);
+    /// written by [`crate::Store::import_game`] with the change of state.
+    Ended {
+        /// Why play ended, e.g. `"consecutive passes (第九条)"`.
+        reason: String,
+        /// Moves in the record.
+        moves: u64,
+        /// The game's state before (filled in by the store).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from_state: Option<GameState>,
+        /// The game's state after (filled in by the store).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_state: Option<GameState>,
+    },
+    /// `play_resumed` (第九条): a ruling on a dispute about the end of play sent the game back
+    /// to play ([`crate::Store::set_game_state`]).
+    PlayResumed {
+        /// The case whose ruling resumed play.
+        case_id: Uuid,
+        /// Who ruled.
+        by: String,
+        /// Why.
+        reason: String,
+        /// The article, `"第九条"`.
+        article: String,
+        /// The game's state before (filled in by the store).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from_state: Option<GameState>,
+        /// The game's state after (filled in by the store).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_state: Option<GameState>,
+    },
+    /// `adjudicated`: life and death decided by the adjudicator after a move (第七条, 第八条)
+    /// and the count it gives.
+    Adjudicated(Adjudication),
+    /// `result_proposed` (第十条): a result proposed ([`crate::Store::propose_result`]).
+    ResultProposed {
+        /// The result row.
+        result_id: Uuid,
+        /// The result, e.g. `"B+3.5"`.
+        result: String,
+        /// Its reason, e.g. `"counting"`.
+        reason: String,
+        /// The stones' statuses (JSON).
+        statuses: Value,
+        /// Who proposed it.
+        proposed_by: String,
+        /// Its detail (JSON); events written before the detail was recorded lack it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<Value>,
+        /// The proposal it supersedes, if any.
+        #[serde(default)]
+        supersedes_result_id: Option<Uuid>,
+        /// The game's state when it was proposed; absent in older events.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_state_before: Option<GameState>,
+    },
+    /// `result_confirmed` (第十条2): one role confirmed a proposed result.
+    ResultConfirmed {
+        /// The result.
+        result_id: Uuid,
+        /// Who confirmed, by role.
+        role: Role,
+        /// Who confirmed.
+        who: String,
+    },
+    /// `result_finalized` (第十条): a result became final.
+    ResultFinalized {
+        /// The result.
+        result_id: Uuid,
+        /// The result text.
+        result: String,
+        /// Its reason.
+        reason: String,
+        /// Who made it final.
+        who: String,
+        /// Why (e.g. `"confirmations complete"`).
+        why: String,
+    },
+    /// `result_corrected` (第十条): a final result corrected by a new, final result.
+    ResultCorrected {
+        /// The new result.
+        result_id: Uuid,
+        /// The result it corrects.
+        corrects_result_id: Uuid,
+        /// The result text.
+        result: String,
+        /// Its reason.
+        reason: String,
+        /// The stones' statuses (JSON).
+        statuses: Value,
+        /// Who proposed it.
+        proposed_by: String,
+        /// Its detail (JSON); events written before the detail was recorded lack it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<Value>,
+    },
+    /// `objection_filed` (第十条2): a player objected to a result; a case was opened.
+    ObjectionFiled {
+        /// The objection.
+        objection_id: Uuid,
+        /// The result objected to, if any.
+        #[serde(default)]
+        result_id: Option<Uuid>,
+        /// Who objected, by role.
+        role: Role,
+        /// Who objected.
+        who: String,
+        /// Why.
+        reason: String,
+        /// The case opened for it.
+        case_id: Uuid,
+    },
+    /// `appeal_material_attached`: the reconstruction and adjudication attached to an
+    /// objection (`None`: the stored one is kept).
+    AppealMaterialAttached {
+        /// The objection.
+        objection_id: Uuid,
+        /// The reconstruction of the game (JSON).
+        #[serde(default)]
+        reconstruction: Option<Value>,
+        /// The new adjudication (JSON).
+        #[serde(default)]
+        adjudication: Option<Value>,
+    },
+    /// `case_opened`: an arbiter case opened (e.g. for a foul, 第十二条).
+    CaseOpened {
+        /// The case.
+        case_id: Uuid,
+        /// Its kind.
+        kind: CaseKind,
+        /// Its evidence (JSON).
+        evidence: Value,
+        /// Who opened it.
+        opened_by: String,
+        /// Why.
+        reason: String,
+        /// Its de-duplication key, if any.
+        #[serde(default)]
+        dedupe_key: Option<String>,
+    },
+    /// `case_evidence_added`: evidence joined to a case's (`||` of `jsonb`).
+    CaseEvidenceAdded {
+        /// The case.
+        case_id: Uuid,
+        /// The evidence added (JSON).
+        evidence: Value,
+        /// Who added it.
+        who: String,
+    },
+    /// `case_state_changed`: a case moved to under review or closed.
+    CaseStateChanged {
+        /// The case.
+        case_id: Uuid,
+        /// Its state before.
+        from: CaseState,
+        /// Its state after.
+        to: CaseState,
+        /// Who moved it.
+        who: String,
+        /// Why.
+        why: String,
+    },
+    /// `case_ruled`: an arbiter ruled on a case.
+    CaseRuled {
+        /// The case.
+        case_id: Uuid,
+        /// The ruling (a JSON object, e.g. `{"decision": "foul-loss", "article": "第十二条"}`).
+        ruling: Value,
+        /// Who ruled.
+        who: String,
+        /// Why.
+        why: String,
+    },
+    /// An event of any other kind (an annotation such as `note`, or a kind written by another
+    /// version), or a stored event whose payload does not read as its kind: kept as stored.
+    /// Written as is; its payload must be a JSON object (or null for `{}`).
+    #[serde(skip)]
+    Other {
+        /// The stored kind.
+        kind: String,
+        /// The stored payload.
+        payload: Value,
+    },
+}
+
+/// The facts of a game as `game_created` (and `game_facts`) record them ([`crate::facts`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameFacts {
+    /// The tournament, if any.
+    pub tournament_id: Option<Uuid>,
+    /// The tournament's name; `None` without a tournament, and in events written before it was
+    /// recorded.
+    #[serde(default)]
+    pub tournament: Option<String>,
+    /// Round, if any.
+    pub round: Option<i32>,
+    /// Board (table) number, if any.
+    pub table_number: Option<i32>,
+    /// Black's player id.
+    pub black_player_id: Uuid,
+    /// White's player id.
+    pub white_player_id: Uuid,
+    /// Black's row; absent in events written before the players were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<PlayerFacts>,
+    /// White's row; absent in events written before the players were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<PlayerFacts>,
+    /// Board width (intersections).
+    pub board_width: i16,
+    /// Board height (intersections).
+    pub board_height: i16,
+    /// Komi (points).
+    pub komi: f64,
+    /// Handicap stones.
+    pub handicap: i16,
+    /// Rule set, e.g. `"japanese-2011"`.
+    pub rule_set: String,
+    /// The setup (SGF properties of the starting position, JSON object).
+    pub setup: Value,
+}
+
+/// A player's row as events record it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerFacts {
+    /// Player id.
+    pub id: Uuid,
+    /// Name.
+    pub name: String,
+    /// Rank, if any.
+    #[serde(default)]
+    pub rank: Option<String>,
+    /// Federation id, if any.
+    #[serde(default)]
+    pub federation_id: Option<String>,
+}
+
+/// A player's name and rank before a `player_updated` event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviousPlayer {
+    /// Name.
+    pub name: String,
+    /// Rank, if any.
+    #[serde(default)]
+    pub rank: Option<String>,
+}
+
+/// The payload of a `move` event. Every field is left out when `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MovePlayed {
+    /// The move itself, filled in by the store when it records the move.
+    #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
+    pub mv: Option<MoveRecord>,
+    /// The points captured (SGF points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured: Option<Vec<String>>,
+    /// The phase after the move, as the protocol names it (`"PLAYING"`, `"ENDED"`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// The ko point the move creates (SGF point), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ko: Option<String>,
+    /// The repetition of a position the move completes, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<RepetitionRecord>,
+    /// `Some(true)` for a move of an imported record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<bool>,
+    /// `Some(true)` for an imported move played after the end of play.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_end: Option<bool>,
+}
+
+/// The `"move"` object of a `move` event: `{"number", "colour", "point"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    /// Move number, from 1.
+    pub number: i32,
+    /// Who played it.
+    pub colour: Colour,
+    /// SGF point; `None` is a pass.
+    pub point: Option<String>,
+}
+
+/// A repeated position in a `move` event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepetitionRecord {
+    /// The move number after which the position first occurred.
+    pub first: u32,
+    /// The move number after which it occurred again.
+    pub again: u32,
+    /// How many times the cycle has been played in a row.
+    pub cycles: u32,
+}
+
+/// The `"foul"` object of a `foul` event (第十二条).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoulRecord {
+    /// The number the move would have had.
+    pub move_number: u32,
+    /// Who played it, if known.
+    pub colour: Option<Colour>,
+    /// Where (SGF point); `None` for a pass or when unknown.
+    pub point: Option<String>,
+    /// The rule broken, e.g. `"ko"`.
+    pub rule: String,
+    /// The article, e.g. `"第十二条"`.
+    pub article: String,
+    /// A sentence for people.
+    pub description: String,
+}
+
+/// The payload of an `adjudicated` event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Adjudication {
+    /// The result, e.g. `"W+0.5"`.
+    pub result: String,
+    /// The rule set.
+    pub rule_set: String,
+    /// Komi (points).
+    pub komi: f64,
+    /// The move after which the position was adjudicated.
+    pub move_number: u32,
+    /// Search nodes spent.
+    pub nodes: u64,
+    /// The stones' statuses.
+    pub statuses: AdjudicatedStatuses,
+    /// The count.
+    pub score: Score,
+    /// Whether the players' agreements were given.
+    pub agreements: bool,
+    /// How many claims were refuted.
+    pub refuted: u64,
+}
+
+/// The points of dead, seki and undecided stones (SGF points) of an [`Adjudication`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdjudicatedStatuses {
+    /// Dead stones.
+    pub dead: Vec<String>,
+    /// Stones in seki.
+    pub seki: Vec<String>,
+    /// Stones left undecided.
+    pub undecided: Vec<String>,
+}
+
+/// Black's and White's score (points, komi included for White).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// Black's score.
+    pub black: f64,
+    /// White's score.
+    pub white: f64,
+}
+
+/// Every kind a typed variant stands for.
+pub const KINDS: &[&str] = &[
+    "game_created",
+    "game_facts",
+    "player_updated",
+    "move",
+    "foul",
+    "resign",
+    "ended",
+    "play_resumed",
+    "adjudicated",
+    "result_proposed",
+    "result_confirmed",
+    "result_finalized",
+    "result_corrected",
+    "objection_filed",
+    "appeal_material_attached",
+    "case_opened",
+    "case_evidence_added",
+    "case_state_changed",
+    "case_ruled",
+];
+
+impl Event {
+    /// The stored kind, e.g. `"move"`.
+    pub fn kind(&self) -> &str {
+        match self {
+            Event::GameCreated(_) => "game_created",
+            Event::GameFacts { .. } => "game_facts",
+            Event::PlayerUpdated { .. } => "player_updated",
+            Event::Move(_) => "move",
+            Event::Foul { .. } => "foul",
+            Event::Resign { .. } => "resign",
+            Event::Ended { .. } => "ended",
+            Event::PlayResumed { .. } => "play_resumed",
+            Event::Adjudicated(_) => "adjudicated",
+            Event::ResultProposed { .. } => "result_proposed",
+            Event::ResultConfirmed { .. } => "result_confirmed",
+            Event::ResultFinalized { .. } => "result_finalized",
+            Event::ResultCorrected { .. } => "result_corrected",
+            Event::ObjectionFiled { .. } => "objection_filed",
+            Event::AppealMaterialAttached { .. } => "appeal_material_attached",
+            Event::CaseOpened { .. } => "case_opened",
+            Event::CaseEvidenceAdded { .. } => "case_evidence_added",
+            Event::CaseStateChanged { .. } => "case_state_changed",
+            Event::CaseRuled { .. } => "case_ruled",
+            Event::Other { kind, .. } => kind,
+        }
+    }
+
+    /// The payload to store (a JSON object for every typed variant; [`Event::Other`]'s as given).
+    pub fn payload(&self) -> Value {
+        if let Event::Other { payload, .. } = self {
+            return payload.clone();
+        }
+        match serde_json::to_value(self) {
+            Ok(Value::Object(mut m)) => m.remove("payload").unwrap_or(Value::Null),
+            _ => unreachable!("a typed event serialises to an object with a payload"),
+        }
+    }
+
+    /// The event a stored `kind` and `payload` record: the typed variant of a known kind, or
+    /// [`Event::Other`] (kind and payload as stored) for an unknown kind or a payload that does
+    /// not read as its kind.
+    pub fn decode(kind: &str, payload: &Value) -> Event {
+        Self::try_decode(kind, payload).unwrap_or_else(|| Event::Other { kind: kind.to_string(), payload: payload.clone() })
+    }
+
+    /// The typed variant of a stored `kind` and `payload`; `None` for an unknown kind or a
+    /// payload that does not read as its kind.
+    pub fn try_decode(kind: &str, payload: &Value) -> Option<Event> {
+        if !KINDS.contains(&kind) {
+            return None;
+        }
+        let tagged = serde_json::json!({"kind": kind, "payload": payload});
+        Event::deserialize(tagged).ok()
+    }
+
+    /// [`Event::decode`] of a stored event.
+    pub fn of(e: &crate::model::StoredEvent) -> Event {
+        Event::decode(&e.kind, &e.payload)
+    }
+}
+
+impl crate::model::StoredEvent {
+    /// This event, typed ([`Event::decode`]).
+    pub fn event(&self) -> Event {
+        Event::of(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `event` serialises to `kind` and exactly `old` (the payload the `json!` code before the
+    /// enum wrote), hashes as `old` does, and decodes back to itself.
+    fn same_as_before(event: Event, kind: &str, old: Value) {
+        assert_eq!(event.kind(), kind);
+        assert_eq!(event.payload(), old, "{kind}");
+        assert_eq!(crate::chain::canonical_json(&event.payload()), crate::chain::canonical_json(&old), "{kind}");
+        assert_eq!(serde_json::to_value(&event).unwrap(), json!({"kind": kind, "payload": old}));
+        assert_eq!(Event::decode(kind, &old), event, "{kind}");
+        assert!(KINDS.contains(&kind));
+    }
+
+    fn id(n: u128) -> Uuid {
+        Uuid::from_u128(n)
+    }
+
+    fn player(n: u128, name: &str, rank: Option<&str>, fed: Option<&str>) -> PlayerFacts {
+        PlayerFacts { id: id(n), name: name.into(), rank: rank.map(Into::into), federation_id: fed.map(Into::into) }
+    }
+
+    #[test]
+    fn game_created() {
+        let facts = GameFacts {
+            tournament_id: Some(id(9)),
+            tournament: Some("Honinbo".into()),
+            round: Some(2),
+            table_number: None,
+            black_player_id: id(1),
+            white_player_id: id(2),
+            black: Some(player(1, "Shusaku", Some("7d"), None)),
+            white: Some(player(2, "Gennan", None, Some("JP-1"))),
+            board_width: 19,
+            board_height: 19,
+            komi: 6.5,
+            handicap: 0,
+            rule_set: "japanese-2011".into(),
+            setup: json!({"EV": "Cup"}),
+        };
+        let old = json!({
+            "tournament_id": Some(id(9)), "tournament": Some("Honinbo"), "round": Some(2), "table_number": None::<i32>,
+            "black_player_id": id(1), "white_player_id": id(2),
+            "black": {"id": id(1), "name": "Shusaku", "rank": "7d", "federation_id": null},
+            "white": {"id": id(2), "name": "Gennan", "rank": null, "federation_id": "JP-1"},
+            "board_width": 19i16, "board_height": 19i16, "komi": 6.5, "handicap": 0i16, "rule_set": "japanese-2011",
+            "setup": {"EV": "Cup"},
+        });
+        same_as_before(Event::GameCreated(facts.clone()), "game_created", old.clone());
+        // an integral komi stays a float, as `json!` of an f64 wrote it
+        let seven = Event::GameCreated(GameFacts { komi: 7.0, ..facts.clone() });
+        assert_eq!(crate::chain::canonical_json(&seven.payload()["komi"]), "7.0");
+        // a genesis written before the players and the tournament's name were recorded
+        let mut older = old;
+        for k in ["black", "white", "tournament"] {
+            older.as_object_mut().unwrap().remove(k);
+        }
+        let Event::GameCreated(f) = Event::decode("game_created", &older) else { panic!("older genesis does not decode") };
+        assert_eq!((f.black, f.white, f.tournament), (None, None, None));
+    }
+
+    #[test]
+    fn game_facts() {
+        same_as_before(Event::GameFacts { facts: "{\"komi\":6.5}".into() }, "game_facts", json!({"facts": "{\"komi\":6.5}"}));
+    }
+
+    #[test]
+    fn player_updated() {
+        same_as_before(
+            Event::PlayerUpdated {
+                player: player(2, "C", None, Some("F-2")),
+                previous: PreviousPlayer { name: "B".into(), rank: Some("3d".into()) },
+            },
+            "player_updated",
+            json!({
+                "player": {"id": id(2), "name": "C", "rank": None::<String>, "federation_id": Some("F-2")},
+                "previous": {"name": "B", "rank": Some("3d")},
+            }),
+        );
+    }
+
+    #[test]
+    fn move_played() {
+        // RecordMove: captured and phase, ko and repetition when there are; "move" by the store
+        let mut ev = MovePlayed {
+            captured: Some(vec!["dd".into()]),
+            phase: Some("PLAYING".into()),
+            ko: Some("dd".into()),
+            repetition: Some(RepetitionRecord { first: 3, again: 7, cycles: 1 }),
+            ..Default::default()
+        };
+        let mut old = json!({"captured": ["dd"], "phase": "PLAYING"});
+        old["ko"] = json!("dd");
+        old["repetition"] = json!({"first": 3u32, "again": 7u32, "cycles": 1u32});
+        same_as_before(Event::Move(ev.clone()), "move", old.clone());
+        ev.mv = Some(MoveRecord { number: 5, colour: Colour::White, point: None });
+        old["move"] = json!({"number": 5, "colour": "W", "point": null});
+        same_as_before(Event::Move(ev), "move", old);
+        same_as_before(
+            Event::Move(MovePlayed { captured: Some(vec![]), phase: Some("PLAYING".into()), ..Default::default() }),
+            "move",
+            json!({"captured": Vec::<String>::new(), "phase": "PLAYING"}),
+        );
+        // ImportSgf
+        same_as_before(
+            Event::Move(MovePlayed { captured: Some(vec![]), phase: Some("ENDED".into()), imported: Some(true), ..Default::default() }),
+            "move",
+            json!({"captured": Vec::<String>::new(), "phase": "ENDED", "imported": true}),
+        );
+        same_as_before(
+            Event::Move(MovePlayed { imported: Some(true), after_end: Some(true), ..Default::default() }),
+            "move",
+            json!({ "imported": true, "after_end": true }),
+        );
+        same_as_before(Event::Move(MovePlayed::default()), "move", json!({}));
+    }
+
+    #[test]
+    fn foul() {
+        let f = FoulRecord {
+            move_number: 57,
+            colour: Some(Colour::Black),
+            point: Some("pd".into()),
+            rule: "ko".into(),
+            article: "第十二条".into(),
+            description: "retook the ko".into(),
+        };
+        same_as_before(
+            Event::Foul { foul: f.clone() },
+            "foul",
+            json!({"foul": {"move_number": 57u32, "colour": Some("B"), "point": Some("pd"), "rule": "ko", "article": "第十二条",
+                            "description": "retook the ko"}}),
+        );
+        same_as_before(
+            Event::Foul { foul: FoulRecord { colour: None, point: None, ..f } },
+            "foul",
+            json!({"foul": {"move_number": 57u32, "colour": None::<&str>, "point": None::<String>, "rule": "ko", "article": "第十二条",
+                            "description": "retook the ko"}}),
+        );
+    }
+
+    #[test]
+    fn resign() {
+        same_as_before(
+            Event::Resign { colour: Colour::White, result: Some("B+R".into()), article: Some("第六条".into()) },
+            "resign",
+            json!({ "colour": 'W'.to_string(), "result": "B+R", "article": "第六条" }),
+        );
+        same_as_before(Event::Resign { colour: Colour::Black, result: None, article: None }, "resign", json!({"colour": "B"}));
+    }
+
+    #[test]
+    fn ended() {
+        let ev = Event::Ended { reason: "consecutive passes (第九条)".into(), moves: 212, from_state: None, to_state: None };
+        same_as_before(ev, "ended", json!({ "reason": "consecutive passes (第九条)", "moves": 212usize }));
+        // as stored, with the change of state the store adds
+        same_as_before(
+            Event::Ended {
+                reason: "consecutive passes (第九条)".into(),
+                moves: 212,
+                from_state: Some(GameState::Playing),
+                to_state: Some(GameState::Ended),
+            },
+            "ended",
+            json!({ "reason": "consecutive passes (第九条)", "moves": 212usize, "from_state": "playing", "to_state": "ended" }),
+        );
+    }
+
+    #[test]
+    fn play_resumed() {
+        let ev = |from_state, to_state| Event::PlayResumed {
+            case_id: id(4),
+            by: "arbiter-1".into(),
+            reason: "the group is not dead".into(),
+            article: "第九条".into(),
+            from_state,
+            to_state,
+        };
+        let mut old = json!({"case_id": id(4), "by": "arbiter-1", "reason": "the group is not dead", "article": "第九条"});
+        same_as_before(ev(None, None), "play_resumed", old.clone());
+        old["from_state"] = json!("ended");
+        old["to_state"] = json!("playing");
+        same_as_before(ev(Some(GameState::Ended), Some(GameState::Playing)), "play_resumed", old);
+    }
+
+    #[test]
+    fn adjudicated() {
+        let ev = Event::Adjudicated(Adjudication {
+            result: "W+0.5".into(),
+            rule_set: "japanese-2011".into(),
+            komi: 6.5,
+            move_number: 211,
+            nodes: 123_456,
+            statuses: AdjudicatedStatuses { dead: vec!["aa".into()], seki: vec![], undecided: vec!["cc".into(), "cd".into()] },
+            score: Score { black: 60.0, white: 60.5 },
+            agreements: false,
+            refuted: 2,
+        });
+        let statuses = json!({"dead": ["aa"], "seki": Vec::<String>::new(), "undecided": ["cc", "cd"]});
+        let old = json!({
+            "result": "W+0.5",
+            "rule_set": "japanese-2011",
+            "komi": 6.5,
+            "move_number": 211u32,
+            "nodes": 123_456u64,
+            "statuses": statuses,
+            "score": {"black": 60.0f64, "white": 60.5f64},
+            "agreements": false,
+            "refuted": 2usize,
+        });
+        same_as_before(ev, "adjudicated", old);
+    }
+
+    #[test]
+    fn result_proposed() {
+        let (statuses, detail) = (json!({"dead": ["aa"]}), json!({"note": "counted", "article": "第九条"}));
+        let ev = |supersedes_result_id| Event::ResultProposed {
+            result_id: id(5),
+            result: "B+3.5".into(),
+            reason: "counting".into(),
+            statuses: statuses.clone(),
+            proposed_by: "referee".into(),
+            detail: Some(detail.clone()),
+            supersedes_result_id,
+            game_state_before: Some(GameState::Ended),
+        };
+        let old = |previous: Option<Uuid>| {
+            json!({
+                "result_id": id(5),
+                "result": "B+3.5",
+                "reason": "counting",
+                "statuses": statuses,
+                "proposed_by": "referee",
+                "detail": detail,
+                "supersedes_result_id": previous,
+                "game_state_before": GameState::Ended.as_str(),
+            })
+        };
+        same_as_before(ev(None), "result_proposed", old(None));
+        same_as_before(ev(Some(id(6))), "result_proposed", old(Some(id(6))));
+        // written before the detail and the state before were recorded
+        let mut older = old(None);
+        older.as_object_mut().unwrap().remove("detail");
+        older.as_object_mut().unwrap().remove("game_state_before");
+        assert!(matches!(Event::decode("result_proposed", &older), Event::ResultProposed { detail: None, game_state_before: None, .. }));
+    }
+
+    #[test]
+    fn result_confirmed() {
+        same_as_before(
+            Event::ResultConfirmed { result_id: id(5), role: Role::Black, who: "Shusaku".into() },
+            "result_confirmed",
+            json!({"result_id": id(5), "role": Role::Black.as_str(), "who": "Shusaku"}),
+        );
+    }
+
+    #[test]
+    fn result_finalized() {
+        same_as_before(
+            Event::ResultFinalized {
+                result_id: id(5),
+                result: "B+3.5".into(),
+                reason: "counting".into(),
+                who: "referee".into(),
+                why: "confirmations complete".into(),
+            },
+            "result_finalized",
+            json!({"result_id": id(5), "result": "B+3.5", "reason": "counting", "who": "referee", "why": "confirmations complete"}),
+        );
+    }
+
+    #[test]
+    fn result_corrected() {
+        same_as_before(
+            Event::ResultCorrected {
+                result_id: id(7),
+                corrects_result_id: id(5),
+                result: "W+R".into(),
+                reason: "resignation".into(),
+                statuses: json!({}),
+                proposed_by: "federation".into(),
+                detail: Some(json!({"note": "miscounted"})),
+            },
+            "result_corrected",
+            json!({
+                "result_id": id(7),
+                "corrects_result_id": id(5),
+                "result": "W+R",
+                "reason": "resignation",
+                "statuses": {},
+                "proposed_by": "federation",
+                "detail": {"note": "miscounted"},
+            }),
+        );
+    }
+
+    #[test]
+    fn objection_filed() {
+        for result_id in [Some(id(5)), None] {
+            same_as_before(
+                Event::ObjectionFiled {
+                    objection_id: id(8),
+                    result_id,
+                    role: Role::White,
+                    who: "Gennan".into(),
+                    reason: "the corner is alive".into(),
+                    case_id: id(4),
+                },
+                "objection_filed",
+                json!({"objection_id": id(8), "result_id": result_id, "role": Role::White.as_str(),
+                       "who": "Gennan", "reason": "the corner is alive", "case_id": id(4)}),
+            );
+        }
+    }
+
+    #[test]
+    fn appeal_material_attached() {
+        let (reconstruction, adjudication) = (Some(json!({"moves": 211})), None::<Value>);
+        same_as_before(
+            Event::AppealMaterialAttached {
+                objection_id: id(8),
+                reconstruction: reconstruction.clone(),
+                adjudication: adjudication.clone(),
+            },
+            "appeal_material_attached",
+            json!({"objection_id": id(8), "reconstruction": reconstruction, "adjudication": adjudication}),
+        );
+    }
+
+    #[test]
+    fn case_opened() {
+        for dedupe_key in [Some("foul:57".to_string()), None] {
+            same_as_before(
+                Event::CaseOpened {
+                    case_id: id(4),
+                    kind: CaseKind::Foul,
+                    evidence: json!({"move_numbers": [57]}),
+                    opened_by: "recording".into(),
+                    reason: "ko retaken".into(),
+                    dedupe_key: dedupe_key.clone(),
+                },
+                "case_opened",
+                json!({"case_id": id(4), "kind": CaseKind::Foul.as_str(), "evidence": {"move_numbers": [57]}, "opened_by": "recording",
+                       "reason": "ko retaken", "dedupe_key": dedupe_key}),
+            );
+        }
+    }
+
+    #[test]
+    fn case_evidence_added() {
+        same_as_before(
+            Event::CaseEvidenceAdded { case_id: id(4), evidence: json!({"photo": "x"}), who: "arbiter".into() },
+            "case_evidence_added",
+            json!({"case_id": id(4), "evidence": {"photo": "x"}, "who": "arbiter"}),
+        );
+    }
+
+    #[test]
+    fn case_state_changed() {
+        same_as_before(
+            Event::CaseStateChanged {
+                case_id: id(4),
+                from: CaseState::Open,
+                to: CaseState::UnderReview,
+                who: "arbiter".into(),
+                why: "looking".into(),
+            },
+            "case_state_changed",
+            json!({"case_id": id(4), "from": CaseState::Open.as_str(), "to": CaseState::UnderReview.as_str(), "who": "arbiter",
+                   "why": "looking"}),
+        );
+    }
+
+    #[test]
+    fn case_ruled() {
+        let ruling = json!({"decision": "foul-loss", "player": "B", "move_number": 57, "rule": "ko", "article": "第十二条"});
+        same_as_before(
+            Event::CaseRuled { case_id: id(4), ruling: ruling.clone(), who: "arbiter".into(), why: "ko retaken".into() },
+            "case_ruled",
+            json!({"case_id": id(4), "ruling": ruling, "who": "arbiter", "why": "ko retaken"}),
+        );
+    }
+
+    #[test]
+    fn other_kinds_and_unreadable_payloads_are_kept_as_stored() {
+        let note = json!({"text": "clock started"});
+        assert_eq!(Event::decode("note", &note), Event::Other { kind: "note".into(), payload: note.clone() });
+        assert_eq!(Event::decode("note", &note).payload(), note);
+        // a known kind whose payload does not read as it
+        let odd = json!({"colour": "green"});
+        assert_eq!(Event::decode("resign", &odd), Event::Other { kind: "resign".into(), payload: odd });
+        // every typed kind's name is its serde tag
+        assert_eq!(KINDS.len(), 19);
+    }
+}
