@@ -96,8 +96,7 @@ pub(crate) async fn open_case_locked(tx: &mut sqlx::Transaction<'_, sqlx::Postgr
 }
 
 async fn case_game(store: &Store, case_id: Uuid) -> StoreResult<Uuid> {
-    sqlx::query_scalar("SELECT game_id FROM cases WHERE id = $1")
-        .bind(case_id)
+    sqlx::query_scalar!("SELECT game_id FROM cases WHERE id = $1", case_id)
         .fetch_optional(&store.pool)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("case {case_id}")))

@@ -100,8 +100,7 @@ pub(crate) async fn genesis_facts(tx: &mut Transaction<'_, Postgres>, g: &NewGam
     let tournament: Option<String> = match g.tournament_id {
         None => None,
         Some(t) => Some(
-            sqlx::query_scalar("SELECT name FROM tournaments WHERE id = $1")
-                .bind(t)
+            sqlx::query_scalar!("SELECT name FROM tournaments WHERE id = $1", t)
                 .fetch_optional(&mut **tx)
                 .await?
                 .ok_or_else(|| StoreError::NotFound(format!("tournament {t}")))?,

@@ -77,6 +77,23 @@
 //!   turns that into a gap-free stream per game that also polls every [`watch::POLL_INTERVAL`].
 //! * **Errors**: one enum, [`StoreError`]; its docs give the gRPC code for each variant. Connection
 //!   failures are [`StoreError::Unavailable`].
+//!
+//! ## Compile-time checked queries
+//!
+//! The queries written with `sqlx::query!`, `query_as!` and `query_scalar!` are checked against
+//! the schema when the crate is built: against the database at `DATABASE_URL` when it is set at
+//! build time (it must hold every migration), else against the descriptions kept in
+//! `services/storage/.sqlx/` (`SQLX_OFFLINE=true` forces these, as CI does). After adding or
+//! changing such a query, refresh them from a migrated database:
+//!
+//! ```text
+//! rm services/storage/.sqlx/*.json; touch services/storage/src/lib.rs
+//! DATABASE_URL=postgres://…/migrated SQLX_OFFLINE_DIR=$PWD/services/storage/.sqlx \
+//!     cargo check -p shinpan-storage --all-targets
+//! ```
+//!
+//! The queries built at run time (column lists shared through constants, rows mapped with
+//! `FromRow`) are checked by the tests.
 
 #![warn(missing_docs)]
 

@@ -68,8 +68,7 @@ pub struct NewObjection {
 }
 
 async fn result_game(store: &Store, result_id: Uuid) -> StoreResult<Uuid> {
-    sqlx::query_scalar("SELECT game_id FROM results WHERE id = $1")
-        .bind(result_id)
+    sqlx::query_scalar!("SELECT game_id FROM results WHERE id = $1", result_id)
         .fetch_optional(&store.pool)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("result {result_id}")))
@@ -376,8 +375,7 @@ impl Store {
                 o.game_id
             ))));
         }
-        let result_id: Option<Uuid> = sqlx::query_scalar("SELECT id FROM results WHERE game_id = $1 AND state = 'proposed'")
-            .bind(o.game_id)
+        let result_id: Option<Uuid> = sqlx::query_scalar!("SELECT id FROM results WHERE game_id = $1 AND state = 'proposed'", o.game_id)
             .fetch_optional(&mut *tx)
             .await?;
         let objection_id = Uuid::new_v4();
@@ -439,8 +437,7 @@ impl Store {
         reconstruction: Option<Value>,
         adjudication: Option<Value>,
     ) -> StoreResult<Objection> {
-        let game_id: Uuid = sqlx::query_scalar("SELECT game_id FROM objections WHERE id = $1")
-            .bind(objection_id)
+        let game_id: Uuid = sqlx::query_scalar!("SELECT game_id FROM objections WHERE id = $1", objection_id)
             .fetch_optional(&self.pool)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("objection {objection_id}")))?;

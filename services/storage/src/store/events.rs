@@ -69,13 +69,9 @@ impl Store {
     pub async fn event_hash(&self, game_id: Uuid, seq: i64) -> StoreResult<Option<Vec<u8>>> {
         if seq == 0 {
             let exists: Option<Uuid> =
-                sqlx::query_scalar("SELECT id FROM games WHERE id = $1").bind(game_id).fetch_optional(&self.pool).await?;
+                sqlx::query_scalar!("SELECT id FROM games WHERE id = $1", game_id).fetch_optional(&self.pool).await?;
             return Ok(exists.map(|_| crate::chain::GENESIS.to_vec()));
         }
-        Ok(sqlx::query_scalar("SELECT hash FROM events WHERE game_id = $1 AND seq = $2")
-            .bind(game_id)
-            .bind(seq)
-            .fetch_optional(&self.pool)
-            .await?)
+        Ok(sqlx::query_scalar!("SELECT hash FROM events WHERE game_id = $1 AND seq = $2", game_id, seq).fetch_optional(&self.pool).await?)
     }
 }

@@ -96,10 +96,10 @@ impl Store {
     /// Errors: `AlreadyExists` when the key was used with a different request digest.
     pub async fn game_by_key(&self, key: Option<&GameKey>) -> StoreResult<Option<Game>> {
         let Some(k) = key else { return Ok(None) };
-        let row: Option<(Uuid, Vec<u8>)> = sqlx::query_as("SELECT id, request_digest FROM games WHERE idempotency_key = $1")
-            .bind(&k.key)
+        let row = sqlx::query!(r#"SELECT id, request_digest AS "request_digest!" FROM games WHERE idempotency_key = $1"#, k.key)
             .fetch_optional(&self.pool)
-            .await?;
+            .await?
+            .map(|r| (r.id, r.request_digest));
         match row {
             None => Ok(None),
             Some((id, digest)) if digest == k.request_digest => Ok(Some(self.get_game(id).await?)),

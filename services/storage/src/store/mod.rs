@@ -46,7 +46,7 @@ const MOVE_COLUMNS: &str = "game_id, move_number, colour, point, client_time, id
 /// Lock a game's row for the rest of the transaction; returns its state.
 pub(crate) async fn lock_game(tx: &mut Transaction<'_, Postgres>, game_id: Uuid) -> StoreResult<GameState> {
     let state: Option<String> =
-        sqlx::query_scalar("SELECT state FROM games WHERE id = $1 FOR UPDATE").bind(game_id).fetch_optional(&mut **tx).await?;
+        sqlx::query_scalar!("SELECT state FROM games WHERE id = $1 FOR UPDATE", game_id).fetch_optional(&mut **tx).await?;
     match state {
         Some(s) => s.parse(),
         None => Err(StoreError::NotFound(format!("game {game_id}"))),
@@ -61,8 +61,8 @@ pub(crate) async fn append_event_locked(tx: &mut Transaction<'_, Postgres>, game
 
 /// [`append_event_locked`] of a kind and payload as they are stored.
 async fn append_raw_locked(tx: &mut Transaction<'_, Postgres>, game_id: Uuid, kind: &str, payload: Value) -> StoreResult<StoredEvent> {
-    let (last_seq, last_hash): (i64, Vec<u8>) =
-        sqlx::query_as("SELECT last_seq, last_hash FROM games WHERE id = $1").bind(game_id).fetch_one(&mut **tx).await?;
+    let head = sqlx::query!("SELECT last_seq, last_hash FROM games WHERE id = $1", game_id).fetch_one(&mut **tx).await?;
+    let (last_seq, last_hash) = (head.last_seq, head.last_hash);
     let last = (last_seq > 0).then_some((last_seq, last_hash));
     let event = build_event(game_id, last, kind, payload);
     sqlx::query(

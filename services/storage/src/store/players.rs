@@ -96,24 +96,27 @@ impl Store {
     pub async fn upsert_player(&self, p: &NewPlayer) -> StoreResult<Player> {
         if let Some(fed) = &p.federation_id {
             // Waits for games being created with this player (their genesis reads the row
-            // `FOR SHARE`, see `facts::genesis_payload`), so that the list of games below
+            // `FOR SHARE`, see `facts::genesis_facts`), so that the list of games below
             // includes them; foreign-key checks (`FOR KEY SHARE`) do not wait for it.
             let mut tx = self.pool.begin().await?;
-            let existing =
-                sqlx::query_as::<_, Player>("SELECT id, name, rank, federation_id FROM players WHERE federation_id = $1 FOR NO KEY UPDATE")
-                    .bind(fed)
-                    .fetch_optional(&mut *tx)
-                    .await?;
+            let existing = sqlx::query_as!(
+                Player,
+                "SELECT id, name, rank, federation_id FROM players WHERE federation_id = $1 FOR NO KEY UPDATE",
+                fed
+            )
+            .fetch_optional(&mut *tx)
+            .await?;
             let Some(old) = existing else {
-                let row = sqlx::query_as::<_, Player>(
+                let row = sqlx::query_as!(
+                    Player,
                     "INSERT INTO players (id, name, rank, federation_id) VALUES ($1, $2, $3, $4)
                      ON CONFLICT (federation_id) DO NOTHING
                      RETURNING id, name, rank, federation_id",
+                    Uuid::new_v4(),
+                    &p.name,
+                    p.rank.as_deref(),
+                    fed
                 )
-                .bind(Uuid::new_v4())
-                .bind(&p.name)
-                .bind(&p.rank)
-                .bind(fed)
                 .fetch_optional(&mut *tx)
                 .await?;
                 tx.commit().await?;
@@ -127,19 +130,21 @@ impl Store {
             if old.name == p.name && old.rank == rank {
                 return Ok(old);
             }
-            let row = sqlx::query_as::<_, Player>(
+            let row = sqlx::query_as!(
+                Player,
                 "UPDATE players SET name = $2, rank = $3 WHERE id = $1 RETURNING id, name, rank, federation_id",
+                old.id,
+                &p.name,
+                rank.as_deref()
             )
-            .bind(old.id)
-            .bind(&p.name)
-            .bind(&rank)
             .fetch_one(&mut *tx)
             .await?;
-            let games: Vec<Uuid> =
-                sqlx::query_scalar("SELECT id FROM games WHERE black_player_id = $1 OR white_player_id = $1 ORDER BY id FOR UPDATE")
-                    .bind(old.id)
-                    .fetch_all(&mut *tx)
-                    .await?;
+            let games: Vec<Uuid> = sqlx::query_scalar!(
+                "SELECT id FROM games WHERE black_player_id = $1 OR white_player_id = $1 ORDER BY id FOR UPDATE",
+                old.id
+            )
+            .fetch_all(&mut *tx)
+            .await?;
             let event = Event::PlayerUpdated {
                 player: PlayerFacts {
                     id: row.id,
@@ -167,24 +172,26 @@ impl Store {
             .bind(&p.rank)
             .execute(&mut *tx)
             .await?;
-        let existing = sqlx::query_as::<_, Player>(
+        let existing = sqlx::query_as!(
+            Player,
             "SELECT id, name, rank, federation_id FROM players
              WHERE federation_id IS NULL AND name = $1 AND rank IS NOT DISTINCT FROM $2
              ORDER BY created_at LIMIT 1",
+            &p.name,
+            p.rank.as_deref(),
         )
-        .bind(&p.name)
-        .bind(&p.rank)
         .fetch_optional(&mut *tx)
         .await?;
         let player = match existing {
             Some(pl) => pl,
             None => {
-                sqlx::query_as::<_, Player>(
+                sqlx::query_as!(
+                    Player,
                     "INSERT INTO players (id, name, rank) VALUES ($1, $2, $3) RETURNING id, name, rank, federation_id",
+                    Uuid::new_v4(),
+                    &p.name,
+                    p.rank.as_deref(),
                 )
-                .bind(Uuid::new_v4())
-                .bind(&p.name)
-                .bind(&p.rank)
                 .fetch_one(&mut *tx)
                 .await?
             }
@@ -195,8 +202,7 @@ impl Store {
 
     /// A player by id. Errors: [`StoreError::NotFound`].
     pub async fn get_player(&self, id: Uuid) -> StoreResult<Player> {
-        sqlx::query_as::<_, Player>("SELECT id, name, rank, federation_id FROM players WHERE id = $1")
-            .bind(id)
+        sqlx::query_as!(Player, "SELECT id, name, rank, federation_id FROM players WHERE id = $1", id)
             .fetch_optional(&self.pool)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("player {id}")))

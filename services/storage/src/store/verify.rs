@@ -20,8 +20,7 @@ impl Store {
     /// an error. The report's `breaks` holds the game's first broken link (lowest seq), if any.
     /// Errors: [`StoreError::NotFound`] for an unknown game; [`StoreError::Unavailable`].
     pub async fn verify_chain(&self, game_id: Uuid) -> StoreResult<ChainReport> {
-        let exists: Option<Uuid> =
-            sqlx::query_scalar("SELECT id FROM games WHERE id = $1").bind(game_id).fetch_optional(&self.pool).await?;
+        let exists: Option<Uuid> = sqlx::query_scalar!("SELECT id FROM games WHERE id = $1", game_id).fetch_optional(&self.pool).await?;
         if exists.is_none() {
             return Err(StoreError::NotFound(format!("game {game_id}")));
         }
@@ -32,7 +31,7 @@ impl Store {
 
     /// [`Store::verify_chain`] for every game, ordered by game id.
     pub async fn verify_all(&self) -> StoreResult<ChainReport> {
-        let ids: Vec<Uuid> = sqlx::query_scalar("SELECT id FROM games ORDER BY id").fetch_all(&self.pool).await?;
+        let ids: Vec<Uuid> = sqlx::query_scalar!("SELECT id FROM games ORDER BY id").fetch_all(&self.pool).await?;
         let mut report = ChainReport::default();
         for id in ids {
             self.verify_game_into(id, &mut report).await?;
@@ -95,8 +94,8 @@ impl Store {
             return Ok(());
         }
         // The head kept on the game row against the log's tail (catches events cut off the end).
-        let (head_seq, head_hash, head_moves): (i64, Vec<u8>, i32) =
-            sqlx::query_as("SELECT last_seq, last_hash, move_count FROM games WHERE id = $1").bind(game_id).fetch_one(&self.pool).await?;
+        let head = sqlx::query!("SELECT last_seq, last_hash, move_count FROM games WHERE id = $1", game_id).fetch_one(&self.pool).await?;
+        let (head_seq, head_hash, head_moves) = (head.last_seq, head.last_hash, head.move_count);
         let (tail_seq, tail_hash) = tail.unwrap_or((0, GENESIS.to_vec()));
         if head_seq != tail_seq || head_hash != tail_hash {
             report.breaks.push(chain::ChainBreak {
@@ -183,7 +182,7 @@ impl Store {
         }
         // A game is final exactly when an event made it so (第十条): a result made final or
         // corrected, or a change of state recorded with `to_state` "final".
-        let game_state: String = sqlx::query_scalar("SELECT state FROM games WHERE id = $1").bind(game_id).fetch_one(&self.pool).await?;
+        let game_state: String = sqlx::query_scalar!("SELECT state FROM games WHERE id = $1", game_id).fetch_one(&self.pool).await?;
         if (game_state == GameState::Final.as_str()) != game_final_by.is_some() {
             let (seq, recorded_by, recorded) = match &game_final_by {
                 Some((seq, kind)) => (*seq, format!("event {seq} ({kind})"), format!("{:?}", GameState::Final.as_str())),
