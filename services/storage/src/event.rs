@@ -234,7 +234,8 @@ pub enum Event {
     },
     /// An event of any other kind (an annotation such as `note`, or a kind written by another
     /// version), or a stored event whose payload does not read as its kind: kept as stored.
-    /// Written as is; its payload must be a JSON object (or null for `{}`).
+    /// Written as is; its payload must be a JSON object (or null for `{}`). serde skips this
+    /// variant (serialising it is an error): [`Event::kind`] and [`Event::payload`] give its parts.
     #[serde(skip)]
     Other {
         /// The stored kind.
