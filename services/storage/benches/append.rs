@@ -82,7 +82,10 @@ fn main() {
                         .write(
                             GameWrite::new_move(id, n, colour, Some(&p))
                                 .with_key(format!("{id}-{n}"))
-                                .with_payload(json!({"captures": []}))
+                                .with_event(shinpan_storage::Event::Move(shinpan_storage::event::MovePlayed {
+                                    captured: Some(vec![]),
+                                    ..Default::default()
+                                }))
                                 .with_response(json!({"move_number": n})),
                         )
                         .await

@@ -10,7 +10,8 @@
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::error::{StoreError, StoreResult};
+use crate::error::{Precondition, StoreError, StoreResult};
+use crate::event::Event;
 use crate::model::*;
 use crate::store::{append_event_locked, lock_game, Store};
 
@@ -81,17 +82,21 @@ pub(crate) async fn open_case_locked(tx: &mut sqlx::Transaction<'_, sqlx::Postgr
     append_event_locked(
         tx,
         c.game_id,
-        "case_opened",
-        json!({"case_id": case.id, "kind": c.kind.as_str(), "evidence": evidence, "opened_by": c.opened_by,
-               "reason": c.reason, "dedupe_key": c.dedupe_key}),
+        &Event::CaseOpened {
+            case_id: case.id,
+            kind: c.kind,
+            evidence: evidence.clone(),
+            opened_by: c.opened_by.clone(),
+            reason: c.reason.clone(),
+            dedupe_key: c.dedupe_key.clone(),
+        },
     )
     .await?;
     Ok((case, true))
 }
 
 async fn case_game(store: &Store, case_id: Uuid) -> StoreResult<Uuid> {
-    sqlx::query_scalar("SELECT game_id FROM cases WHERE id = $1")
-        .bind(case_id)
+    sqlx::query_scalar!("SELECT game_id FROM cases WHERE id = $1", case_id)
         .fetch_optional(&store.pool)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("case {case_id}")))
@@ -182,7 +187,7 @@ impl Store {
         lock_game(&mut tx, game_id).await?;
         let case = lock_case(&mut tx, case_id).await?;
         if matches!(case.state, CaseState::Ruled | CaseState::Closed) {
-            return Err(StoreError::FailedPrecondition(format!("case {case_id} is {}", case.state)));
+            return Err(StoreError::FailedPrecondition(Precondition::Other(format!("case {case_id} is {}", case.state))));
         }
         let updated = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
             "UPDATE cases SET evidence = evidence || $2, updated_at = now() WHERE id = $1 RETURNING {CASE_COLUMNS}"
@@ -191,7 +196,8 @@ impl Store {
         .bind(&evidence)
         .fetch_one(&mut *tx)
         .await?;
-        append_event_locked(&mut tx, game_id, "case_evidence_added", json!({"case_id": case_id, "evidence": evidence, "who": who})).await?;
+        append_event_locked(&mut tx, game_id, &Event::CaseEvidenceAdded { case_id, evidence: evidence.clone(), who: who.to_string() })
+            .await?;
         self.commit_announce(tx, game_id).await?;
         Ok(updated)
     }
@@ -209,7 +215,10 @@ impl Store {
         lock_game(&mut tx, game_id).await?;
         let case = lock_case(&mut tx, case_id).await?;
         if !case.state.can_become(to) {
-            return Err(StoreError::FailedPrecondition(format!("case {case_id} cannot go from {} to {to}", case.state)));
+            return Err(StoreError::FailedPrecondition(Precondition::Other(format!(
+                "case {case_id} cannot go from {} to {to}",
+                case.state
+            ))));
         }
         let updated = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
             "UPDATE cases SET state = $2, updated_at = now(),
@@ -223,8 +232,7 @@ impl Store {
         append_event_locked(
             &mut tx,
             game_id,
-            "case_state_changed",
-            json!({"case_id": case_id, "from": case.state.as_str(), "to": to.as_str(), "who": who, "why": why}),
+            &Event::CaseStateChanged { case_id, from: case.state, to, who: who.to_string(), why: why.to_string() },
         )
         .await?;
         self.commit_announce(tx, game_id).await?;
@@ -246,7 +254,10 @@ impl Store {
         lock_game(&mut tx, game_id).await?;
         let case = lock_case(&mut tx, case_id).await?;
         if !case.state.can_become(CaseState::Ruled) {
-            return Err(StoreError::FailedPrecondition(format!("case {case_id} is {}; it cannot be ruled", case.state)));
+            return Err(StoreError::FailedPrecondition(Precondition::Other(format!(
+                "case {case_id} is {}; it cannot be ruled",
+                case.state
+            ))));
         }
         let updated = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
             "UPDATE cases SET state = 'ruled', ruling = $2, ruled_by = $3, ruled_at = now(), ruling_reason = $4,
@@ -259,7 +270,12 @@ impl Store {
         .bind(why)
         .fetch_one(&mut *tx)
         .await?;
-        append_event_locked(&mut tx, game_id, "case_ruled", json!({"case_id": case_id, "ruling": ruling, "who": who, "why": why})).await?;
+        append_event_locked(
+            &mut tx,
+            game_id,
+            &Event::CaseRuled { case_id, ruling: ruling.clone(), who: who.to_string(), why: why.to_string() },
+        )
+        .await?;
         self.commit_announce(tx, game_id).await?;
         Ok(updated)
     }

@@ -23,9 +23,10 @@ pub enum StoreError {
     #[error("not found: {0}")]
     NotFound(String),
     /// A row with the same unique key exists (tournament name, table of a round, confirmation
-    /// of the same role, an idempotency key reused for a different request, ...).
+    /// of the same role, ...), or an idempotency key was reused for a different request
+    /// ([`Exists::IdempotencyKey`]).
     #[error("already exists: {0}")]
-    AlreadyExists(String),
+    AlreadyExists(Exists),
     /// A move was sent out of sequence: the caller expected move number `expected`, but
     /// `current_move_number` moves are already recorded, so the next move is number
     /// `current_move_number + 1` (exactly-once recording: the client retries with the right number).
@@ -37,13 +38,14 @@ pub enum StoreError {
         expected: i32,
     },
     /// The call is valid but the game, result or case is not in a state that allows it (e.g. a
-    /// move on a game that has ended, a ruling on a closed case).
+    /// move on a game that has ended, [`Precondition::GameState`]; a ruling on a closed case).
     #[error("failed precondition: {0}")]
-    FailedPrecondition(String),
+    FailedPrecondition(Precondition),
     /// The database refused to change an immutable row: moves and events are append-only, and a
-    /// final result and its confirmations never change (第十条). Carries the database's message.
+    /// final result and its confirmations never change (第十条). [`Immutability::Final`] when
+    /// the game or result is final.
     #[error("immutable: {0}")]
-    Immutable(String),
+    Immutable(Immutability),
     /// A value the database's constraints reject (bad SGF point, unknown state, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
@@ -53,6 +55,121 @@ pub enum StoreError {
     /// Anything else (a bug, a corrupt row, a migration failure).
     #[error("storage error: {0}")]
     Other(String),
+}
+
+/// What exists already, in a [`StoreError::AlreadyExists`]. `Display` gives the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exists {
+    /// An idempotency key was used before for a different request (a game created with the
+    /// key, or a write of the game with it).
+    IdempotencyKey(String),
+    /// Any other row with the same unique key (tournament name, table of a round, confirmation of
+    /// the same role, a correction of the same result, ...).
+    Row(String),
+}
+
+impl std::fmt::Display for Exists {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Exists::IdempotencyKey(m) | Exists::Row(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::ops::Deref for Exists {
+    type Target = str;
+    /// The message.
+    fn deref(&self) -> &str {
+        match self {
+            Exists::IdempotencyKey(m) | Exists::Row(m) => m,
+        }
+    }
+}
+
+impl From<String> for Exists {
+    fn from(m: String) -> Self {
+        Exists::Row(m)
+    }
+}
+
+/// Which precondition failed, in a [`StoreError::FailedPrecondition`]. `Display` gives the
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Precondition {
+    /// The game is not in the state the write requires (a move needs `playing`; play is over
+    /// when it is `ended` or `final`, 第九条/第十条).
+    GameState {
+        /// The game.
+        game_id: uuid::Uuid,
+        /// Its state.
+        state: crate::model::GameState,
+        /// The state the write requires.
+        required: crate::model::GameState,
+    },
+    /// Any other (a result superseded, a case already ruled, ...): the message.
+    Other(String),
+}
+
+impl std::fmt::Display for Precondition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Precondition::GameState { game_id, state, required } => write!(f, "game {game_id} is {state}, not {required}"),
+            Precondition::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for Precondition {
+    fn from(m: String) -> Self {
+        Precondition::Other(m)
+    }
+}
+
+impl From<&str> for Precondition {
+    fn from(m: &str) -> Self {
+        Precondition::Other(m.to_string())
+    }
+}
+
+/// Why a row is immutable, in a [`StoreError::Immutable`]. `Display` gives the message (the
+/// database's, when its trigger refused).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Immutability {
+    /// The game or its result is final (第十条): nothing about it changes any more.
+    Final(String),
+    /// Any other immutable row (moves and events are append-only; confirmations, cases and
+    /// objections are kept as made).
+    Other(String),
+}
+
+impl std::fmt::Display for Immutability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Immutability::Final(m) | Immutability::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::ops::Deref for Immutability {
+    type Target = str;
+    /// The message.
+    fn deref(&self) -> &str {
+        match self {
+            Immutability::Final(m) | Immutability::Other(m) => m,
+        }
+    }
+}
+
+impl Immutability {
+    /// The refusal of a trigger of the migrations (SQLSTATE [`SQLSTATE_IMMUTABLE`]), by its
+    /// message: [`Immutability::Final`] when it says the game or result is final.
+    fn of_trigger(message: String) -> Self {
+        if message.contains(" is final") {
+            Immutability::Final(message)
+        } else {
+            Immutability::Other(message)
+        }
+    }
 }
 
 impl StoreError {
@@ -71,11 +188,11 @@ impl From<sqlx::Error> for StoreError {
                 let msg = db.message().to_string();
                 let constraint = db.constraint().map(str::to_string);
                 match code.as_str() {
-                    SQLSTATE_IMMUTABLE => StoreError::Immutable(msg),
-                    "23505" => StoreError::AlreadyExists(match constraint {
+                    SQLSTATE_IMMUTABLE => StoreError::Immutable(Immutability::of_trigger(msg)),
+                    "23505" => StoreError::AlreadyExists(Exists::Row(match constraint {
                         Some(c) => format!("{msg} ({c})"),
                         None => msg,
-                    }),
+                    })),
                     "23503" => StoreError::NotFound(msg),
                     "23514" | "23502" | "22P02" | "22P05" | "22021" | "22001" | "22003" | "22007" | "22008" | "22023" => {
                         StoreError::InvalidArgument(msg)

@@ -45,6 +45,7 @@ use uuid::Uuid;
 
 use crate::chain::{BreakKind, ChainBreak};
 use crate::error::{StoreError, StoreResult};
+use crate::event::{GameFacts, PlayerFacts};
 use crate::model::NewGame;
 
 /// Kind of the event that records the facts of a game created before they were all recorded.
@@ -81,51 +82,48 @@ const FIELDS: &[(&str, &str)] = &[
 /// that a concurrent [`crate::Store::upsert_player`] renaming one either finishes first (and
 /// this game records the new name) or waits for this game to be committed (and then records
 /// its change in it). Errors: [`StoreError::NotFound`] for an unknown player or tournament.
-pub(crate) async fn genesis_payload(tx: &mut Transaction<'_, Postgres>, g: &NewGame, setup: &Value) -> StoreResult<Value> {
-    let mut players = serde_json::Map::new();
-    for (colour, id) in [("black", g.black_player_id), ("white", g.white_player_id)] {
+pub(crate) async fn genesis_facts(tx: &mut Transaction<'_, Postgres>, g: &NewGame, setup: &Value) -> StoreResult<GameFacts> {
+    let mut players = Vec::with_capacity(2);
+    for id in [g.black_player_id, g.white_player_id] {
         let row = sqlx::query("SELECT id, name, rank, federation_id FROM players WHERE id = $1 FOR SHARE")
             .bind(id)
             .fetch_optional(&mut **tx)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("player {id}")))?;
-        players.insert(colour.into(), player_json(&row)?);
+        players.push(PlayerFacts {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            rank: row.try_get("rank")?,
+            federation_id: row.try_get("federation_id")?,
+        });
     }
     let tournament: Option<String> = match g.tournament_id {
         None => None,
         Some(t) => Some(
-            sqlx::query_scalar("SELECT name FROM tournaments WHERE id = $1")
-                .bind(t)
+            sqlx::query_scalar!("SELECT name FROM tournaments WHERE id = $1", t)
                 .fetch_optional(&mut **tx)
                 .await?
                 .ok_or_else(|| StoreError::NotFound(format!("tournament {t}")))?,
         ),
     };
-    Ok(json!({
-        "tournament_id": g.tournament_id,
-        "tournament": tournament,
-        "round": g.round,
-        "table_number": g.table_number,
-        "black_player_id": g.black_player_id,
-        "white_player_id": g.white_player_id,
-        "black": players["black"],
-        "white": players["white"],
-        "board_width": g.board_width,
-        "board_height": g.board_height,
-        "komi": g.komi,
-        "handicap": g.handicap,
-        "rule_set": g.rule_set,
-        "setup": setup,
-    }))
-}
-
-fn player_json(row: &sqlx::postgres::PgRow) -> StoreResult<Value> {
-    Ok(json!({
-        "id": row.try_get::<Uuid, _>("id")?,
-        "name": row.try_get::<String, _>("name")?,
-        "rank": row.try_get::<Option<String>, _>("rank")?,
-        "federation_id": row.try_get::<Option<String>, _>("federation_id")?,
-    }))
+    let white = players.pop();
+    let black = players.pop();
+    Ok(GameFacts {
+        tournament_id: g.tournament_id,
+        tournament,
+        round: g.round,
+        table_number: g.table_number,
+        black_player_id: g.black_player_id,
+        white_player_id: g.white_player_id,
+        black,
+        white,
+        board_width: g.board_width,
+        board_height: g.board_height,
+        komi: g.komi,
+        handicap: g.handicap,
+        rule_set: g.rule_set.clone(),
+        setup: setup.clone(),
+    })
 }
 
 /// The facts as the rows hold them now, by field name. Read column by column into plain

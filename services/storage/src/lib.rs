@@ -31,7 +31,7 @@
 //! | players | [`Store::upsert_player`], [`Store::get_player`] |
 //! | games | [`Store::create_game`], [`Store::import_game`] (a whole record, atomically), [`Store::get_game`], [`Store::list_games`], [`Store::moves`], [`Store::set_game_state`] |
 //! | recording | [`Store::write`] ([`GameWrite`]: move / foul / resign, exactly once, idempotency key), [`Store::write_locking`], [`Store::append_move_with_event`] |
-//! | event log | [`Store::append_event`], [`Store::events_since`], [`Store::get_event`], [`Store::watch`] (live, across processes via LISTEN/NOTIFY) |
+//! | event log | [`Event`] (the typed events, the audit format), [`Store::append_event`], [`Store::events_since`], [`Store::get_event`], [`Store::watch`] (live, across processes via LISTEN/NOTIFY) |
 //! | audit | [`Store::verify_chain`], [`Store::verify_all`] → [`chain::ChainReport`] (first broken link per game; [`facts`]: the game's own facts) |
 //! | results (第十条) | [`Store::propose_result`], [`Store::confirm_result`], [`Store::finalize_result`], [`Store::correct_result`], [`Store::get_result`], [`Store::results_of_game`], [`Store::current_result`], [`Store::confirmations`], [`Store::final_results`] |
 //! | objections (第十条2) | [`Store::object`], [`Store::attach_appeal_material`], [`Store::get_objection`], [`Store::objection_of_case`], [`Store::objections`] |
@@ -56,7 +56,7 @@
 //!   each with its own compare-and-swap and its own answer, given after the commit. Besides its
 //!   pool, a [`Store`] opened with [`Store::connect`] keeps two connections of its own: the batch
 //!   writer's and the NOTIFY sender's.
-//! * **Fouls** (第十二条): `GameWrite { mv: None, event_kind: "foul", .. }` stores the foul event
+//! * **Fouls** (第十二条): `GameWrite::event_only(game, n, Event::Foul { .. })` stores the foul event
 //!   only; the board is unchanged. Open the arbiter case with [`Store::open_case`] (kind
 //!   `foul`, `dedupe_key` e.g. `"foul:<move number>"`).
 //! * **Event log**: events are numbered per game from 1 (`seq`), the first is `game_created`
@@ -77,6 +77,23 @@
 //!   turns that into a gap-free stream per game that also polls every [`watch::POLL_INTERVAL`].
 //! * **Errors**: one enum, [`StoreError`]; its docs give the gRPC code for each variant. Connection
 //!   failures are [`StoreError::Unavailable`].
+//!
+//! ## Compile-time checked queries
+//!
+//! The queries written with `sqlx::query!`, `query_as!` and `query_scalar!` are checked against
+//! the schema when the crate is built: against the database at `DATABASE_URL` when it is set at
+//! build time (it must hold every migration), else against the descriptions kept in
+//! `services/storage/.sqlx/` (`SQLX_OFFLINE=true` forces these, as CI does). After adding or
+//! changing such a query, refresh them from a migrated database:
+//!
+//! ```text
+//! rm services/storage/.sqlx/*.json; touch services/storage/src/lib.rs
+//! DATABASE_URL=postgres://…/migrated SQLX_OFFLINE_DIR=$PWD/services/storage/.sqlx \
+//!     cargo check -p shinpan-storage --all-targets
+//! ```
+//!
+//! The queries built at run time (column lists shared through constants, rows mapped with
+//! `FromRow`) are checked by the tests.
 
 #![warn(missing_docs)]
 
@@ -85,6 +102,7 @@ pub mod cases;
 pub mod chain;
 pub mod embedded;
 mod error;
+pub mod event;
 pub mod facts;
 pub mod model;
 pub mod results;
@@ -96,7 +114,8 @@ pub mod watch;
 pub use cases::{CaseFilter, NewCase};
 pub use chain::{BreakKind, ChainBreak, ChainHead, ChainReport};
 pub use embedded::{EmbeddedError, EmbeddedOptions, EmbeddedPostgres};
-pub use error::{StoreError, StoreResult, SQLSTATE_IMMUTABLE};
+pub use error::{Exists, Immutability, Precondition, StoreError, StoreResult, SQLSTATE_IMMUTABLE};
+pub use event::Event;
 pub use model::*;
 pub use results::{Confirmed, NewObjection, NewResult};
 pub use store::{GameEnd, GameWrite, ImportedMove, NewMove, Store, WriteOutcome, PING_IDLE_AFTER};

@@ -15,7 +15,8 @@
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::error::{StoreError, StoreResult};
+use crate::error::{Exists, Immutability, Precondition, StoreError, StoreResult};
+use crate::event::Event;
 use crate::model::*;
 use crate::store::{append_event_locked, lock_game, Store};
 
@@ -67,8 +68,7 @@ pub struct NewObjection {
 }
 
 async fn result_game(store: &Store, result_id: Uuid) -> StoreResult<Uuid> {
-    sqlx::query_scalar("SELECT game_id FROM results WHERE id = $1")
-        .bind(result_id)
+    sqlx::query_scalar!("SELECT game_id FROM results WHERE id = $1", result_id)
         .fetch_optional(&store.pool)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("result {result_id}")))
@@ -112,10 +112,10 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         let state = lock_game(&mut tx, r.game_id).await?;
         if state == GameState::Final {
-            return Err(StoreError::Immutable(format!(
+            return Err(StoreError::Immutable(Immutability::Final(format!(
                 "game {} has a final result; it is never changed (第十条) — a federation correction is a new linked record",
                 r.game_id
-            )));
+            ))));
         }
         if state == GameState::Playing {
             sqlx::query("UPDATE games SET state = 'ended' WHERE id = $1").bind(r.game_id).execute(&mut *tx).await?;
@@ -143,17 +143,16 @@ impl Store {
         append_event_locked(
             &mut tx,
             r.game_id,
-            "result_proposed",
-            json!({
-                "result_id": id,
-                "result": r.result,
-                "reason": r.reason,
-                "statuses": statuses,
-                "proposed_by": r.proposed_by,
-                "detail": detail,
-                "supersedes_result_id": previous,
-                "game_state_before": state.as_str(),
-            }),
+            &Event::ResultProposed {
+                result_id: id,
+                result: r.result.clone(),
+                reason: r.reason.clone(),
+                statuses: statuses.clone(),
+                proposed_by: r.proposed_by.clone(),
+                detail: Some(detail.clone()),
+                supersedes_result_id: previous,
+                game_state_before: Some(state),
+            },
         )
         .await?;
         self.commit_announce(tx, r.game_id).await?;
@@ -175,10 +174,14 @@ impl Store {
         let current = lock_result(&mut tx, result_id).await?;
         match current.state {
             ResultState::Final => {
-                return Err(StoreError::Immutable(format!("result {result_id} is final; confirmations are closed (第十条)")))
+                return Err(StoreError::Immutable(Immutability::Final(format!(
+                    "result {result_id} is final; confirmations are closed (第十条)"
+                ))))
             }
             ResultState::Superseded => {
-                return Err(StoreError::FailedPrecondition(format!("result {result_id} was superseded by an amended proposal")))
+                return Err(StoreError::FailedPrecondition(Precondition::Other(format!(
+                    "result {result_id} was superseded by an amended proposal"
+                ))))
             }
             ResultState::Proposed => {}
         }
@@ -189,11 +192,12 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(|e| match StoreError::from(e) {
-                StoreError::AlreadyExists(_) => StoreError::AlreadyExists(format!("result {result_id} is already confirmed by {role}")),
+                StoreError::AlreadyExists(_) => {
+                    StoreError::AlreadyExists(Exists::Row(format!("result {result_id} is already confirmed by {role}")))
+                }
                 other => other,
             })?;
-        append_event_locked(&mut tx, game_id, "result_confirmed", json!({"result_id": result_id, "role": role.as_str(), "who": who}))
-            .await?;
+        append_event_locked(&mut tx, game_id, &Event::ResultConfirmed { result_id, role, who: who.to_string() }).await?;
         let confirmations = sqlx::query_as::<_, Confirmation>(
             "SELECT result_id, role, who, confirmed_at FROM confirmations WHERE result_id = $1 ORDER BY confirmed_at, role",
         )
@@ -221,8 +225,12 @@ impl Store {
         lock_game(&mut tx, game_id).await?;
         let current = lock_result(&mut tx, result_id).await?;
         match current.state {
-            ResultState::Final => return Err(StoreError::Immutable(format!("result {result_id} is already final (第十条)"))),
-            ResultState::Superseded => return Err(StoreError::FailedPrecondition(format!("result {result_id} was superseded"))),
+            ResultState::Final => {
+                return Err(StoreError::Immutable(Immutability::Final(format!("result {result_id} is already final (第十条)"))))
+            }
+            ResultState::Superseded => {
+                return Err(StoreError::FailedPrecondition(Precondition::Other(format!("result {result_id} was superseded"))))
+            }
             ResultState::Proposed => {}
         }
         let r = finalize_locked(&mut tx, &current, who, why).await?;
@@ -247,10 +255,10 @@ impl Store {
         lock_game(&mut tx, game_id).await?;
         let original = lock_result(&mut tx, corrects).await?;
         if original.state != ResultState::Final {
-            return Err(StoreError::FailedPrecondition(format!(
+            return Err(StoreError::FailedPrecondition(Precondition::Other(format!(
                 "result {corrects} is {}; only a final result is corrected",
                 original.state
-            )));
+            ))));
         }
         let id = Uuid::new_v4();
         let stored = sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
@@ -268,22 +276,21 @@ impl Store {
         .fetch_one(&mut *tx)
         .await
         .map_err(|e| match StoreError::from(e) {
-            StoreError::AlreadyExists(_) => StoreError::AlreadyExists(format!("result {corrects} was already corrected")),
+            StoreError::AlreadyExists(_) => StoreError::AlreadyExists(Exists::Row(format!("result {corrects} was already corrected"))),
             other => other,
         })?;
         append_event_locked(
             &mut tx,
             game_id,
-            "result_corrected",
-            json!({
-                "result_id": id,
-                "corrects_result_id": corrects,
-                "result": r.result,
-                "reason": r.reason,
-                "statuses": statuses,
-                "proposed_by": r.proposed_by,
-                "detail": detail,
-            }),
+            &Event::ResultCorrected {
+                result_id: id,
+                corrects_result_id: corrects,
+                result: r.result.clone(),
+                reason: r.reason.clone(),
+                statuses: statuses.clone(),
+                proposed_by: r.proposed_by.clone(),
+                detail: Some(detail.clone()),
+            },
         )
         .await?;
         self.commit_announce(tx, game_id).await?;
@@ -363,13 +370,12 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         let state = lock_game(&mut tx, o.game_id).await?;
         if state == GameState::Final {
-            return Err(StoreError::Immutable(format!(
+            return Err(StoreError::Immutable(Immutability::Final(format!(
                 "game {} has a final result; an objection is possible only before finality (第十条2)",
                 o.game_id
-            )));
+            ))));
         }
-        let result_id: Option<Uuid> = sqlx::query_scalar("SELECT id FROM results WHERE game_id = $1 AND state = 'proposed'")
-            .bind(o.game_id)
+        let result_id: Option<Uuid> = sqlx::query_scalar!("SELECT id FROM results WHERE game_id = $1 AND state = 'proposed'", o.game_id)
             .fetch_optional(&mut *tx)
             .await?;
         let objection_id = Uuid::new_v4();
@@ -407,9 +413,14 @@ impl Store {
         append_event_locked(
             &mut tx,
             o.game_id,
-            "objection_filed",
-            json!({"objection_id": objection_id, "result_id": result_id, "role": o.role.as_str(),
-                   "who": o.who, "reason": o.reason, "case_id": case.id}),
+            &Event::ObjectionFiled {
+                objection_id,
+                result_id,
+                role: o.role,
+                who: o.who.clone(),
+                reason: o.reason.clone(),
+                case_id: case.id,
+            },
         )
         .await?;
         self.commit_announce(tx, o.game_id).await?;
@@ -426,15 +437,14 @@ impl Store {
         reconstruction: Option<Value>,
         adjudication: Option<Value>,
     ) -> StoreResult<Objection> {
-        let game_id: Uuid = sqlx::query_scalar("SELECT game_id FROM objections WHERE id = $1")
-            .bind(objection_id)
+        let game_id: Uuid = sqlx::query_scalar!("SELECT game_id FROM objections WHERE id = $1", objection_id)
             .fetch_optional(&self.pool)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("objection {objection_id}")))?;
         let mut tx = self.pool.begin().await?;
         let state = lock_game(&mut tx, game_id).await?;
         if state == GameState::Final {
-            return Err(StoreError::Immutable(format!("game {game_id} is final (第十条)")));
+            return Err(StoreError::Immutable(Immutability::Final(format!("game {game_id} is final (第十条)"))));
         }
         let o = sqlx::query_as::<_, Objection>(sqlx::AssertSqlSafe(format!(
             "UPDATE objections SET reconstruction = coalesce($2, reconstruction), adjudication = coalesce($3, adjudication)
@@ -448,8 +458,7 @@ impl Store {
         append_event_locked(
             &mut tx,
             game_id,
-            "appeal_material_attached",
-            json!({"objection_id": objection_id, "reconstruction": reconstruction, "adjudication": adjudication}),
+            &Event::AppealMaterialAttached { objection_id, reconstruction: reconstruction.clone(), adjudication: adjudication.clone() },
         )
         .await?;
         self.commit_announce(tx, game_id).await?;
@@ -500,8 +509,13 @@ async fn finalize_locked(
     append_event_locked(
         tx,
         current.game_id,
-        "result_finalized",
-        json!({"result_id": current.id, "result": current.result, "reason": current.reason, "who": who, "why": why}),
+        &Event::ResultFinalized {
+            result_id: current.id,
+            result: current.result.clone(),
+            reason: current.reason.clone(),
+            who: who.to_string(),
+            why: why.to_string(),
+        },
     )
     .await?;
     Ok(r)

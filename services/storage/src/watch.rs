@@ -132,7 +132,7 @@ impl Store {
 
     /// Commit `tx` and announce the game's new last event.
     pub(crate) async fn commit_announce(&self, mut tx: sqlx::Transaction<'_, sqlx::Postgres>, game_id: Uuid) -> StoreResult<()> {
-        let seq: i64 = sqlx::query_scalar("SELECT last_seq FROM games WHERE id = $1").bind(game_id).fetch_one(&mut *tx).await?;
+        let seq: i64 = sqlx::query_scalar!("SELECT last_seq FROM games WHERE id = $1", game_id).fetch_one(&mut *tx).await?;
         tx.commit().await?;
         self.announce(game_id, seq);
         Ok(())

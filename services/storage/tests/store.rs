@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use futures::StreamExt;
 use serde_json::json;
+use shinpan_storage::event::{FoulRecord, MovePlayed};
 use shinpan_storage::*;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -124,10 +125,10 @@ async fn import_game_stores_a_whole_record_atomically(pool: PgPool) {
             colour: if i % 2 == 0 { Colour::Black } else { Colour::White },
             point: (!p.is_empty()).then(|| p.to_string()),
             client_time: None,
-            event_payload: json!({"captured": []}),
+            event: MovePlayed { captured: Some(vec![]), ..Default::default() },
         })
         .collect();
-    let end = GameEnd { state: GameState::Ended, kind: "play_ended".into(), payload: json!({"article": "第九条"}) };
+    let end = GameEnd { state: GameState::Ended, event: note_of("play_ended", json!({"article": "第九条"})) };
     let imported = store.import_game(&ng, &record, Some(end.clone())).await.unwrap().game;
     assert_eq!((imported.move_count, imported.last_event_seq, imported.state), (4, 6, GameState::Ended));
     let moves = store.moves(imported.id).await.unwrap();
@@ -180,7 +181,7 @@ async fn a_game_created_with_a_key_is_created_once(pool: PgPool) {
     let e = store.create_game(&other).await.unwrap_err();
     assert!(matches!(&e, StoreError::AlreadyExists(m) if m.contains("different request")), "{e:?}");
     // Imports: the same, and a key is unique over created and imported games alike.
-    let record = vec![ImportedMove { colour: Colour::Black, point: Some("cc".into()), client_time: None, event_payload: json!({}) }];
+    let record = vec![ImportedMove { colour: Colour::Black, point: Some("cc".into()), client_time: None, event: MovePlayed::default() }];
     let imported = store.import_game(&NewGame { key: key("import-1", 3), ..ng.clone() }, &record, None).await.unwrap();
     assert!(!imported.replayed);
     let retried = store.import_game(&NewGame { key: key("import-1", 3), ..ng.clone() }, &record, None).await.unwrap();
@@ -433,8 +434,15 @@ async fn out_of_sequence_move_reports_current_number(pool: PgPool) {
 async fn idempotent_retry_returns_the_original_answer(pool: PgPool) {
     let store = Store::new(pool);
     let g = new_game(&store).await;
-    let first =
-        store.write(mv(g.id, 1, "pd").with_key("abc").with_payload(json!({"captures": []})).with_response(json!({"ok": 1}))).await.unwrap();
+    let first = store
+        .write(
+            mv(g.id, 1, "pd")
+                .with_key("abc")
+                .with_event(Event::Move(MovePlayed { captured: Some(vec![]), ..Default::default() }))
+                .with_response(json!({"ok": 1})),
+        )
+        .await
+        .unwrap();
     assert!(!first.replayed);
     // a later move, then the retry of move 1: the original answer, nothing stored twice
     store.write(mv(g.id, 2, "dp").with_key("def")).await.unwrap();
@@ -467,8 +475,21 @@ async fn foul_is_an_event_not_a_move(pool: PgPool) {
     let store = Store::new(pool);
     let g = new_game(&store).await;
     store.write(mv(g.id, 1, "pd")).await.unwrap();
-    let foul = GameWrite::event_only(g.id, Some(2), "foul", json!({"colour": "W", "point": "pd", "rule": "occupied", "article": "第三条"}))
-        .with_key("w-2");
+    let foul = GameWrite::event_only(
+        g.id,
+        Some(2),
+        Event::Foul {
+            foul: FoulRecord {
+                move_number: 2,
+                colour: Some(Colour::White),
+                point: Some("pd".into()),
+                rule: "occupied".into(),
+                article: "第三条".into(),
+                description: String::new(),
+            },
+        },
+    )
+    .with_key("w-2");
     let out = store.write(foul.clone()).await.unwrap();
     assert!(out.mv.is_none());
     assert_eq!(out.event.kind, "foul");
@@ -477,7 +498,7 @@ async fn foul_is_an_event_not_a_move(pool: PgPool) {
     assert!(replay.replayed);
     assert_eq!(replay.event.seq, out.event.seq);
     // resign ends the game; then no more moves
-    store.write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(g.id, None, resign(Colour::White)).with_set_state(GameState::Ended)).await.unwrap();
     assert_eq!(store.get_game(g.id).await.unwrap().state, GameState::Ended);
     let e = store.write(mv(g.id, 2, "dd")).await.unwrap_err();
     assert!(matches!(e, StoreError::FailedPrecondition(_)), "{e:?}");
@@ -492,7 +513,7 @@ async fn tampering_is_detected_by_the_hash_chain(pool: PgPool) {
         store.write(mv(g.id, n, p)).await.unwrap();
         store.write(mv(other.id, n, p)).await.unwrap();
     }
-    store.append_event(g.id, "note", json!({"text": "clock started", "komi": 6.5, "ünïcode": "持碁"})).await.unwrap();
+    store.append_event(g.id, &note(json!({"text": "clock started", "komi": 6.5, "ünïcode": "持碁"}))).await.unwrap();
     let report = store.verify_all().await.unwrap();
     assert_eq!((report.games, report.events, report.is_intact()), (2, 11, true), "{report:?}");
 
@@ -521,7 +542,7 @@ async fn tampering_is_detected_by_the_hash_chain(pool: PgPool) {
     // cutting events off the end is caught by the head kept on the game row
     let third = new_game(&store).await;
     store.write(mv(third.id, 1, "pd")).await.unwrap();
-    store.append_event(third.id, "note", json!({})).await.unwrap();
+    store.append_event(third.id, &note(json!({}))).await.unwrap();
     sqlx::query("ALTER TABLE events DISABLE TRIGGER events_immutable").execute(&pool).await.unwrap();
     sqlx::query("DELETE FROM events WHERE game_id = $1 AND seq = 3").bind(third.id).execute(&pool).await.unwrap();
     sqlx::query("ALTER TABLE events ENABLE TRIGGER events_immutable").execute(&pool).await.unwrap();
@@ -537,17 +558,17 @@ async fn awkward_payloads_survive_jsonb_and_verify(pool: PgPool) {
         "komi": -0.0, "half": 6.5, "big": 1e300, "tiny": 1.5e-7, "u": u64::MAX, "i": i64::MIN,
         "text": "持碁 \"quoted\" \\ back\nslash \u{1F600}", "z": {"b": [1, {"y": null, "x": true}], "a": []},
     });
-    let ev = store.append_event(g.id, "note", payload).await.unwrap();
+    let ev = store.append_event(g.id, &note(payload)).await.unwrap();
     assert_eq!(ev.payload["komi"], json!(0.0));
     let back = store.get_event(g.id, ev.seq).await.unwrap();
     assert_eq!(back.hash, ev.hash);
     assert!(store.verify_chain(g.id).await.unwrap().is_intact());
     // a NUL character cannot be stored in jsonb: refused as an invalid argument, nothing stored
-    let e = store.append_event(g.id, "note", json!({"text": "a\u{0}b"})).await.unwrap_err();
+    let e = store.append_event(g.id, &note(json!({"text": "a\u{0}b"}))).await.unwrap_err();
     assert!(matches!(e, StoreError::InvalidArgument(_)), "{e:?}");
     assert_eq!(store.get_game(g.id).await.unwrap().last_event_seq, ev.seq);
     // a payload that is not an object is refused
-    assert!(matches!(store.append_event(g.id, "note", json!([1])).await, Err(StoreError::InvalidArgument(_))));
+    assert!(matches!(store.append_event(g.id, &note(json!([1]))).await, Err(StoreError::InvalidArgument(_))));
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
@@ -578,7 +599,7 @@ async fn database_refuses_changes_to_moves_and_events(pool: PgPool) {
 async fn ended_game_with_result(store: &Store) -> (Game, StoredResult) {
     let g = new_game(store).await;
     store.write(mv(g.id, 1, "pd")).await.unwrap();
-    store.write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(g.id, None, resign(Colour::White)).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: g.id,
@@ -743,7 +764,7 @@ async fn final_game_rows_are_guarded_and_every_row_names_a_real_game(pool: PgPoo
     }
     // the head of a final game still advances (a later event, e.g. a federation note)
     let before = store.get_game(g.id).await.unwrap();
-    let ev = store.append_event(g.id, "note", json!({"text": "appeal window closed"})).await.unwrap();
+    let ev = store.append_event(g.id, &note(json!({"text": "appeal window closed"}))).await.unwrap();
     let after = store.get_game(g.id).await.unwrap();
     assert_eq!((after.state, after.komi, after.last_event_seq), (GameState::Final, before.komi, ev.seq));
     assert!(store.verify_chain(g.id).await.unwrap().is_intact());
@@ -961,7 +982,7 @@ async fn watch_streams_stored_then_live_events_in_order(pool: PgPool) {
     // a watcher in another process (another store) follows writes made here, via NOTIFY
     let elsewhere = Store::new(store.pool().clone());
     let mut remote = elsewhere.watch(g.id, 21).await.unwrap();
-    store.append_event(g.id, "note", json!({"text": "byo-yomi"})).await.unwrap();
+    store.append_event(g.id, &note(json!({"text": "byo-yomi"}))).await.unwrap();
     let e = next(&mut remote).await;
     assert_eq!((e.seq, e.kind.as_str()), (22, "note"));
     // resuming from a sequence number skips what was seen
@@ -1126,7 +1147,7 @@ async fn every_fact_changed_in_a_row_is_named_by_the_audit(pool: PgPool) {
     assert_eq!(report.breaks.len(), 1, "one broken game");
     // a final game changed behind the guard is caught too
     let g = facts_game(&store, "final", 200).await;
-    store.write(GameWrite::event_only(g.id, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(g.id, None, resign(Colour::White)).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: g.id,
@@ -1165,7 +1186,7 @@ async fn a_player_renamed_through_the_store_keeps_their_games_verifying(pool: Pg
     second.black_player_id = g1.white.id;
     second.white_player_id = g1.black.id;
     let g2 = store.create_game(&second).await.unwrap().game;
-    store.write(GameWrite::event_only(g2.id, None, "resign", json!({"colour": "B"})).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(g2.id, None, resign(Colour::Black)).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: g2.id,
@@ -1282,7 +1303,7 @@ async fn games_stored_before_the_migration_keep_verifying(pool: PgPool) {
     for (i, p) in ["dd", "pp", "dp"].into_iter().enumerate() {
         store.write(mv(plain, i as i32 + 1, p)).await.unwrap();
     }
-    store.write(GameWrite::event_only(final_game, None, "resign", json!({"colour": "W"})).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(final_game, None, resign(Colour::White)).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: final_game,
@@ -1318,6 +1339,16 @@ async fn games_stored_before_the_migration_keep_verifying(pool: PgPool) {
         let last = store.events_since(g, 0, 100).await.unwrap().pop().unwrap();
         assert_eq!(last.kind, "game_facts");
         assert_eq!(store.get_game(g).await.unwrap().last_event_seq, last.seq, "the head advanced");
+        // the old genesis (no players, no tournament name) and the migration's game_facts read
+        // as their variants, and the facts the migration recorded read as a genesis does
+        for e in store.events_since(g, 0, 100).await.unwrap() {
+            assert!(Event::try_decode(&e.kind, &e.payload).is_some(), "{} does not decode: {}", e.kind, e.payload);
+        }
+        let Event::GameFacts { facts } = last.event() else { panic!("not game_facts") };
+        let facts: event::GameFacts = serde_json::from_str(&facts).unwrap();
+        assert!(facts.black.is_some() && facts.white.is_some());
+        let Event::GameCreated(genesis) = store.get_event(g, 1).await.unwrap().event() else { panic!("not game_created") };
+        assert_eq!((genesis.black, genesis.white, genesis.komi), (None, None, facts.komi));
     }
     assert_eq!(store.get_game(final_game).await.unwrap().state, GameState::Final);
     let report = store.verify_chain(changed_before).await.unwrap();
@@ -1441,4 +1472,130 @@ async fn results_cases_and_objections_changed_in_rows_are_caught(pool: PgPool) {
             (_, other) => panic!("{sql}: {other:?}"),
         }
     }
+}
+
+/// An annotation event of kind `note` (a kind without a variant of its own).
+fn note(payload: serde_json::Value) -> Event {
+    note_of("note", payload)
+}
+
+/// An event of `kind` kept as given.
+fn note_of(kind: &str, payload: serde_json::Value) -> Event {
+    Event::Other { kind: kind.into(), payload }
+}
+
+/// A resignation of `colour` (第六条), without the result and article the service adds.
+fn resign(colour: Colour) -> Event {
+    Event::Resign { colour, result: None, article: None }
+}
+
+/// Every event the store writes, read back from the database, reads as its typed variant and
+/// serialises to exactly the payload stored (so a chain written by the enum is the chain the
+/// `json!` payloads before it wrote, and the events of old chains decode).
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn every_event_the_store_writes_reads_back_as_its_variant(pool: PgPool) {
+    use shinpan_storage::event::{AdjudicatedStatuses, Adjudication, MoveRecord, RepetitionRecord, Score, KINDS};
+    let store = Store::new(pool);
+    let g = new_game(&store).await;
+    // player_updated
+    store.upsert_player(&NewPlayer { name: "Honinbo Shusaku".into(), rank: None, federation_id: Some("egd-1".into()) }).await.unwrap();
+    // move with every optional part; foul; adjudicated
+    let played = MovePlayed {
+        captured: Some(vec!["pc".into()]),
+        phase: Some("PLAYING".into()),
+        ko: Some("pc".into()),
+        repetition: Some(RepetitionRecord { first: 0, again: 1, cycles: 1 }),
+        ..Default::default()
+    };
+    store.write(mv(g.id, 1, "pd").with_event(Event::Move(played.clone()))).await.unwrap();
+    let foul = FoulRecord {
+        move_number: 2,
+        colour: Some(Colour::White),
+        point: Some("pd".into()),
+        rule: "occupied".into(),
+        article: "第十二条".into(),
+        description: "played on a stone".into(),
+    };
+    store.write(GameWrite::event_only(g.id, Some(2), Event::Foul { foul })).await.unwrap();
+    let adjudication = Adjudication {
+        result: "W+0.5".into(),
+        rule_set: "japanese-2011".into(),
+        komi: 6.5,
+        move_number: 1,
+        nodes: 42,
+        statuses: AdjudicatedStatuses { dead: vec!["pd".into()], seki: vec![], undecided: vec![] },
+        score: Score { black: 0.0, white: 6.5 },
+        agreements: false,
+        refuted: 0,
+    };
+    store.append_event(g.id, &Event::Adjudicated(adjudication)).await.unwrap();
+    // a result proposed, objected to, with appeal material; the case reviewed and ruled; play resumed
+    let new_result = |result: &str| NewResult {
+        game_id: g.id,
+        result: result.into(),
+        reason: "counting".into(),
+        statuses: json!({"dead": ["pd"]}),
+        detail: json!({"note": "counted"}),
+        proposed_by: "referee".into(),
+    };
+    let r1 = store.propose_result(&new_result("W+0.5")).await.unwrap();
+    let (objection, case) =
+        store.object(&NewObjection { game_id: g.id, role: Role::Black, who: "b".into(), reason: "alive".into() }).await.unwrap();
+    store.attach_appeal_material(objection.id, Some(json!({"moves": 1})), None).await.unwrap();
+    store.add_case_evidence(case.id, json!({"photo": "p1"}), "arbiter").await.unwrap();
+    store.set_case_state(case.id, CaseState::UnderReview, "arbiter", "looking").await.unwrap();
+    store.rule_case(case.id, json!({"decision": "resume", "article": "第九条"}), "arbiter", "the corner lives").await.unwrap();
+    let resumed = Event::PlayResumed {
+        case_id: case.id,
+        by: "arbiter".into(),
+        reason: "the corner lives".into(),
+        article: "第九条".into(),
+        from_state: None,
+        to_state: None,
+    };
+    store.set_game_state(g.id, GameState::Playing, &resumed).await.unwrap();
+    // a new proposal supersedes the first; both players confirm it: final; then corrected
+    store.propose_result(&new_result("W+1.5")).await.unwrap();
+    let r2 = store.propose_result(&new_result("W+2.5")).await.unwrap();
+    assert!(r2.supersedes_result_id.is_some());
+    store.confirm_result(r2.id, Role::Black, "b", &[Role::Black, Role::White]).await.unwrap();
+    store.confirm_result(r2.id, Role::White, "w", &[Role::Black, Role::White]).await.unwrap();
+    store.correct_result(r2.id, &new_result("B+0.5")).await.unwrap();
+    assert_ne!(r1.id, r2.id);
+    // a resignation; an imported record that ended by passes
+    let other = new_game(&store).await;
+    let resign = Event::Resign { colour: Colour::White, result: Some("B+R".into()), article: Some("第六条".into()) };
+    store.write(GameWrite::event_only(other.id, None, resign).with_set_state(GameState::Ended)).await.unwrap();
+    let record: Vec<ImportedMove> = [Some("ee"), None, None]
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ImportedMove {
+            colour: if i % 2 == 0 { Colour::Black } else { Colour::White },
+            point: p.map(str::to_string),
+            client_time: None,
+            event: MovePlayed { captured: Some(vec![]), phase: Some("PLAYING".into()), imported: Some(true), ..Default::default() },
+        })
+        .collect();
+    let end = Event::Ended { reason: "consecutive passes (第九条)".into(), moves: 3, from_state: None, to_state: None };
+    let imported = store.import_game(&nine_by_nine(&g), &record, Some(GameEnd { state: GameState::Ended, event: end })).await.unwrap().game;
+
+    let mut seen = HashSet::new();
+    for game in [g.id, other.id, imported.id] {
+        for e in store.events_since(game, 0, 1000).await.unwrap() {
+            let typed = Event::try_decode(&e.kind, &e.payload).unwrap_or_else(|| panic!("{} does not decode: {}", e.kind, e.payload));
+            assert_eq!(typed.kind(), e.kind);
+            assert_eq!(typed.payload(), e.payload, "{}", e.kind);
+            assert_eq!(e.event(), typed);
+            seen.insert(e.kind.clone());
+        }
+    }
+    // the move as the store filled it in
+    let first_move = store.events_since(g.id, 0, 1000).await.unwrap().into_iter().find(|e| e.kind == "move").unwrap();
+    let Event::Move(m) = first_move.event() else { panic!("not a move") };
+    assert_eq!(m, MovePlayed { mv: Some(MoveRecord { number: 1, colour: Colour::Black, point: Some("pd".into()) }), ..played });
+    // every kind but `game_facts` (written only by a migration, see below) was written here
+    let missing: Vec<_> = KINDS.iter().filter(|k| **k != "game_facts" && !seen.contains(**k)).collect();
+    assert!(missing.is_empty(), "not written: {missing:?}");
+    let report = store.verify_all().await.unwrap();
+    assert!(report.is_intact(), "{report:?}");
 }

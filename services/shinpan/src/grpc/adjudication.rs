@@ -487,18 +487,22 @@ pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out
         "seki": pts(StoneStatus::Seki),
         "undecided": pts(StoneStatus::Undecided),
     });
-    let payload = json!({
-        "result": out.result,
-        "rule_set": out.rule_set,
-        "komi": out.komi,
-        "move_number": subject.move_number,
-        "nodes": out.nodes,
-        "statuses": statuses,
-        "score": {"black": out.score_black, "white": out.score_white},
-        "agreements": subject.options.agreed.is_some(),
-        "refuted": out.refuted.len(),
+    let event = storage::Event::Adjudicated(storage::event::Adjudication {
+        result: out.result.clone(),
+        rule_set: out.rule_set.clone(),
+        komi: out.komi,
+        move_number: subject.move_number,
+        nodes: out.nodes,
+        statuses: storage::event::AdjudicatedStatuses {
+            dead: pts(StoneStatus::Dead),
+            seki: pts(StoneStatus::Seki),
+            undecided: pts(StoneStatus::Undecided),
+        },
+        score: storage::event::Score { black: out.score_black, white: out.score_white },
+        agreements: subject.options.agreed.is_some(),
+        refuted: out.refuted.len() as u64,
     });
-    let ev = store.append_event(ctx.game.id, "adjudicated", payload).await.map_err(results::store_status)?;
+    let ev = store.append_event(ctx.game.id, &event).await.map_err(results::store_status)?;
     out.sequence = ev.seq.max(0) as u64;
     if adj.undecided(board) {
         let proofs: Vec<Value> = out

@@ -621,8 +621,14 @@ impl ArbitrationService {
                     .set_game_state(
                         ctx.game.id,
                         storage::GameState::Playing,
-                        "play_resumed",
-                        json!({"case_id": case_id, "by": c.sub, "reason": input.reason, "article": "第九条"}),
+                        &storage::Event::PlayResumed {
+                            case_id,
+                            by: c.sub.clone(),
+                            reason: input.reason.clone(),
+                            article: "第九条".into(),
+                            from_state: None,
+                            to_state: None,
+                        },
                     )
                     .await
                     .map_err(store_status)?;

@@ -47,7 +47,8 @@ use goban::{Color, Move, Phase, RuleSet};
 use serde_json::{json, Value};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::ValueName;
-use shinpan_storage::{self as storage, GameWrite, StoreError};
+use shinpan_storage::event::{FoulRecord, MovePlayed, RepetitionRecord};
+use shinpan_storage::{self as storage, Event, Exists, GameWrite, Immutability, Precondition, StoreError};
 use std::collections::HashMap;
 use std::pin::Pin;
 use tonic::{Request, Response, Status};
@@ -58,17 +59,17 @@ pub fn store_error(e: StoreError, game_id: Option<Uuid>) -> ApiError {
     let gid = game_id.map(|g| g.to_string()).unwrap_or_default();
     match e {
         StoreError::NotFound(what) => ApiError::NotFound { kind: "game", id: if gid.is_empty() { what } else { gid } },
-        StoreError::AlreadyExists(what) => ApiError::AlreadyExists { kind: "resource", id: what },
+        StoreError::AlreadyExists(what) => ApiError::AlreadyExists { kind: "resource", id: what.to_string() },
         StoreError::Conflict { current_move_number, expected } => {
             ApiError::OutOfSequence { game_id: gid, current: current_move_number.max(0) as u32, got: expected.max(0) as u32 }
         }
-        StoreError::FailedPrecondition(m) | StoreError::Immutable(m) => {
-            if m.contains("not playing") || m.contains(" is ended") || m.contains(" is final") {
-                ApiError::GameOver { game_id: gid, result: String::new() }
-            } else {
-                ApiError::Remote(Box::new(Status::failed_precondition(m)))
-            }
+        // play is over: the game has ended or is final (第九条, 第十条)
+        StoreError::FailedPrecondition(Precondition::GameState { state, .. }) if state != storage::GameState::Playing => {
+            ApiError::GameOver { game_id: gid, result: String::new() }
         }
+        StoreError::Immutable(Immutability::Final(_)) => ApiError::GameOver { game_id: gid, result: String::new() },
+        StoreError::FailedPrecondition(m) => ApiError::Remote(Box::new(Status::failed_precondition(m.to_string()))),
+        StoreError::Immutable(m) => ApiError::Remote(Box::new(Status::failed_precondition(m.to_string()))),
         StoreError::InvalidArgument(m) => ApiError::field("request", m),
         StoreError::Unavailable(m) => ApiError::Unavailable(format!("store: {m}")),
         StoreError::Other(m) => ApiError::Internal(m),
@@ -84,7 +85,7 @@ pub fn game_id(field: &str, s: &str) -> Result<Uuid, ApiError> {
 /// `ALREADY_EXISTS` naming "tournament/round r/board b"; others as [`store_error`].
 fn create_error(e: StoreError, req: &pb::CreateGameRequest) -> ApiError {
     match e {
-        StoreError::AlreadyExists(m) if m.starts_with("idempotency key") => ApiError::AlreadyExists {
+        StoreError::AlreadyExists(Exists::IdempotencyKey(_)) => ApiError::AlreadyExists {
             kind: "idempotency key (sent before with a different request)",
             id: req.idempotency_key.trim().into(),
         },
@@ -204,32 +205,32 @@ fn decode_response(v: &Value) -> Option<pb::RecordMoveResponse> {
     pb::RecordMoveResponse::decode(bytes.as_slice()).ok()
 }
 
-fn move_event_payload(r: &pb::ValidateMoveResponse) -> Value {
-    let mut p = json!({
-        "captured": r.captured,
-        "phase": pb::Phase::try_from(r.phase).map(|p| p.value_name()).unwrap_or("PLAYING"),
-    });
-    if let Some(k) = &r.ko_point {
-        p["ko"] = json!(k);
-    }
-    if let Some(rep) = &r.repetition {
-        p["repetition"] = json!({ "first": rep.first, "again": rep.again, "cycles": rep.cycles });
-    }
-    p
+fn move_event(r: &pb::ValidateMoveResponse) -> Event {
+    Event::Move(MovePlayed {
+        captured: Some(r.captured.clone()),
+        phase: Some(pb::Phase::try_from(r.phase).map(|p| p.value_name()).unwrap_or("PLAYING").to_string()),
+        ko: r.ko_point.clone(),
+        repetition: r.repetition.as_ref().map(|rep| RepetitionRecord { first: rep.first, again: rep.again, cycles: rep.cycles }),
+        ..Default::default()
+    })
 }
 
-fn foul_payload(f: &pb::Foul) -> Value {
+/// The `foul` event of a foul (第十二条).
+fn foul_event(f: &pb::Foul) -> Event {
     let m = f.r#move.as_ref();
-    json!({
-        "foul": {
-            "move_number": f.move_number,
-            "colour": m.map(|m| if m.color == pb::Color::White as i32 { "W" } else { "B" }),
-            "point": m.and_then(|m| match &m.action { Some(pb::r#move::Action::Point(p)) => Some(p.clone()), _ => None }),
-            "rule": f.rule,
-            "article": f.article,
-            "description": f.description,
-        }
-    })
+    Event::Foul {
+        foul: FoulRecord {
+            move_number: f.move_number,
+            colour: m.map(|m| if m.color == pb::Color::White as i32 { storage::Colour::White } else { storage::Colour::Black }),
+            point: m.and_then(|m| match &m.action {
+                Some(pb::r#move::Action::Point(p)) => Some(p.clone()),
+                _ => None,
+            }),
+            rule: f.rule.clone(),
+            article: f.article.clone(),
+            description: f.description.clone(),
+        },
+    }
 }
 
 /// A stored event in protobuf form (typed fields for `move` and `foul` events).
@@ -244,35 +245,33 @@ pub fn event_to_pb(e: &storage::StoredEvent) -> pb::GameEvent {
         prev_hash: hex::encode(&e.prev_hash),
         ..Default::default()
     };
-    let colour_of = |v: Option<&Value>| match v.and_then(Value::as_str) {
-        Some("W") => pb::Color::White as i32,
+    let colour_of = |c: Option<storage::Colour>| match c {
+        Some(storage::Colour::White) => pb::Color::White as i32,
         _ => pb::Color::Black as i32,
     };
-    let action_of = |v: Option<&Value>| match v.and_then(Value::as_str) {
-        Some(p) => pb::r#move::Action::Point(p.to_string()),
+    let action_of = |p: &Option<String>| match p {
+        Some(p) => pb::r#move::Action::Point(p.clone()),
         None => pb::r#move::Action::Pass(true),
     };
-    if let Some(m) = e.payload.get("move") {
-        out.move_number = m.get("number").and_then(Value::as_u64).unwrap_or(0) as u32;
-        out.r#move = Some(pb::Move { color: colour_of(m.get("colour")), action: Some(action_of(m.get("point"))) });
-        out.captured = e
-            .payload
-            .get("captured")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
-            .unwrap_or_default();
-    }
-    if let Some(f) = e.payload.get("foul") {
-        let mv = pb::Move { color: colour_of(f.get("colour")), action: Some(action_of(f.get("point"))) };
-        out.move_number = f.get("move_number").and_then(Value::as_u64).unwrap_or(0) as u32;
-        out.r#move = Some(mv.clone());
-        out.foul = Some(pb::Foul {
-            move_number: out.move_number,
-            r#move: Some(mv),
-            rule: f.get("rule").and_then(Value::as_str).unwrap_or_default().to_string(),
-            article: f.get("article").and_then(Value::as_str).unwrap_or_default().to_string(),
-            description: f.get("description").and_then(Value::as_str).unwrap_or_default().to_string(),
-        });
+    match e.event() {
+        Event::Move(MovePlayed { mv: Some(m), captured, .. }) => {
+            out.move_number = m.number.max(0) as u32;
+            out.r#move = Some(pb::Move { color: colour_of(Some(m.colour)), action: Some(action_of(&m.point)) });
+            out.captured = captured.unwrap_or_default();
+        }
+        Event::Foul { foul: f } => {
+            let mv = pb::Move { color: colour_of(f.colour), action: Some(action_of(&f.point)) };
+            out.move_number = f.move_number;
+            out.r#move = Some(mv.clone());
+            out.foul = Some(pb::Foul {
+                move_number: f.move_number,
+                r#move: Some(mv),
+                rule: f.rule,
+                article: f.article,
+                description: f.description,
+            });
+        }
+        _ => {}
     }
     out
 }
@@ -294,8 +293,12 @@ async fn stopping(rx: &mut tokio::sync::watch::Receiver<bool>) {
 /// ended (第九条2). An imported move with phase `ENDED` is not the last event: the import
 /// closes the log with its own `ended` event, which the watcher must still receive.
 fn ends_game(e: &storage::StoredEvent) -> bool {
-    let imported = e.payload.get("imported").and_then(Value::as_bool) == Some(true);
-    e.kind == "resign" || e.kind == "ended" || (!imported && e.payload.get("phase").and_then(Value::as_str) == Some("ENDED"))
+    match e.event() {
+        Event::Resign { .. } | Event::Ended { .. } => true,
+        Event::Move(m) => m.imported != Some(true) && m.phase.as_deref() == Some("ENDED"),
+        Event::Other { kind, .. } => kind == "resign" || kind == "ended",
+        _ => false,
+    }
 }
 
 /// A game before its next move: start, moves, and the rules engine's state after them.
@@ -430,7 +433,7 @@ impl RecordingService {
         for &(c, m) in &moves {
             apply_recorded(&mut game, c, m).map_err(|f| ApiError::Internal(format!("stored game {} does not replay: {f}", g.id)))?;
         }
-        let flagged = events.iter().any(|e| e.kind == "foul");
+        let flagged = events.iter().any(|e| matches!(e.event(), Event::Foul { .. }));
         let result =
             events.iter().rev().find_map(|e| e.payload.get("result").and_then(Value::as_str).map(str::to_string)).unwrap_or_default();
         let phase = match g.state {
@@ -622,13 +625,13 @@ impl RecordingService {
             replayed: false,
         };
         let write = if let Some(foul) = &verdict.foul {
-            GameWrite::event_only(id, Some(n as i32), "foul", foul_payload(foul))
+            GameWrite::event_only(id, Some(n as i32), foul_event(foul))
         } else {
             let point = match mv {
                 Move::Play(p) => Some(p.to_sgf()),
                 Move::Pass => None,
             };
-            let mut w = GameWrite::new_move(id, n as i32, colour(color), point.as_deref()).with_payload(move_event_payload(&verdict));
+            let mut w = GameWrite::new_move(id, n as i32, colour(color), point.as_deref()).with_event(move_event(&verdict));
             if let Some(t) = req.client_time.as_ref().and_then(convert::from_timestamp) {
                 w = w.with_client_time(t);
             }
@@ -649,7 +652,7 @@ impl RecordingService {
             Err(e) => {
                 self.cache.forget(id);
                 return Err(match e {
-                    StoreError::AlreadyExists(m) => ApiError::AlreadyExists { kind: "idempotency key", id: m },
+                    StoreError::AlreadyExists(m) => ApiError::AlreadyExists { kind: "idempotency key", id: m.to_string() },
                     e => store_error(e, Some(id)),
                 });
             }
@@ -674,7 +677,7 @@ impl RecordingService {
             let case = storage::NewCase {
                 game_id: id,
                 kind: storage::CaseKind::Foul,
-                evidence: json!({ "move_numbers": [n], "event_seq": out.event.seq, "foul": foul_payload(foul)["foul"] }),
+                evidence: json!({ "move_numbers": [n], "event_seq": out.event.seq, "foul": foul_event(foul).payload()["foul"] }),
                 opened_by: "validation".into(),
                 reason: foul.description.clone(),
                 dedupe_key: Some(format!("foul:{n}")),
@@ -781,21 +784,28 @@ impl RecordingService {
                     Move::Pass => None,
                 },
                 client_time: None,
-                event_payload: match o {
-                    Some(o) => json!({
-                        "captured": o.captured.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(),
-                        "phase": pb::Phase::try_from(convert::phase_to_pb(o.phase)).map(|p| p.value_name()).unwrap_or("PLAYING"),
-                        "imported": true,
-                    }),
-                    None => json!({ "imported": true, "after_end": true }),
+                event: match o {
+                    Some(o) => MovePlayed {
+                        captured: Some(o.captured.iter().map(|p| p.to_sgf()).collect()),
+                        phase: Some(
+                            pb::Phase::try_from(convert::phase_to_pb(o.phase)).map(|p| p.value_name()).unwrap_or("PLAYING").to_string(),
+                        ),
+                        imported: Some(true),
+                        ..Default::default()
+                    },
+                    None => MovePlayed { imported: Some(true), after_end: Some(true), ..Default::default() },
                 },
             })
             .collect();
         // Play ended by the passes of 第九条: the game is stored `ended`, closed by an "ended" event.
         let end = (game.phase() == Phase::Ended).then(|| storage::GameEnd {
             state: storage::GameState::Ended,
-            kind: "ended".into(),
-            payload: json!({ "reason": "consecutive passes (第九条)", "moves": record.moves.len() }),
+            event: Event::Ended {
+                reason: "consecutive passes (第九条)".into(),
+                moves: record.moves.len() as u64,
+                from_state: None,
+                to_state: None,
+            },
         });
         let store = self.store()?;
         // A retry with the key gets the game its first call imported (Store::import_game).
@@ -904,13 +914,9 @@ impl pb::game_recording_service_server::GameRecordingService for RecordingServic
         self.may_write(claims.as_ref(), id, Some(color), "resign for a colour they do not play in a game they do not officiate").await?;
         let store = self.store().map_err(Status::from)?;
         let result = format!("{}+R", color.opponent().letter());
-        let mut w = GameWrite::event_only(
-            id,
-            None,
-            "resign",
-            json!({ "colour": color.letter().to_string(), "result": result, "article": "第六条" }),
-        )
-        .with_set_state(storage::GameState::Ended);
+        let mut w =
+            GameWrite::event_only(id, None, Event::Resign { colour: colour(color), result: Some(result), article: Some("第六条".into()) })
+                .with_set_state(storage::GameState::Ended);
         if !req.idempotency_key.trim().is_empty() {
             w = w.with_key(req.idempotency_key.trim().to_string());
         }

@@ -42,12 +42,12 @@ use uuid::Uuid;
 pub fn store_status(e: StoreError) -> Status {
     match e {
         StoreError::NotFound(m) => Status::not_found(m),
-        StoreError::AlreadyExists(m) => Status::already_exists(m),
+        StoreError::AlreadyExists(m) => Status::already_exists(m.to_string()),
         StoreError::Conflict { current_move_number, expected } => {
             Status::failed_precondition(format!("move {expected} is out of sequence: {current_move_number} recorded"))
         }
-        StoreError::FailedPrecondition(m) => Status::failed_precondition(m),
-        StoreError::Immutable(m) => lifecycle_status(&LifecycleError::Final).with_message(m),
+        StoreError::FailedPrecondition(m) => Status::failed_precondition(m.to_string()),
+        StoreError::Immutable(m) => lifecycle_status(&LifecycleError::Final).with_message(m.to_string()),
         StoreError::InvalidArgument(m) => Status::invalid_argument(m),
         StoreError::Unavailable(m) => Status::unavailable(format!("store: {m}")),
         StoreError::Other(m) => Status::internal(m),
@@ -198,20 +198,13 @@ pub async fn reconstruct(store: &Store, ctx: &GameCtx) -> Result<Reconstruction,
 pub async fn recorded_fouls(store: &Store, game_id: Uuid) -> Result<Vec<(lifecycle::EvidenceFoul, Value)>, Status> {
     let events = store.events_since(game_id, 0, i64::MAX).await.map_err(store_status)?;
     let mut out = Vec::new();
-    for e in events.iter().filter(|e| e.kind == "foul") {
-        let Some(f) = e.payload.get("foul") else { continue };
-        let color = match f.get("colour").and_then(Value::as_str) {
-            Some("W") => Color::White,
+    for e in &events {
+        let storage::Event::Foul { foul: f } = e.event() else { continue };
+        let color = match f.colour {
+            Some(storage::Colour::White) => Color::White,
             _ => Color::Black,
         };
-        out.push((
-            lifecycle::EvidenceFoul {
-                move_number: f.get("move_number").and_then(Value::as_u64).unwrap_or(0) as u32,
-                color,
-                rule: f.get("rule").and_then(Value::as_str).unwrap_or_default().to_string(),
-            },
-            f.clone(),
-        ));
+        out.push((lifecycle::EvidenceFoul { move_number: f.move_number, color, rule: f.rule }, e.payload["foul"].clone()));
     }
     Ok(out)
 }
@@ -517,12 +510,11 @@ impl ResultsService {
             Ending::Resignation => {
                 // The recorded resignation names the winner (第六条).
                 let events = store.events_since(id, 0, i64::MAX).await.map_err(store_status)?;
-                let resigned =
-                    events.iter().rev().find(|e| e.kind == "resign").and_then(|e| match e.payload.get("colour").and_then(Value::as_str) {
-                        Some("B") => Some(Color::Black),
-                        Some("W") => Some(Color::White),
-                        _ => None,
-                    });
+                let resigned = events.iter().rev().find_map(|e| match e.event() {
+                    storage::Event::Resign { colour: storage::Colour::Black, .. } => Some(Color::Black),
+                    storage::Event::Resign { colour: storage::Colour::White, .. } => Some(Color::White),
+                    _ => None,
+                });
                 let w = match (resigned, winner) {
                     (Some(r), Some(w)) if r.opponent() != w => {
                         return Err(Status::invalid_argument(format!(
