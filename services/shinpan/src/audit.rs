@@ -201,7 +201,8 @@ pub fn report_text(r: &ChainReport) -> String {
 }
 
 /// Opens the store of `shinpan audit <cmd>` (the URL, or the embedded cluster under
-/// `data_dir/pg`); on failure the reason is printed and the exit code returned.
+/// `data_dir/pg`, which must exist: an audit never creates one); on failure the reason is
+/// printed and the exit code returned.
 async fn open(
     cmd: &str,
     database_url: &Option<String>,
@@ -212,6 +213,15 @@ async fn open(
             Some(url) => Ok((Store::connect(url).await?, None)),
             None => {
                 let dir = data_dir.join("pg");
+                // An audit never creates a cluster: an empty one would report "every chain
+                // intact" for a database that is simply elsewhere.
+                if !dir.join("PG_VERSION").is_file() {
+                    anyhow::bail!(
+                        "no shinpan database in {}: run this where `shinpan serve` keeps its data (its --data-dir), \
+                         or give --data-dir or --database-url",
+                        dir.display()
+                    );
+                }
                 let opts = shinpan_storage::EmbeddedOptions::persistent(dir.clone());
                 let cluster = tokio::task::spawn_blocking(move || shinpan_storage::EmbeddedPostgres::start(opts))
                     .await?

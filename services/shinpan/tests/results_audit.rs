@@ -383,3 +383,21 @@ fn database_url_of(server: &str, name: &str) -> String {
     let (base, _) = path.rsplit_once('/').expect("a URL with a database");
     format!("{base}/{name}{}", query.map(|q| format!("?{q}")).unwrap_or_default())
 }
+
+/// `shinpan audit verify` where there is no database (another directory, a mistyped
+/// `--data-dir`) says so and fails; it does not create an empty cluster and call it intact.
+#[test]
+fn audit_verify_without_a_database_there_fails_and_creates_nothing() {
+    let dir = std::env::temp_dir().join(format!("shinpan-audit-nowhere-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shinpan"))
+        .args(["audit", "verify", "--data-dir", dir.to_str().unwrap()])
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("run shinpan");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no shinpan database in") && err.contains("--data-dir"), "{err}");
+    assert!(!dir.join("pg").exists(), "a cluster was created in {}", dir.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
