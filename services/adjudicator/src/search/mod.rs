@@ -1,0 +1,561 @@
+//! Hypothetical play (想定着手) inside one region: the state, the end conditions, forced
+//! proofs ([`Prover`]) and the exact avoidance search ([`Trap`]) that settles seki and
+//! cycles. See the crate documentation for the formalisation.
+
+use crate::benson::{cell, unconditional, Bits, Scope, EMPTY, NONE, OUT};
+use goban::{Color, Move};
+use std::collections::HashMap as StdMap;
+
+/// Hash maps of search states: foldhash's fixed-seed hasher (fast, deterministic; the
+/// states are ours, not adversarial input, so SipHash's DoS resistance buys nothing here).
+type HashMap<K, V> = StdMap<K, V, foldhash::fast::FixedState>;
+
+/// Which reading of the rules drives hypothetical play.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// 2011 draft (第五条 basic ko; a cycle is seki; the examined side moves first).
+    Kiyaku2011,
+    /// 1989 rules (a ko may be retaken only after a pass for it, 要請II-\[iv\]; the
+    /// opponent moves first; a cycle means the attacker failed).
+    Kiyaku1989,
+}
+
+/// The state of hypothetical play, restricted to one region (everything outside is
+/// pass-alive and never changes).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct State {
+    /// Cells of the region (0 empty, 1 black, 2 white), by local index.
+    pub cells: Vec<u8>,
+    pub to_move: Color,
+    /// 2011: the local point `to_move` may not play on at once (第五条), or [`NONE`].
+    pub ko: u32,
+    /// 1989: per colour, the kos it may not retake before passing once: `(q, s)` =
+    /// retaking at `q` the single stone at `s` (local indices), sorted.
+    pub bans: [Vec<(u32, u32)>; 2],
+}
+
+/// Outcome of hypothetical play for the examined stones.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    /// The examined stones (part of them) are the opponent's for good.
+    Dead,
+    /// The examined stones are in their owner's unconditional area for good.
+    Alive,
+}
+
+/// Budget exhausted.
+#[derive(Debug)]
+pub(crate) struct OutOfBudget;
+
+/// Search context shared by every chain of one region.
+pub(crate) struct Region {
+    pub scope: Scope,
+    pub mode: Mode,
+    /// States expanded at most (all chains of the region together).
+    pub budget: u64,
+    /// States expanded so far.
+    pub nodes: u64,
+    /// `U_black`, `U_white` by cells (each computed when first asked for).
+    ucache: HashMap<Vec<u8>, [Option<Bits>; 2]>,
+    /// When set, the ends are those of a territory's local game (see `safety`), not of a
+    /// chain.
+    pub territory: Option<Territory>,
+    /// Reused buffers of [`Region::play`] (chain members, captured stones).
+    scratch: std::cell::RefCell<(Vec<u32>, Vec<u32>)>,
+    /// The whole board (outside the region it never changes), for [`Region::safe_end`].
+    pub base: Option<goban::Board>,
+    /// Whether territories proved safe end a line too (see [`Region::safe_end`]).
+    pub safety_end: bool,
+    /// Per cells and colour: the stones kept alive and the safe area (board indices).
+    scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
+    /// When the search stops before its budget (cancelled, deadline, memory cap), polled by
+    /// [`Region::halted`].
+    pub halt: crate::halt::Halt,
+}
+
+/// By board index: the stones the territory proofs keep alive, and their safe area.
+type KeptAndSafe = (Vec<bool>, Vec<bool>);
+
+/// Nodes per local game of the safety proofs taken as an end ([`Region::safe_end`]).
+const SAFE_END_LOCAL: u64 = 2_000;
+
+/// Regions of at most this many local points mark chains in a stack buffer.
+const STACK_MARKS: usize = 512;
+
+/// The ends of a territory's local game: the defender wins (*alive*) when every point of
+/// `area` is in its unconditional area; the attacker wins (*dead*) when it captures a
+/// stone of one of the defender's `boundary` chains.
+#[derive(Clone, Debug)]
+pub(crate) struct Territory {
+    pub defender: Color,
+    pub boundary: Vec<usize>,
+    pub area: Vec<usize>,
+}
+
+/// A chain of cells: its members and whether it has a liberty (an outside pass-alive
+/// stone of the same colour counts as one that never goes), with its liberties counted up
+/// to two (two when it has such an outside stone).
+///
+/// The walk stops as soon as `enough` liberties are known (`enough` 1: does it have one;
+/// 2: is it in atari): `members` then holds only the stones walked so far (all of them are
+/// marked). Pass `u32::MAX` for every member.
+fn chain_of(sc: &Scope, cells: &[u8], start: usize, members: &mut Vec<u32>, mark: &mut [bool], enough: u32) -> (bool, u32) {
+    let col = cells[start];
+    members.clear();
+    members.push(start as u32);
+    mark[start] = true;
+    let mut k = 0;
+    let mut safe = false;
+    let mut libs: [u32; 2] = [NONE; 2];
+    let mut nlibs = 0u32;
+    while k < members.len() {
+        let l = members[k] as usize;
+        k += 1;
+        for &g in &sc.nbrs[l] {
+            if g == NONE {
+                continue;
+            }
+            if g >= OUT {
+                let v = sc.ext[(g - OUT) as usize].0;
+                if v == col || v == EMPTY {
+                    safe = true;
+                }
+                continue;
+            }
+            let v = cells[g as usize];
+            if v == EMPTY {
+                if nlibs < 2 && !libs[..nlibs as usize].contains(&g) {
+                    libs[nlibs as usize] = g;
+                    nlibs += 1;
+                }
+            } else if v == col && !mark[g as usize] {
+                mark[g as usize] = true;
+                members.push(g);
+            }
+        }
+        if safe || nlibs >= enough {
+            break;
+        }
+    }
+    if safe {
+        nlibs = 2;
+    }
+    (nlibs > 0, nlibs)
+}
+
+impl Region {
+    pub fn new(scope: Scope, mode: Mode, budget: u64) -> Region {
+        Region {
+            scope,
+            mode,
+            budget,
+            nodes: 0,
+            ucache: Default::default(),
+            territory: None,
+            scratch: Default::default(),
+            base: None,
+            safety_end: false,
+            scache: Default::default(),
+            halt: crate::halt::Halt::none(),
+        }
+    }
+
+    /// Whether the search must stop now although its budget is not spent ([`crate::halt`]):
+    /// the conditions are checked every [`crate::halt::POLL_NODES`] calls, at the points
+    /// where nodes are counted; a search that stops returns [`OutOfBudget`].
+    #[inline]
+    pub fn halted(&mut self) -> bool {
+        let Region { halt, ucache, scache, scope, base, nodes, .. } = self;
+        halt.poll(|| Region::table_bytes(ucache, scache, scope.len(), base.as_ref().map_or(0, |b| b.points().count()), *nodes))
+    }
+
+    /// An estimate in bytes of the memory of the search's tables, from their entries
+    /// (`n` local points, `board` points of the whole board, `nodes` counted): the caches of
+    /// unconditional areas and territory proofs by cells (capacity, keys and both values of
+    /// every entry), and for the proof, disproof and avoidance tables ([`Prover`], [`Trap`]),
+    /// which live as long as one step of one chain, three states per four cached cell states
+    /// (at most per node). On kakunin 4 and on an open 6x6 board it comes within a quarter
+    /// of the process's peak resident memory (above it on kakunin 4, near it on 6x6).
+    fn table_bytes(
+        ucache: &HashMap<Vec<u8>, [Option<Bits>; 2]>,
+        scache: &HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
+        n: usize,
+        board: usize,
+        nodes: u64,
+    ) -> u64 {
+        // A heap block of `b` bytes with the allocator's header, rounded to 16.
+        let heap = |b: usize| (b + 8).div_ceil(16).max(2) as u64 * 16;
+        let slot = |entry: usize, cap: usize| cap as u64 * (entry as u64 + 1);
+        let key = heap(n);
+        let bits = heap(n.div_ceil(64).max(1) * 8);
+        let u = slot(std::mem::size_of::<(Vec<u8>, [Option<Bits>; 2])>(), ucache.capacity()) + ucache.len() as u64 * (key + 2 * bits);
+        let s = slot(std::mem::size_of::<(Vec<u8>, [Option<KeptAndSafe>; 2])>(), scache.capacity())
+            + scache.len() as u64 * (key + 4 * heap(board));
+        let state = std::mem::size_of::<State>() as u64 + 16 + key;
+        u + s + 3 * state * (ucache.len() as u64).min(nodes) / 4
+    }
+
+    /// The cache slot of `cells`: its unconditional areas, each computed when first needed
+    /// (one lookup for both colours).
+    fn slot<'a>(ucache: &'a mut HashMap<Vec<u8>, [Option<Bits>; 2]>, cells: &[u8]) -> &'a mut [Option<Bits>; 2] {
+        if !ucache.contains_key(cells) {
+            ucache.insert(cells.to_vec(), [None, None]);
+        }
+        ucache.get_mut(cells).expect("just inserted")
+    }
+
+    /// `U_c` for `cells` (cached).
+    pub fn area(&mut self, cells: &[u8], c: Color) -> &Bits {
+        let Region { ucache, scope, .. } = self;
+        Region::slot(ucache, cells)[c.index()].get_or_insert_with(|| unconditional(cells, c, scope).area)
+    }
+
+    /// Whether every stone of `stones` (local indices of a chain of `c`) is in `U_c` of
+    /// `cells` — after the quick necessary test of [`crate::benson::may_be_in_area`], which
+    /// spares most area computations when the answer is no; then from the cached area if
+    /// there is one, else by Benson's iteration over the chains the chain's life depends on
+    /// ([`crate::benson::chain_in_area`], exact), and only when that cannot tell (a chain
+    /// of one or two stones that is not pass-alive) by the whole area.
+    pub fn holds_all(&mut self, cells: &[u8], c: Color, stones: &[usize]) -> bool {
+        if !crate::benson::may_be_in_area(cells, c, &self.scope, stones) {
+            return false;
+        }
+        if let Some(Some(a)) = self.ucache.get(cells).map(|slot| &slot[c.index()]) {
+            return stones.iter().all(|&s| a.get(s));
+        }
+        match crate::benson::chain_in_area(cells, c, &self.scope, stones) {
+            Some(held) => held,
+            None => stones.iter().all(|&s| self.area(cells, c).get(s)),
+        }
+    }
+
+    /// Both unconditional areas of `cells`.
+    fn areas(&mut self, cells: &[u8]) -> [&Bits; 2] {
+        let Region { ucache, scope, .. } = self;
+        let slot = Region::slot(ucache, cells);
+        for c in [Color::Black, Color::White] {
+            if slot[c.index()].is_none() {
+                slot[c.index()] = Some(unconditional(cells, c, scope).area);
+            }
+        }
+        let [b, w] = &*slot;
+        [b.as_ref().expect("computed"), w.as_ref().expect("computed")]
+    }
+
+    /// The points where a move can matter: empty and outside both unconditional areas
+    /// (a move inside an unconditional area changes nothing outside it and counts, for
+    /// the region, as a pass — see the crate documentation).
+    pub fn playable(&mut self, cells: &[u8]) -> Vec<bool> {
+        if let Some(d) = self.territory.as_ref().map(|t| t.defender) {
+            // A territory's local game: only the defender's area is computed (its end needs
+            // it); the attacker's is almost always empty there, and a move in it is only a
+            // wasted node, never a wrong one.
+            let own = self.area(cells, d);
+            return (0..cells.len()).map(|i| cells[i] == EMPTY && !own.get(i)).collect();
+        }
+        let a = self.areas(cells);
+        (0..cells.len()).map(|i| cells[i] == EMPTY && !a[0].get(i) && !a[1].get(i)).collect()
+    }
+
+    /// End condition for the stones at local indices `stones` of `owner`.
+    pub fn end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
+        if let Some(t) = self.territory.take() {
+            let d = cell(t.defender);
+            let e = if t.boundary.iter().any(|&s| cells[s] != d) {
+                Some(End::Dead)
+            } else {
+                let own = self.area(cells, t.defender);
+                t.area.iter().all(|&s| own.get(s)).then_some(End::Alive)
+            };
+            self.territory = Some(t);
+            return e;
+        }
+        // One cache lookup; the owner's area only when the chain is not dead.
+        let Region { ucache, scope, .. } = self;
+        let slot = Region::slot(ucache, cells);
+        let opp = slot[owner.opponent().index()].get_or_insert_with(|| unconditional(cells, owner.opponent(), scope).area);
+        if stones.iter().any(|&s| opp.get(s)) {
+            return Some(End::Dead);
+        }
+        let own = slot[owner.index()].get_or_insert_with(|| unconditional(cells, owner, scope).area);
+        if stones.iter().all(|&s| own.get(s)) {
+            return Some(End::Alive);
+        }
+        if self.safety_end && self.base.is_some() {
+            return self.safe_end(cells, stones, owner);
+        }
+        None
+    }
+
+    /// The safety proof (module `safety`) of colour `c` on the board with the region's
+    /// cells `cells`: (stones kept alive, safe area), by board index. The local games'
+    /// nodes count against the region's budget.
+    fn safety_of(&mut self, cells: &[u8], c: Color) -> &(Vec<bool>, Vec<bool>) {
+        if !self.scache.contains_key(cells) {
+            self.scache.insert(cells.to_vec(), [None, None]);
+        }
+        if self.scache[cells][c.index()].is_none() {
+            let mut b = self.base.clone().expect("base board");
+            for (k, p) in self.scope.points.iter().enumerate() {
+                let v = match cells[k] {
+                    EMPTY => None,
+                    v if v == cell(Color::Black) => Some(Color::Black),
+                    _ => Some(Color::White),
+                };
+                b.set(*p, v).expect("a point of the board");
+            }
+            let sf = crate::safety::safe_territories(&b, c, self.mode, SAFE_END_LOCAL);
+            self.nodes += sf.nodes + 1;
+            self.scache.get_mut(cells).expect("slot")[c.index()] = Some((sf.alive, sf.area));
+        }
+        self.scache[cells][c.index()].as_ref().expect("computed")
+    }
+
+    /// Territories proved safe as an end (crate docs, Engine step 4): a stone of the chain
+    /// in a territory the opponent's safety proof holds -> dead; every stone of the chain
+    /// in a chain the owner's safety proof keeps alive -> alive. Either proof is a strategy
+    /// that reaches the Benson end whatever the other side does and whoever moves next (a
+    /// defender to move passes first, which lifts any ko ban), so it is a forced win of that
+    /// end: taking it as an end changes no status, it only shortens the lines.
+    fn safe_end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
+        let w = self.scope.width;
+        let gis: Vec<usize> = stones
+            .iter()
+            .map(|&s| {
+                let p = self.scope.points[s];
+                p.y as usize * w + p.x as usize
+            })
+            .collect();
+        let (_, area) = self.safety_of(cells, owner.opponent());
+        if gis.iter().any(|&g| area[g]) {
+            return Some(End::Dead);
+        }
+        if stones.iter().any(|&s| cells[s] != cell(owner)) {
+            return None;
+        }
+        let (alive, _) = self.safety_of(cells, owner);
+        gis.iter().all(|&g| alive[g]).then_some(End::Alive)
+    }
+
+    /// Whether the side to move would retake the ko `(q, s)` by playing `q`.
+    fn is_retake(&self, st: &State, q: u32, s: u32) -> bool {
+        let opp = cell(st.to_move.opponent());
+        if st.cells[s as usize] != opp {
+            return false;
+        }
+        let mut libs = 0;
+        for &g in &self.scope.nbrs[s as usize] {
+            if g == NONE {
+                continue;
+            }
+            if g >= OUT {
+                let v = self.scope.ext[(g - OUT) as usize].0;
+                if v == opp || v == EMPTY {
+                    return false;
+                }
+                continue;
+            }
+            match st.cells[g as usize] {
+                EMPTY => {
+                    if g != q {
+                        return false;
+                    }
+                    libs += 1;
+                }
+                v if v == opp => return false,
+                _ => {}
+            }
+        }
+        libs == 1
+    }
+
+    /// The board move of the local move `mv` (a local point index, `None` = pass).
+    pub fn move_at(&self, mv: Option<u32>) -> Move {
+        match mv {
+            Some(i) => Move::Play(self.scope.points[i as usize]),
+            None => Move::Pass,
+        }
+    }
+
+    /// The local move of the board move `m` (the inverse of [`Region::move_at`]; a point
+    /// outside the region gives [`NONE`], which no state can play).
+    pub fn local_move(&self, m: Move) -> Option<u32> {
+        match m {
+            Move::Play(p) => Some(self.scope.local_of(p)),
+            Move::Pass => None,
+        }
+    }
+
+    /// The state after `mv` by the side to move, or `None` if it is not legal
+    /// (occupied, suicide 第四条, ko 第五条 / 1989 ko-pass rule).
+    pub fn play(&self, st: &State, mv: Option<u32>) -> Option<State> {
+        let me = st.to_move;
+        let mut next = State { cells: st.cells.clone(), to_move: me.opponent(), ko: NONE, bans: st.bans.clone() };
+        match mv {
+            None => {
+                // A pass lifts the 第五条 ban; under 1989 it renounces retaking every ko
+                // the passer was barred from.
+                next.bans[me.index()].clear();
+            }
+            Some(i) => {
+                let iu = i as usize;
+                if st.cells[iu] != EMPTY {
+                    return None;
+                }
+                let n = st.cells.len();
+                let mycell = cell(me);
+                let oppcell = cell(me.opponent());
+                next.cells[iu] = mycell;
+                let (mut stack, mut heap) = ([false; STACK_MARKS], Vec::new());
+                let mark: &mut [bool] = if n <= STACK_MARKS {
+                    &mut stack[..n]
+                } else {
+                    heap.resize(n, false);
+                    &mut heap
+                };
+                let mut scratch = self.scratch.borrow_mut();
+                let (members, captured) = &mut *scratch;
+                captured.clear();
+                for &g in &self.scope.nbrs[iu] {
+                    if g == NONE || g >= OUT || next.cells[g as usize] != oppcell || mark[g as usize] {
+                        continue;
+                    }
+                    // Walk only until a liberty shows; a chain walked in part is unmarked
+                    // again, so another neighbour in it is walked afresh (a partial mark
+                    // would cut the walk off from the liberty already seen).
+                    let (has, _) = chain_of(&self.scope, &next.cells, g as usize, members, mark, 1);
+                    if has {
+                        for &m in members.iter() {
+                            mark[m as usize] = false;
+                        }
+                    } else {
+                        for &m in members.iter() {
+                            next.cells[m as usize] = EMPTY;
+                            captured.push(m);
+                        }
+                    }
+                }
+                // 劫 (第五条): retaking at once the single stone that has just taken a
+                // single stone is forbidden; a move there that captures more is not a ko
+                // recapture. 1989: the same retake is barred until the player has passed.
+                let retake = captured.len() == 1;
+                match self.mode {
+                    Mode::Kiyaku2011 => {
+                        if retake && st.ko == i {
+                            return None;
+                        }
+                    }
+                    Mode::Kiyaku1989 => {
+                        if retake && st.bans[me.index()].iter().any(|&(q, s)| q == i && s == captured[0]) {
+                            return None;
+                        }
+                    }
+                }
+                mark.fill(false);
+                let (has, nlibs) = chain_of(&self.scope, &next.cells, iu, members, mark, 2);
+                if !has {
+                    return None; // suicide (第四条)
+                }
+                if captured.len() == 1 && members.len() == 1 && nlibs == 1 {
+                    match self.mode {
+                        Mode::Kiyaku2011 => next.ko = captured[0],
+                        Mode::Kiyaku1989 => next.bans[me.opponent().index()].push((captured[0], i)),
+                    }
+                }
+            }
+        }
+        if self.mode == Mode::Kiyaku1989 {
+            // Bans whose ko shape no longer stands can never apply again (a new capture
+            // creates a new ban): drop them so equal positions compare equal.
+            for c in [Color::Black, Color::White] {
+                let mut bans = std::mem::take(&mut next.bans[c.index()]);
+                let probe = State { to_move: c, ..next.clone() };
+                bans.retain(|&(q, s)| next.cells[q as usize] == EMPTY && self.is_retake(&probe, q, s));
+                bans.sort_unstable();
+                bans.dedup();
+                next.bans[c.index()] = bans;
+            }
+        }
+        Some(next)
+    }
+}
+
+/// The moves of the side to move in `st`, most promising first: points next to (or on)
+/// the examined `stones`, then contact with the opponent; a pass last for the forcing side
+/// and first for the other (holding is often its best).
+pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: bool) -> Vec<Option<u32>> {
+    let playable = region.playable(&st.cells);
+    let sc = &region.scope;
+    let me = cell(st.to_move);
+    // Points next to the examined stones (or on them, once captured).
+    let mut near = vec![false; sc.len()];
+    for &s in stones {
+        near[s] = true;
+        for &g in &sc.nbrs[s] {
+            if g != NONE && g < OUT {
+                near[g as usize] = true;
+            }
+        }
+    }
+    // Liberties (up to two) of the opponent's chains, by member: a move on the last one
+    // captures, on one of two gives atari.
+    let opp = cell(st.to_move.opponent());
+    let mut opp_libs = vec![u32::MAX; sc.len()];
+    let mut mark = vec![false; sc.len()];
+    let mut members = Vec::new();
+    for s in 0..sc.len() {
+        if st.cells[s] == opp && !mark[s] {
+            let (_, n) = chain_of(sc, &st.cells, s, &mut members, &mut mark, u32::MAX);
+            for &m in &members {
+                opp_libs[m as usize] = n;
+            }
+        }
+    }
+    let mut scored: Vec<(i32, Option<u32>)> = Vec::new();
+    for i in 0..sc.len() {
+        if !playable[i] {
+            continue;
+        }
+        let mut score = 0;
+        if near[i] {
+            score += 40;
+        }
+        let mut libs = 0;
+        for &g in &sc.nbrs[i] {
+            if g == NONE || g >= OUT {
+                continue;
+            }
+            match st.cells[g as usize] {
+                EMPTY => libs += 1,
+                v if v == me => libs += 1,
+                _ => {
+                    score += match opp_libs[g as usize] {
+                        1 => 100,
+                        2 => 15,
+                        _ => 5,
+                    }
+                }
+            }
+        }
+        if libs == 0 {
+            score -= 20;
+        }
+        scored.push((score, Some(i as u32)));
+    }
+    scored.sort_by_key(|x| std::cmp::Reverse(x.0));
+    let mut out: Vec<Option<u32>> = scored.into_iter().map(|x| x.1).collect();
+    if forcing {
+        out.push(None);
+    } else {
+        out.insert(0, None);
+    }
+    out
+}
+
+mod prover;
+#[cfg(test)]
+mod tests;
+mod trap;
+
+pub(crate) use prover::{forced, Prover};
+pub(crate) use trap::Trap;

@@ -1,0 +1,119 @@
+//! Unit tests of hypothetical play in a region.
+
+use super::*;
+use goban::{Board, Point};
+
+/// `Region::play` (captures 第三条, suicide 第四条) agrees with `goban::Board::play` on
+/// dense random 7x7 positions, for every empty point and both colours — in particular
+/// when the stone touches one opponent chain at several points, where the capture test
+/// stops walking a chain at its first liberty.
+#[test]
+fn play_agrees_with_the_board_on_dense_random_positions() {
+    let mut rand = crate::xorshift(0x5eed_1234_abcd_0001);
+    let mut multi_touch = 0;
+    for _ in 0..400 {
+        let mut board = Board::new(7, 7).unwrap();
+        for p in board.points().collect::<Vec<_>>() {
+            let c = match rand() % 8 {
+                0..=2 => Some(Color::Black),
+                3..=5 => Some(Color::White),
+                _ => None,
+            };
+            if c.is_some() {
+                board.set(p, c).unwrap();
+            }
+        }
+        // Only legal setups: every chain keeps a liberty.
+        if board.points().any(|p| board.get(p).is_some() && board.liberty_count(p) == 0) {
+            continue;
+        }
+        let region = Region::new(Scope::whole(&board), Mode::Kiyaku2011, u64::MAX);
+        let cells = region.scope.cells(&board);
+        for (i, &p) in region.scope.points.iter().enumerate() {
+            if board.get(p).is_some() {
+                continue;
+            }
+            for c in [Color::Black, Color::White] {
+                let st = State { cells: cells.clone(), to_move: c, ko: NONE, bans: [Vec::new(), Vec::new()] };
+                let mut heads: Vec<Point> =
+                    board.adjacent(p).filter(|&q| board.get(q) == Some(c.opponent())).map(|q| board.chain_id(q).unwrap()).collect();
+                let touches = heads.len();
+                heads.sort();
+                heads.dedup();
+                if touches > heads.len() {
+                    multi_touch += 1;
+                }
+                let mut b = board.clone();
+                let want = b.play(c, p, false).ok().map(|_| region.scope.cells(&b));
+                let got = region.play(&st, Some(i as u32)).map(|s| s.cells);
+                assert_eq!(got, want, "{} at {}", c.letter(), p.to_sgf());
+            }
+        }
+    }
+    assert!(multi_touch > 100, "the positions exercise moves touching a chain twice: {multi_touch}");
+}
+
+/// df-pn ([`Prover::prove_dfpn`]) on random 5x4 boards, for every chain and both ends
+/// under 2011: each proof is confirmed by the exact avoidance search ([`Trap`]: the end
+/// is not avoidable) and its line, replayed, reaches the end; and df-pn proves nearly
+/// everything the iterative deepening proves within the same nodes.
+#[test]
+fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
+    let mut rand = crate::xorshift(0xdf0b_2026_1124);
+    let (mut proved, mut deepening, mut deepening_only) = (0, 0, 0);
+    for _ in 0..80 {
+        let mut board = Board::new(5, 4).unwrap();
+        for p in board.points().collect::<Vec<_>>() {
+            match rand() % 5 {
+                0 | 1 => board.set(p, Some(Color::Black)).unwrap(),
+                2 | 3 => board.set(p, Some(Color::White)).unwrap(),
+                _ => {}
+            }
+        }
+        if board.points().any(|p| board.get(p).is_some() && board.liberty_count(p) == 0) {
+            continue;
+        }
+        let mut seen = std::collections::HashSet::new();
+        for p in board.points().collect::<Vec<_>>() {
+            let Some(owner) = board.get(p) else { continue };
+            if !seen.insert(board.chain_id(p).unwrap()) {
+                continue;
+            }
+            let region = || Region::new(Scope::whole(&board), Mode::Kiyaku2011, 60_000);
+            let r = region();
+            let stones: Vec<usize> = board.chain(p).iter().map(|&q| r.scope.local_of(q) as usize).collect();
+            let root = State { cells: r.scope.cells(&board), to_move: owner, ko: NONE, bans: [Vec::new(), Vec::new()] };
+            for goal in [End::Alive, End::Dead] {
+                let mut reg = region();
+                let mut df = Prover::new(stones.clone(), owner, goal);
+                let found = matches!(df.prove_dfpn(&mut reg, &root, 30_000), Ok(true));
+                let mut reg_id = region();
+                let by_id = matches!(Prover::new(stones.clone(), owner, goal).prove(&mut reg_id, &root, 30_000), Ok(true));
+                deepening += by_id as u32;
+                deepening_only += (by_id && !found) as u32;
+                if !found {
+                    continue;
+                }
+                proved += 1;
+                let mut exact = region();
+                let avoidable = Trap::new(stones.clone(), owner, goal).avoids(&mut exact, &root);
+                assert!(
+                    !matches!(avoidable, Ok(true)),
+                    "df-pn proved {goal:?} for {} at {}, which can be avoided",
+                    owner.letter(),
+                    p.to_sgf()
+                );
+                // The line reaches the end.
+                let line = df.line(&mut reg, &root, 200);
+                let mut cur = root.clone();
+                for &(_, m) in &line {
+                    cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
+                }
+                assert_eq!(reg.end(&cur.cells, &stones, owner), Some(goal), "line {line:?}");
+            }
+        }
+    }
+    assert!(proved > 60, "df-pn proved {proved}");
+    assert!(deepening_only * 20 <= deepening, "the deepening alone proved {deepening_only} of {deepening}");
+    eprintln!("df-pn proved {proved}; the deepening {deepening}, {deepening_only} of them not by df-pn");
+}
