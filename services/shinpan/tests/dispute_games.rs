@@ -7,9 +7,11 @@
 //! A debug build takes every third record (`SHINPAN_DISPUTE_EVERY=n` sets the step); the
 //! figures of the README are those of the release build, which takes them all.
 //!
+//! `SHINPAN_DISPUTE_BUDGET=n` sets the nodes per region (default: the command line's).
+//!
 //! Printed: disputes decided / total (all records, the older ones and the `kgs2017` human
 //! games apart), the decisions that differ from the marks with their proof lines, the
-//! chains drawn into disputes, and the time per dispute (p50, p95, max).
+//! chains drawn into disputes, the time per dispute (p50, p95, max) and the nodes the decided ones took.
 //!
 //! Asserted: every decision that differs from the marks is reported as a refuted agreement
 //! carrying its proof; every undecided disputed chain says why; on the records whose marks
@@ -55,6 +57,8 @@ fn every_marked_dead_chain_disputed_alone() {
     // command), which searches several times slower. SHINPAN_DISPUTE_EVERY=n overrides.
     let default_every = if cfg!(debug_assertions) { 3 } else { 1 };
     let every: usize = std::env::var("SHINPAN_DISPUTE_EVERY").ok().and_then(|s| s.parse().ok()).unwrap_or(default_every);
+    let budget: u64 = std::env::var("SHINPAN_DISPUTE_BUDGET").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_BUDGET);
+    let mut decided_nodes: Vec<u64> = Vec::new();
     for (row, line) in lines.enumerate() {
         if row % every != 0 {
             continue;
@@ -85,7 +89,7 @@ fn every_marked_dead_chain_disputed_alone() {
         for &d in &heads {
             let others: Vec<Point> = heads.iter().copied().filter(|&h| h != d).collect();
             let t = Instant::now();
-            let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
+            let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, budget);
             times.push(t.elapsed().as_secs_f64());
             let adj = &out.adjudication;
             let found = adj.status.get(d);
@@ -95,6 +99,7 @@ fn every_marked_dead_chain_disputed_alone() {
             }
             if found != Status::Undecided {
                 tally.decided += 1;
+                decided_nodes.push(adj.proofs.iter().find(|pr| pr.stones.contains(&d)).map_or(0, |pr| pr.nodes));
                 if f[c_agree] == "1" {
                     strict.decided += 1;
                 }
@@ -132,7 +137,7 @@ fn every_marked_dead_chain_disputed_alone() {
     let decided = older.decided + human.decided;
     eprintln!(
         "marked records {records}: disputes decided {decided} of {all} ({:.1}%); older records {} of {}, kgs2017 human games {} of {}; \
-         records whose marks reproduce RE {} of {}; budget {DEFAULT_BUDGET} nodes per region; time per dispute p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+         records whose marks reproduce RE {} of {}; budget {budget} nodes per region; time per dispute p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
         100.0 * decided as f64 / all.max(1) as f64,
         older.decided,
         older.disputes,
@@ -144,7 +149,10 @@ fn every_marked_dead_chain_disputed_alone() {
         q(0.95),
         q(1.0),
     );
-    eprintln!("undisputed by reason: {reasons:?}");
+    decided_nodes.sort_unstable();
+    let nq = |x: f64| decided_nodes.get(((decided_nodes.len() as f64 - 1.0) * x).round() as usize).copied().unwrap_or(0);
+    eprintln!("nodes of the decided disputes: p50 {}, p95 {}, p99 {}, max {}", nq(0.5), nq(0.95), nq(0.99), nq(1.0));
+    eprintln!("undecided by reason: {reasons:?}");
     eprintln!("decisions that differ from the marks ({}):", differ.len());
     for d in &differ {
         eprintln!("  {d}");
