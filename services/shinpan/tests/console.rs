@@ -418,7 +418,7 @@ async fn a_real_browser_renders_the_game_page() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_end_of_a_game_proposal_dispute_and_confirmation() {
+async fn the_end_of_a_game_proposal_dispute_confirmation_and_the_results_page() {
     let s = server().await;
     let mut rec = recording(&s.url).await;
     let g = new_game(&mut rec, 5, 7).await;
@@ -481,6 +481,30 @@ async fn the_end_of_a_game_proposal_dispute_and_confirmation() {
     // A confirmation after that is refused with the article.
     let again = http(s.addr, "POST", &format!("{base}/result"), &[("Cookie", &black)], Some("action=confirm")).await;
     assert!(again.body.contains("第十条"), "{}", again.body);
+
+    // The results page lists the final result by round and board, with its downloads.
+    let got = rec.get_game(pb::GetGameRequest { game_id: g.id.clone() }).await.expect("GetGame").into_inner().game.unwrap();
+    assert!(!got.result.is_empty(), "{got:?}");
+    let results = http(s.addr, "GET", "/console/results", &[("Cookie", &referee)], None).await;
+    assert_eq!(results.status, 200, "{}", results.body);
+    let row = format!("data-game=\"{}\"", g.id);
+    for want in [row.as_str(), "Final results", "Honinbo Shusaku", &got.result, "/console/results/egf?tournament=Console+Cup"] {
+        assert!(results.body.contains(want), "{want} missing: {}", results.body);
+    }
+    let egf = http(s.addr, "GET", "/console/results/egf?tournament=Console+Cup", &[("Cookie", &referee)], None).await;
+    assert_eq!(egf.status, 200, "{}", egf.body);
+    assert!(egf.header("content-disposition").iter().any(|d| d.contains("attachment")), "{}", egf.head);
+    assert!(egf.body.contains("Shusaku") && egf.body.contains("Inseki"), "{}", egf.body);
+    let all = http(s.addr, "GET", "/console/results/sgf?tournament=Console+Cup", &[("Cookie", &referee)], None).await;
+    assert_eq!(all.status, 200, "{}", all.body);
+    assert!(all.body.starts_with("(;") && all.body.contains(&format!("RE[{}]", got.result)), "{}", all.body);
+    let one = http(s.addr, "GET", &format!("{base}/sgf"), &[("Cookie", &black)], None).await;
+    assert_eq!(one.status, 200, "{}", one.body);
+    assert!(one.body.contains("PB[Honinbo Shusaku]") && one.body.contains(&format!("RE[{}]", got.result)), "{}", one.body);
+    // A player is not an official of the tournament: the EGF export is refused, in a sentence.
+    let refused = http(s.addr, "GET", "/console/results/egf?tournament=Console+Cup", &[("Cookie", &black)], None).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(!refused.body.contains("Inseki"), "{}", refused.body);
 }
 
 #[tokio::test]

@@ -25,11 +25,13 @@ use tonic::Status;
 mod cases;
 mod end;
 mod game;
+mod results;
 mod tournament;
 
 pub use cases::*;
 pub use end::*;
 pub use game::*;
+pub use results::*;
 pub use tournament::*;
 
 /// The query parameters the pages understand.
@@ -47,6 +49,8 @@ pub struct PageQuery {
     pub from: Option<u64>,
     /// Where the sign-in leads (a path under `/console`).
     pub next: Option<String>,
+    /// A tournament's name (the results' downloads).
+    pub tournament: Option<String>,
 }
 
 /// `next` when it is a path of the console, else `/console`.
@@ -98,6 +102,7 @@ fn layout(lang: Lang, claims: Option<&Claims>, title: &str, body: Markup) -> Mar
                     a href="/console" { strong { (lang.t("title")) } }
                     a.lang href={"?lang=" (other)} { (lang.t("language")) }
                     @if let Some(c) = claims {
+                        a href="/console/results" { (lang.t("final_results")) }
                         span.who { (lang.t("signed_in_as")) " " (c.sub) " (" (c.role) ")" }
                         form.inline method="post" action="/console/sign-out" { button type="submit" { (lang.t("sign_out")) } }
                     }
