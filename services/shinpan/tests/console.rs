@@ -470,6 +470,13 @@ async fn the_end_of_a_game_proposal_dispute_confirmation_and_the_results_page() 
         assert!(disputed.body.contains("data-steps=") && disputed.body.contains("data-step=\"1\""), "{}", disputed.body);
     }
 
+    // The same dispute followed live (AdjudicateStream as server-sent events), as the page's
+    // script does: progress, then the answer.
+    let live =
+        read_stream(s.addr, &format!("{base}/dispute/live?point=bb&marks="), &referee, "count-result", Duration::from_secs(60)).await;
+    assert!(live.contains("event: done"), "{live}");
+    assert!(live.contains("Proof line") || live.contains("undecided-reason"), "{live}");
+
     // Propose the count; both players and the referee confirm; the result is final.
     let proposed = http(s.addr, "POST", &format!("{base}/result"), &[("Cookie", &referee)], Some("action=propose&marks=")).await;
     assert_eq!(proposed.status, 303, "{}", proposed.body);
@@ -676,11 +683,16 @@ async fn browser_sign_in(client: &fantoccini::Client, base: &str, token: &str, n
     let signed_in = client.find(Locator::Css("form[action='/console/sign-out'] button")).await;
     if let Ok(out) = signed_in {
         out.click().await.unwrap();
+        client.wait().for_element(Locator::Css("textarea#token")).await.expect("signed out, on the sign-in page");
         client.goto(&format!("{base}/console?next={next}")).await.unwrap();
     }
     client.find(Locator::Css("textarea#token")).await.expect("the token form").send_keys(token).await.unwrap();
-    client.find(Locator::Css("textarea#token ~ button, form[action='/console/sign-in'] button")).await.unwrap().click().await.unwrap();
-    client.wait().for_url(&format!("{base}{next}").parse().unwrap()).await.expect("signed in, on the page asked for");
+    client.find(Locator::Css("form[action='/console/sign-in'] button")).await.unwrap().click().await.unwrap();
+    let want = format!("{base}{next}");
+    if client.wait().at_most(Duration::from_secs(60)).for_url(&want.parse().unwrap()).await.is_err() {
+        let now = client.current_url().await.map(|u| u.to_string()).unwrap_or_default();
+        panic!("signing in did not lead to {want} but to {now}: {}", client.source().await.unwrap_or_default());
+    }
 }
 
 /// A whole tournament game in a real browser driven through WebDriver (Debian's `chromium`
@@ -786,6 +798,7 @@ async fn a_referee_runs_a_game_to_its_result_in_a_real_browser() {
 
     // The proposal, every chain with its basis.
     client.goto(&format!("{base}{page}/end")).await.unwrap();
+    client.wait().at_most(Duration::from_secs(60)).for_element(Locator::Css("table.proofs")).await.expect("the proposal");
     let body = client.source().await.unwrap();
     assert!(body.contains("Proposal") && body.contains("class=\"proof-row"), "{body}");
     shoot(&client, "3-proposal").await;
@@ -793,7 +806,7 @@ async fn a_referee_runs_a_game_to_its_result_in_a_real_browser() {
     // The referee disputes White's stone: the answer with its proof line, replayed step by step.
     client.find(Locator::Css("select[name=point]")).await.unwrap().select_by_value("bb").await.unwrap();
     client.find(Locator::Css("button.dispute")).await.unwrap().click().await.unwrap();
-    client.wait().for_element(Locator::Css("table.count, .count")).await.expect("the dispute's answer");
+    client.wait().for_element(Locator::Css("span.proof, p.undecided-reason")).await.expect("the dispute's answer, delivered live");
     let answer = client.source().await.unwrap();
     assert!(answer.contains("Proof line") || answer.contains("undecided-reason"), "{answer}");
     if answer.contains("Proof line") {

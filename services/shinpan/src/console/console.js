@@ -15,7 +15,7 @@
 
 // Plays a proof line out on the board move by move: the buttons of [data-steps] show the
 // numbered stones up to the current step.
-(function () {
+function wireSteps() {
   var steps = document.querySelector("[data-steps]");
   if (!steps) { return; }
   var n = +steps.getAttribute("data-steps");
@@ -34,4 +34,34 @@
     });
   });
   show();
+}
+wireSteps();
+
+// A dispute sent from the end of the game follows its adjudication live (AdjudicateStream):
+// the regions searched so far, then the answer in place of the page's content. Without
+// server-sent events the form is posted as it stands.
+(function () {
+  var form = document.querySelector("form[data-dispute-live]");
+  if (!form || !window.EventSource || !window.URLSearchParams) { return; }
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var query = new URLSearchParams(new FormData(form)).toString();
+    var status = document.createElement("div");
+    status.className = "dispute-progress";
+    form.appendChild(status);
+    form.querySelector("button").disabled = true;
+    var source = new EventSource(form.getAttribute("data-dispute-live") + "?" + query);
+    var done = false;
+    source.addEventListener("progress", function (e) { status.innerHTML = e.data; });
+    source.addEventListener("done", function (e) {
+      done = true;
+      source.close();
+      document.querySelector("main").innerHTML = e.data;
+      wireSteps();
+    });
+    source.onerror = function () {
+      source.close();
+      if (!done) { form.submit(); }
+    };
+  });
 })();

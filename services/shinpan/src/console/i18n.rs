@@ -142,6 +142,8 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("refused_role", "Your role may not do this.", "あなたの役割ではこの操作はできません。"),
     ("back_to_tournament", "Tournament view", "大会一覧"),
     ("final_results", "Final results", "確定した結果"),
+    ("searching", "Hypothetical play (第七条): regions searched", "想定着手（第七条）: 探索済みの領域"),
+    ("nodes", "positions", "局面"),
     ("no_final_results", "No result is final yet.", "確定した結果はまだありません。"),
     ("egf_table", "EGF results table", "EGF 成績表"),
     ("sgf_collection", "All records (SGF)", "全棋譜（SGF）"),

@@ -148,6 +148,7 @@ pub fn router(console: Console) -> axum::Router {
         .route("/console/games/{id}/live", get(pages::game_live))
         .route("/console/games/{id}/end", get(pages::end_of_game))
         .route("/console/games/{id}/dispute", post(pages::dispute))
+        .route("/console/games/{id}/dispute/live", get(pages::dispute_live))
         .route("/console/games/{id}/result", post(pages::result_action))
         .route("/console/cases/{id}", get(pages::case))
         .route("/console/cases/{id}/rule", post(pages::rule_case))

@@ -219,7 +219,7 @@ pub async fn end_of_game(State(c): State<Console>, Path(id): Path<String>, Query
                 @if end.marks.is_empty() { (count_table(lang, &p)) p { "(" (lang.t("proved")) ": " (end.proposal.proved_result) ")" } }
                 @if may_act {
                     h2 { (lang.t("dispute")) }
-                    form method="post" action={"/console/games/" (id) "/dispute"} {
+                    form method="post" action={"/console/games/" (id) "/dispute"} data-dispute-live={"/console/games/" (id) "/dispute/live"} {
                         input type="hidden" name="marks" value=(marks);
                         select name="point" {
                             @for (rep, (s, _)) in &end.chains {
@@ -270,16 +270,29 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
     let point = Point::from_sgf(f.point.trim()).ok();
-    let req = pb::AdjudicateRequest {
-        position: Some(pb::adjudicate_request::Position::GameId(id.clone())),
-        agreements: end.agreements(point),
-        disputed: vec![f.point.trim().to_string()],
-        ..Default::default()
-    };
-    let answer = match c.adjudication.adjudicate(call(&claims, req)).await {
+    let answer = match c.adjudication.adjudicate(call(&claims, dispute_request(&id, &end, &f.point))).await {
         Ok(a) => a.into_inner(),
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
+    let body = dispute_answer(lang, &id, &end, point, &answer);
+    respond(&q, lang, StatusCode::OK, layout(lang, Some(&claims), lang.t("adjudication"), body))
+}
+
+/// The adjudication request of a dispute of the chain through `point` (SGF) of game `id`,
+/// with the end state's marks as the agreement (第九条) around it.
+fn dispute_request(id: &str, end: &EndState, point: &str) -> pb::AdjudicateRequest {
+    pb::AdjudicateRequest {
+        position: Some(pb::adjudicate_request::Position::GameId(id.to_string())),
+        agreements: end.agreements(Point::from_sgf(point.trim()).ok()),
+        disputed: vec![point.trim().to_string()],
+        ..Default::default()
+    }
+}
+
+/// The answer to a dispute: the board with the statuses found and the proof line numbered
+/// on it (stepped by the page's script), the status with its reason, refuted agreements,
+/// chains drawn in, and the count.
+fn dispute_answer(lang: Lang, id: &str, end: &EndState, point: Option<Point>, answer: &pb::AdjudicateResponse) -> Markup {
     let size = end.view.drawing.size;
     let rep = point.map(|p| end.chain_of.get(&p).copied().unwrap_or(p));
     let proof = answer.proofs.iter().find(|pr| {
@@ -307,7 +320,7 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
             }
         }
     }
-    let body = html! {
+    html! {
         h1 { (lang.t("adjudication")) }
         p { a href={"/console/games/" (id) "/end?marks=" (marks_text(&end.marks))} { "◀ " (lang.t("proposal")) } }
         div.game {
@@ -330,11 +343,52 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
                     p.refuted { (r.stones.first().map(|s| sgf_name(s, size)).unwrap_or_default()) ": " (status_name(lang, r.agreed)) " → " (status_name(lang, r.found)) }
                 }
                 @for dr in &answer.drawn_in { p.drawn-in { (dr.reason) } }
-                (count_table(lang, &answer))
+                (count_table(lang, answer))
             }
         }
+    }
+}
+
+/// `GET /console/games/{id}/dispute/live?point=…&marks=…`: the dispute of `POST …/dispute`
+/// decided through `AdjudicateStream`, as server-sent events: `progress` (regions searched
+/// and nodes so far, as they come) and, last, `done` with the answer (as `POST …/dispute`
+/// draws it) or the refusal in a sentence. The page's script opens it when the dispute form
+/// is sent, so a long adjudication shows where it stands.
+pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
+    let lang = lang_of(&q, &headers);
+    let Some(claims) = c.session(&headers) else { return StatusCode::UNAUTHORIZED.into_response() };
+    let point = q.point.clone().unwrap_or_default();
+    let first: Result<(EndState, _), Status> = async {
+        let end = end_state(&c, &claims, &id, &q).await?;
+        let req = pb::AdjudicateStreamRequest { request: Some(dispute_request(&id, &end, &point)) };
+        let stream = c.adjudication.adjudicate_stream(call(&claims, req)).await?.into_inner();
+        Ok((end, stream))
+    }
+    .await;
+    let (end, stream) = match first {
+        Ok(x) => x,
+        Err(s) => {
+            let once = futures::stream::once(async move {
+                Ok::<_, Infallible>(Event::default().event("done").data(error_box(lang, &explain(lang, &s)).into_string()))
+            });
+            return Sse::new(once).into_response();
+        }
     };
-    respond(&q, lang, StatusCode::OK, layout(lang, Some(&claims), lang.t("adjudication"), body))
+    let at = Point::from_sgf(point.trim()).ok();
+    let events = stream.map(move |m| {
+        let event = match m {
+            Ok(pb::AdjudicateStreamResponse { result: Some(answer), .. }) => {
+                Event::default().event("done").data(dispute_answer(lang, &id, &end, at, &answer).into_string())
+            }
+            Ok(p) => Event::default().event("progress").data(
+                html! { p.progress { (lang.t("searching")) ": " (p.regions_done) " / " (p.regions_total) " · " (p.nodes) " " (lang.t("nodes")) } }
+                    .into_string(),
+            ),
+            Err(s) => Event::default().event("done").data(error_box(lang, &explain(lang, &s)).into_string()),
+        };
+        Ok::<_, Infallible>(event)
+    });
+    Sse::new(events).keep_alive(KeepAlive::default()).into_response()
 }
 
 pub(super) fn step_name(lang: Lang, step: &str, size: u8) -> String {

@@ -49,6 +49,8 @@ pub struct PageQuery {
     pub from: Option<u64>,
     /// Where the sign-in leads (a path under `/console`).
     pub next: Option<String>,
+    /// The stone of a disputed chain (SGF), for the dispute's live stream.
+    pub point: Option<String>,
     /// A tournament's name (the results' downloads).
     pub tournament: Option<String>,
 }
