@@ -35,7 +35,11 @@ impl Drop for Server {
 }
 
 async fn server() -> Server {
-    let store = shinpan_storage::testing::fresh_store().await;
+    server_on(shinpan_storage::testing::fresh_store().await).await
+}
+
+/// A server on `store` (two servers on stores of one database stand for two replicas).
+async fn server_on(store: shinpan_storage::Store) -> Server {
     let args = ServeArgs::local(None, std::path::PathBuf::from("/nonexistent"));
     let app = Application::with_store(&args, Some(store)).await.expect("the server starts");
     let (addr, url) = (app.addr(), app.url());
@@ -591,7 +595,10 @@ async fn open_live_pages_do_not_hold_up_a_graceful_shutdown() {
 
 #[tokio::test]
 async fn a_one_time_code_signs_a_player_in_for_their_game_and_colour_once() {
-    let s = server().await;
+    // Two replicas on one database: a code made on one is exchanged on the other, once.
+    let pool = shinpan_storage::testing::fresh_pool().await;
+    let s = server_on(shinpan_storage::Store::new(pool.clone())).await;
+    let replica = server_on(shinpan_storage::Store::new(pool)).await;
     let mut rec = recording(&s.url).await;
     let g = new_game(&mut rec, 8, 19).await;
     let referee = sign_in(s.addr, &testing_token(Role::Referee, "ref-1", Some(TOURNAMENT), None, None)).await;
@@ -605,8 +612,9 @@ async fn a_one_time_code_signs_a_player_in_for_their_game_and_colour_once() {
         made.body.split("class=\"code\"").nth(1).and_then(|r| r.split('>').nth(1)).and_then(|r| r.split('<').next()).unwrap().to_string();
     assert_eq!(code.len(), 10, "{code}");
 
-    // The code signs White in, limited to this game and colour; it works once.
-    let r = http(s.addr, "POST", "/console/sign-in", &[], Some(&format!("code={code}"))).await;
+    // The code signs White in on the other replica, limited to this game and colour; it works
+    // once, on every replica.
+    let r = http(replica.addr, "POST", "/console/sign-in", &[], Some(&format!("code={code}"))).await;
     assert_eq!(r.status, 303, "{}", r.body);
     let cookie = r.header("set-cookie").into_iter().find(|c| c.starts_with("shinpan_token=")).unwrap();
     let white = cookie.split(';').next().unwrap().to_string();

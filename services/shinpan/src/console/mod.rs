@@ -9,8 +9,8 @@
 //!
 //! A person signs in by pasting a role token (`shinpan token issue …`), or with a one-time
 //! code an official created in the console for a player (or a chief arbiter for a referee)
-//! of their tournament ([`Console::new_code`]; kept in this process's memory for
-//! [`CODE_LIFETIME`]). The token is verified with
+//! of their tournament ([`Console::new_code`]; kept in the database for [`CODE_LIFETIME`], so
+//! that any replica exchanges it, once). The token is verified with
 //! the server's JWT secret and kept in an HttpOnly, SameSite=Lax cookie (sent when a link to a page is followed from elsewhere, never with a form posted from another site). Every action
 //! calls the gRPC services in-process with the token's claims, so the console refuses
 //! exactly what the API refuses, and it offers only what the role may do
@@ -62,8 +62,6 @@ pub struct Console {
     adjudication: Arc<AdjudicationService>,
     /// Proposals already computed, by game and the event sequence they were made at.
     proposals: Arc<Mutex<HashMap<(Uuid, u64), pb::ProposeResponse>>>,
-    /// One-time sign-in codes: code → (role token, valid until).
-    codes: Arc<Mutex<HashMap<String, (String, std::time::Instant)>>>,
 }
 
 impl Console {
@@ -77,30 +75,35 @@ impl Console {
             state,
             auth,
             proposals: Arc::default(),
-            codes: Arc::default(),
         }
     }
 
     /// Keeps `token` under a new one-time code (ten letters and digits, random) valid for
-    /// [`CODE_LIFETIME`], and returns the code.
-    pub fn new_code(&self, token: String) -> String {
+    /// [`CODE_LIFETIME`], in the database so that any replica can exchange it, and returns the
+    /// code. Errors: the store's (no database, or it failed), as a gRPC status.
+    pub async fn new_code(&self, token: String) -> Result<String, tonic::Status> {
         const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-        let random = Uuid::new_v4().into_bytes();
-        let code: String = random.iter().take(10).map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()])).collect();
-        if let Ok(mut m) = self.codes.lock() {
-            let now = std::time::Instant::now();
-            m.retain(|_, (_, until)| *until > now);
-            m.insert(code.clone(), (token, now + CODE_LIFETIME));
+        let store = self.state.store().map_err(tonic::Status::from)?;
+        let until = chrono::Utc::now() + CODE_LIFETIME;
+        let mut tries = 0;
+        loop {
+            let random = Uuid::new_v4().into_bytes();
+            let code: String = random.iter().take(10).map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()])).collect();
+            match store.put_sign_in_code(&code, &token, until).await {
+                Ok(()) => return Ok(code),
+                Err(shinpan_storage::StoreError::AlreadyExists(_)) if tries < 3 => tries += 1,
+                Err(e) => return Err(crate::grpc::results::store_status(e)),
+            }
         }
-        code
     }
 
-    /// Exchanges a one-time code for its token (once: the code is gone afterwards); `None`
-    /// for an unknown or expired code.
-    pub fn redeem_code(&self, code: &str) -> Option<String> {
+    /// Exchanges a one-time code for its token (once, on every replica: the code is gone
+    /// afterwards); `None` for an unknown, used or expired code, or when the database cannot
+    /// be reached.
+    pub async fn redeem_code(&self, code: &str) -> Option<String> {
         let code = code.trim().to_ascii_uppercase().replace([' ', '-'], "");
-        let (token, until) = self.codes.lock().ok()?.remove(&code)?;
-        (until > std::time::Instant::now()).then_some(token)
+        let store = self.state.store().ok()?;
+        store.take_sign_in_code(&code).await.ok().flatten()
     }
 
     /// The verified claims of the request's token cookie, if any.

@@ -1,7 +1,8 @@
 //! [`Store`]: tournaments, players, games, moves and the hash-chained event log, by area:
 //! [`players`] (tournaments and players), [`games`], [`recording`] (moves, fouls, resignations,
-//! idempotency), [`events`] (the log), [`verify`] (the audit).
+//! idempotency), [`events`] (the log), [`verify`] (the audit), and the console's one-time sign-in codes ([`codes`]).
 
+mod codes;
 mod events;
 mod games;
 mod players;

@@ -181,7 +181,7 @@ pub struct SignInForm {
 /// `POST /console/sign-in`: verifies the token and keeps it in an HttpOnly cookie.
 pub async fn sign_in(State(c): State<Console>, Query(q): Query<PageQuery>, headers: HeaderMap, Form(f): Form<SignInForm>) -> Response {
     let lang = lang_of(&q, &headers);
-    let redeemed = if f.code.trim().is_empty() { None } else { Some(c.redeem_code(&f.code)) };
+    let redeemed = if f.code.trim().is_empty() { None } else { Some(c.redeem_code(&f.code).await) };
     let token = match &redeemed {
         Some(Some(t)) => t.as_str(),
         Some(None) => {
@@ -381,7 +381,10 @@ pub async fn new_code(State(c): State<Console>, Query(q): Query<PageQuery>, head
         Ok(m) => m,
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
-    let code = c.new_code(token);
+    let code = match c.new_code(token).await {
+        Ok(code) => code,
+        Err(s) => return error_page(&q, lang, Some(&claims), &s),
+    };
     let minutes = super::CODE_LIFETIME.as_secs() / 60;
     let body = html! {
         h1 { (lang.t("one_time_code")) }
