@@ -708,7 +708,8 @@ async fn browser_sign_in(client: &fantoccini::Client, base: &str, token: &str, n
 /// a game while another client records its moves (each stone appears without a reload; the
 /// time from `RecordMove` returning to the stone in the page is measured), the game ends,
 /// the proposal is shown, a chain is disputed and its proof line replayed, the result is
-/// proposed and confirmed by both players and the referee, and the results page lists it; a
+/// proposed and confirmed by both players and the referee, and the tournament view and the
+/// results page show it; a
 /// player of another game is neither offered nor allowed the end of this one. Screenshots of each step are written (see
 /// [`screenshot_dir`]); the first page's weight is measured in the browser.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -854,8 +855,13 @@ async fn a_referee_runs_a_game_to_its_result_in_a_real_browser() {
     let refused = client.source().await.unwrap();
     assert!(refused.contains("Your role may not do this") && !refused.contains("button class=\"propose\""), "{refused}");
 
-    // The results page lists it.
-    browser_sign_in(&client, &base, &referee, "/console/results").await;
+    // The tournament view shows the game with its final result; the results page lists it.
+    browser_sign_in(&client, &base, &referee, "/console").await;
+    let result = rec.get_game(pb::GetGameRequest { game_id: g.id.clone() }).await.unwrap().into_inner().game.unwrap().result;
+    client.wait().at_most(Duration::from_secs(30)).for_element(Locator::Css(&format!("tr[data-game='{}']", g.id))).await.unwrap();
+    let row = client.find(Locator::Css(&format!("tr[data-game='{}']", g.id))).await.unwrap().text().await.unwrap();
+    assert!(!result.is_empty() && row.contains(&result), "the tournament view's row shows {result}: {row}");
+    client.goto(&format!("{base}/console/results")).await.unwrap();
     let results = client.source().await.unwrap();
     assert!(results.contains(&format!("data-game=\"{}\"", g.id)) && results.contains("Honinbo Shusaku"), "{results}");
     shoot(&client, "5-results").await;
