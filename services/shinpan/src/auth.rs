@@ -347,8 +347,14 @@ pub fn claims<T>(req: &Request<T>) -> Result<Claims, Status> {
 
 /// `PERMISSION_DENIED`, logged with who tried what.
 pub fn denied(c: &Claims, what: &str) -> Status {
+    Status::permission_denied(denial(c, what))
+}
+
+/// The refusal of `what` to the caller `c` ("<role> `<sub>` may not <what>"), logged with
+/// who tried what: the message of a `PERMISSION_DENIED`.
+pub fn denial(c: &Claims, what: &str) -> String {
     tracing::warn!(target: "shinpan::auth", sub = %c.sub, role = %c.role, action = what, "PERMISSION_DENIED");
-    Status::permission_denied(format!("{} `{}` may not {what}", c.role, c.sub))
+    format!("{} `{}` may not {what}", c.role, c.sub)
 }
 
 /// A token for tests, signed with the development secret [`DEV_SECRET`] (the secret of a

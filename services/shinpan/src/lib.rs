@@ -6,6 +6,7 @@
 //! Exit codes shared by every subcommand: see [`exit`].
 
 pub mod adjudicate;
+pub mod app;
 pub mod archive;
 pub mod audit;
 pub mod auth;
@@ -15,6 +16,7 @@ pub mod client;
 pub mod configuration;
 pub mod connections;
 pub mod console;
+pub mod convert;
 pub mod demo;
 pub mod error;
 pub mod estimate;
@@ -22,8 +24,10 @@ pub mod exit;
 pub mod grpc;
 pub mod lifecycle;
 pub mod limits;
+pub mod proposal;
 pub mod propose;
 pub mod ratelimit;
+pub mod remote;
 pub mod replay;
 pub mod report;
 pub mod result_cli;

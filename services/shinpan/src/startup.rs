@@ -10,12 +10,13 @@
 //! embedded cluster it started is restarted if its postmaster dies, and health is
 //! NOT_SERVING while the store does not answer ([`crate::supervision`]).
 
+use crate::app::validation::Validator;
+use crate::app::AppState;
 use crate::configuration::{ServeArgs, ServiceKind};
 use crate::connections::Incoming;
 use crate::error::StartupError;
 use crate::grpc::recording::RecordingService;
-use crate::grpc::validation::{RuleValidationService, Validator};
-use crate::grpc::AppState;
+use crate::grpc::validation::RuleValidationService;
 use crate::telemetry;
 use shinpan_proto::v1::game_recording_service_server::GameRecordingServiceServer;
 use shinpan_proto::v1::rule_validation_service_server::RuleValidationServiceServer;
@@ -92,7 +93,7 @@ impl Application {
         let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let searches = std::sync::Arc::new(tokio::sync::Semaphore::new(cores));
-        let search_limits = crate::grpc::adjudication::SearchLimits::of(args);
+        let search_limits = args.search_limits();
         let expensive = crate::ratelimit::ExpensiveCalls::new(args.expensive_calls_per_minute);
         let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches, search_limits, expensive };
         let listener = tokio::net::TcpListener::bind(args.listen)

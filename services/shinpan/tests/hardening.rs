@@ -37,7 +37,7 @@ async fn server() -> Server {
     tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let channel = shinpan::client::channel(&url).await.expect("connect");
+    let channel = shinpan::remote::channel(&url).await.expect("connect");
     Server { url, channel, stop: Some(tx) }
 }
 

@@ -4,8 +4,8 @@ use super::board::{self, Drawing, Mark};
 use super::errors::explain;
 use super::i18n::Lang;
 use super::{call, Console, LANG_COOKIE, TOKEN_COOKIE, TOURNAMENT_REFRESH};
+use crate::app::games::GameCtx;
 use crate::auth::{Claims, Role};
-use crate::grpc::results::GameCtx;
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -13,10 +13,6 @@ use axum::response::{IntoResponse, Redirect, Response};
 use futures::StreamExt;
 use goban::{Color, Move, Point};
 use maud::{html, Markup, DOCTYPE};
-use pb::adjudication_service_server::AdjudicationService as _;
-use pb::arbitration_service_server::ArbitrationService as _;
-use pb::game_recording_service_server::GameRecordingService as _;
-use pb::result_confirmation_service_server::ResultConfirmationService as _;
 use shinpan_proto::v1 as pb;
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
@@ -308,7 +304,7 @@ async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::Case>, Statu
         return Ok(Vec::new());
     }
     let req = pb::ListCasesRequest { tournament: claims.tournament.clone().unwrap_or_default(), ..Default::default() };
-    let all = c.arbitration.list_cases(call(claims, req)).await?.into_inner().cases;
+    let all = c.arbitration.list(claims, req).await?.cases;
     Ok(all
         .into_iter()
         .filter(|k| matches!(pb::CaseState::try_from(k.state), Ok(pb::CaseState::Open | pb::CaseState::UnderReview)))
@@ -317,16 +313,14 @@ async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::Case>, Statu
 
 /// The tournament view's live part: every game by tournament and round, and the open cases.
 async fn tournament_fragment(c: &Console, claims: &Claims, lang: Lang) -> Markup {
-    let games = c.recording.list_games(call(claims, pb::ListGamesRequest::default())).await.map(|r| r.into_inner().games);
+    let games = c.recording.list_games(pb::ListGamesRequest::default()).await.map_err(Status::from);
     let cases = open_cases(c, claims).await;
     let with_case: std::collections::HashSet<String> = cases.iter().flatten().map(|k| k.game_id.clone()).collect();
     let mut results = HashMap::new();
     if let Ok(games) = &games {
         for g in games.iter().filter(|g| g.phase != pb::Phase::Playing as i32) {
-            if let Ok(r) = c.results.get_result(call(claims, pb::GetResultRequest { game_id: g.id.clone() })).await {
-                if let Some(r) = r.into_inner().result {
-                    results.insert(g.id.clone(), r);
-                }
+            if let Ok(r) = c.results.get(claims, &g.id).await {
+                results.insert(g.id.clone(), r);
             }
         }
     }
@@ -474,19 +468,17 @@ pub struct View {
 
 /// Loads game `id` at move `at` (the latest when `None`): the moves are replayed by the rules
 /// engine from the stored start.
-pub async fn load_view(c: &Console, claims: &Claims, id: &str, at: Option<u32>) -> Result<View, Status> {
-    let game =
-        c.recording.get_game(call(claims, pb::GetGameRequest { game_id: id.to_string() })).await?.into_inner().game.unwrap_or_default();
+pub async fn load_view(c: &Console, _claims: &Claims, id: &str, at: Option<u32>) -> Result<View, Status> {
+    let game = c.recording.get_game(id).await?;
     let store = c.state.store().map_err(Status::from)?;
-    let gid = crate::grpc::results::uuid_field("game_id", id)?;
-    let ctx = crate::grpc::results::load_game(store, gid).await?;
-    let start = crate::grpc::recording::stored_start(&ctx.game).map_err(Status::from)?;
+    let gid = crate::app::games::uuid_field("game_id", id)?;
+    let ctx = crate::app::games::load_game(store, gid).await?;
+    let start = crate::app::events::stored_start(&ctx.game).map_err(Status::from)?;
     let mut engine = start.game().map_err(Status::from)?;
     let at = at.unwrap_or(game.move_number).min(game.moves.len() as u32);
     let mut last = None;
     for (i, m) in game.moves.iter().take(at as usize).enumerate() {
-        let (color, mv) =
-            crate::grpc::convert::move_from_pb(&format!("moves[{i}]"), Some(m), start.size, start.size).map_err(Status::from)?;
+        let (color, mv) = crate::convert::move_from_pb(&format!("moves[{i}]"), Some(m), start.size, start.size).map_err(Status::from)?;
         engine.play(color, mv).map_err(|f| Status::internal(format!("replaying move {}: {f:?}", i + 1)))?;
         last = match mv {
             Move::Play(p) => Some(p),
@@ -496,9 +488,8 @@ pub async fn load_view(c: &Console, claims: &Claims, id: &str, at: Option<u32>) 
     let b = engine.board();
     let stones = b.points().filter_map(|p| b.get(p).map(|c| (p, c))).collect();
     let drawing = Drawing { size: b.width(), stones, last, ..Drawing::default() };
-    let events = store.events_since(gid, 0, i64::MAX).await.map_err(crate::grpc::results::store_status)?;
-    let fouls: Vec<pb::Foul> =
-        events.iter().filter(|e| e.kind == "foul").filter_map(|e| crate::grpc::recording::event_to_pb(e).foul).collect();
+    let events = store.events_since(gid, 0, i64::MAX).await.map_err(crate::error::store_status)?;
+    let fouls: Vec<pb::Foul> = events.iter().filter(|e| e.kind == "foul").filter_map(|e| crate::app::events::event_to_pb(e).foul).collect();
     let mut drawing = drawing;
     // The fouls played as the next move of the position shown (never applied).
     drawing.fouls = fouls
@@ -580,10 +571,9 @@ pub async fn game(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
         Ok(v) => v,
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
-    let result =
-        c.results.get_result(call(&claims, pb::GetResultRequest { game_id: id.clone() })).await.ok().and_then(|r| r.into_inner().result);
-    let cases = match c.arbitration.list_cases(call(&claims, pb::ListCasesRequest { game_id: id.clone(), ..Default::default() })).await {
-        Ok(r) => r.into_inner().cases,
+    let result = c.results.get(&claims, &id).await.ok();
+    let cases = match c.arbitration.list(&claims, pb::ListCasesRequest { game_id: id.clone(), ..Default::default() }).await {
+        Ok(r) => r.cases,
         Err(_) => Vec::new(),
     };
     let g = &v.game;
@@ -686,11 +676,10 @@ pub async fn game_live(State(c): State<Console>, Path(id): Path<String>, Query(q
     let Some(claims) = c.session(&headers) else { return (StatusCode::UNAUTHORIZED, lang.t("sign_in")).into_response() };
     let resumed = headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok()).map(|s| s + 1);
     let from = resumed.or(q.from).unwrap_or(1).max(1);
-    let watch =
-        c.recording.watch_game(call(&claims, pb::WatchGameRequest { game_id: id.clone(), from_sequence: from, until_end: false })).await;
+    let watch = c.recording.watch(pb::WatchGameRequest { game_id: id.clone(), from_sequence: from, until_end: false }).await;
     let events = match watch {
-        Ok(r) => r.into_inner(),
-        Err(s) => return (StatusCode::NOT_FOUND, explain(lang, &s)).into_response(),
+        Ok(r) => r,
+        Err(e) => return (StatusCode::NOT_FOUND, explain(lang, &Status::from(e))).into_response(),
     };
     let stream = events.take_while(|r| std::future::ready(r.is_ok())).then(move |r| {
         let (c, claims, id) = (c.clone(), claims.clone(), id.clone());
@@ -750,7 +739,7 @@ fn marks_text(marks: &[(Point, pb::ChainStatus)]) -> String {
 
 /// The game's proposal (`Propose`), computed once per state of the game.
 async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> Result<pb::ProposeResponse, Status> {
-    let key = (crate::grpc::results::uuid_field("game_id", &game.id)?, game.last_sequence);
+    let key = (crate::app::games::uuid_field("game_id", &game.id)?, game.last_sequence);
     if let Some(p) = c.proposals.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return Ok(p);
     }
@@ -760,7 +749,8 @@ async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> Result<pb::P
             ..Default::default()
         }),
     };
-    let p = c.adjudication.propose(call(claims, req)).await?.into_inner();
+    c.state.expensive.admit(&call(claims, ()), "Propose")?;
+    let p = crate::app::adjudication::propose(&c.state, &req.request.unwrap_or_default(), None).await?;
     if let Ok(mut m) = c.proposals.lock() {
         if m.len() > 1000 {
             m.clear();
@@ -980,8 +970,12 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
         disputed: vec![f.point.trim().to_string()],
         ..Default::default()
     };
-    let answer = match c.adjudication.adjudicate(call(&claims, req)).await {
-        Ok(a) => a.into_inner(),
+    let adjudicated = match c.state.expensive.admit(&call(&claims, ()), "Adjudicate") {
+        Ok(()) => crate::app::adjudication::adjudicate(&c.state, Some(&claims), &req, None).await.map_err(Status::from),
+        Err(s) => Err(s),
+    };
+    let answer = match adjudicated {
+        Ok(a) => a,
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
     let size = end.view.drawing.size;
@@ -1067,16 +1061,16 @@ pub async fn result_action(State(c): State<Console>, Path(id): Path<String>, hea
                     note: format!("proposed in the console by {}", claims.sub),
                     ..Default::default()
                 };
-                c.results.propose_result(call(&claims, req)).await?;
+                c.results.propose(&claims, req).await?;
             }
             "confirm" => {
-                c.results.confirm_result(call(&claims, pb::ConfirmResultRequest { game_id: id.clone(), ..Default::default() })).await?;
+                c.results.confirm(&claims, pb::ConfirmResultRequest { game_id: id.clone(), ..Default::default() }).await?;
             }
             "object" => {
                 if f.reason.trim().is_empty() {
                     return Err(Status::invalid_argument(lang.t("objection_reason")));
                 }
-                c.results.object(call(&claims, pb::ObjectRequest { game_id: id.clone(), reason: f.reason.trim().to_string() })).await?;
+                c.results.object(&claims, pb::ObjectRequest { game_id: id.clone(), reason: f.reason.trim().to_string() }).await?;
             }
             other => return Err(Status::invalid_argument(format!("action `{other}`"))),
         }
@@ -1103,12 +1097,12 @@ const RULINGS: &[(pb::RulingKind, &str, &str)] = &[
 pub async fn case(State(c): State<Console>, Path(id): Path<String>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
     let lang = lang_of(&q, &headers);
     let Some(claims) = c.session(&headers) else { return to_sign_in(&format!("/console/cases/{id}")) };
-    let k = match c.arbitration.get_case(call(&claims, pb::GetCaseRequest { case_id: id.clone() })).await {
-        Ok(r) => r.into_inner().case.unwrap_or_default(),
-        Err(s) => return error_page(&q, lang, Some(&claims), &s),
+    let k = match c.arbitration.get(&claims, pb::GetCaseRequest { case_id: id.clone() }).await {
+        Ok(k) => k,
+        Err(e) => return error_page(&q, lang, Some(&claims), &Status::from(e)),
     };
     let may_rule = match (c.state.store(), uuid::Uuid::parse_str(&k.game_id)) {
-        (Ok(store), Ok(gid)) => crate::grpc::results::load_game(store, gid).await.is_ok_and(|g| claims.may_rule(&g.scope)),
+        (Ok(store), Ok(gid)) => crate::app::games::load_game(store, gid).await.is_ok_and(|g| claims.may_rule(&g.scope)),
         _ => false,
     };
     let open = matches!(pb::CaseState::try_from(k.state), Ok(pb::CaseState::Open | pb::CaseState::UnderReview));
@@ -1179,10 +1173,9 @@ pub async fn rule_case(State(c): State<Console>, Path(id): Path<String>, headers
     }
     let foul = if f.kind == pb::RulingKind::FoulLoss as i32 {
         c.arbitration
-            .get_case(call(&claims, pb::GetCaseRequest { case_id: id.clone() }))
+            .get(&claims, pb::GetCaseRequest { case_id: id.clone() })
             .await
             .ok()
-            .and_then(|r| r.into_inner().case)
             .and_then(|k| k.evidence)
             .and_then(|e| e.fouls.into_iter().next())
     } else {
@@ -1196,9 +1189,9 @@ pub async fn rule_case(State(c): State<Console>, Path(id): Path<String>, headers
         amended_result: f.amended_result.trim().to_string(),
         ..Default::default()
     };
-    match c.arbitration.rule_case(call(&claims, pb::RuleCaseRequest { case_id: id.clone(), ruling: Some(ruling) })).await {
+    match c.arbitration.rule(&claims, pb::RuleCaseRequest { case_id: id.clone(), ruling: Some(ruling) }).await {
         Ok(_) => Redirect::to(&format!("/console/cases/{id}")).into_response(),
-        Err(s) => error_page(&q, lang, Some(&claims), &s),
+        Err(e) => error_page(&q, lang, Some(&claims), &Status::from(e)),
     }
 }
 
@@ -1230,7 +1223,7 @@ pub async fn new_code(State(c): State<Console>, Query(q): Query<PageQuery>, head
         match f.role.as_str() {
             "player" => {
                 let store = c.state.store().map_err(Status::from)?;
-                let ctx = crate::grpc::results::load_game(store, crate::grpc::results::uuid_field("game", &f.game)?).await?;
+                let ctx = crate::app::games::load_game(store, crate::app::games::uuid_field("game", &f.game)?).await?;
                 if !claims.officiates(&ctx.scope) {
                     return Err(crate::auth::denied(&claims, "create a sign-in code for a game they do not officiate"));
                 }
