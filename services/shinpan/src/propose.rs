@@ -44,7 +44,7 @@ use crate::adjudicate::diagram;
 use crate::app::DEFAULT_BUDGET;
 use crate::estimate::{self, Estimator, GnuGo};
 use crate::exit;
-use crate::proposal::{propose, Basis, ChainProposal, EstimatorOutcome, Proposal, Subject};
+use crate::proposal::{chain_json, estimator_json, propose, Basis, EstimatorOutcome, Proposal, Subject};
 use crate::replay::{load_to_count, Loaded};
 use crate::report::{sgf_points, Report};
 use goban::{Color, RuleSet};
@@ -53,43 +53,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// The JSON entry of one chain (module docs).
-pub fn chain_json(c: &ChainProposal) -> serde_json::Value {
-    let mut v = serde_json::json!({
-        "stones": sgf_points(&c.stones),
-        "color": c.color.name(),
-        "status": c.status.name(),
-        "basis": c.basis.name(),
-        "source": c.source,
-        "line": c.line,
-        "nodes": c.nodes,
-    });
-    if c.pass_alive {
-        v["pass_alive"] = true.into();
-    }
-    if let Some(r) = &c.reason {
-        v["reason"] = r.clone().into();
-    }
-    if let Some(o) = c.estimate_overruled {
-        v["estimate_overruled"] = o.name().into();
-    }
-    v
-}
-
 /// The proposal for a loaded record (no foul) as the JSON object of the module docs.
 pub fn report(loaded: &Loaded, proposal: &Proposal, komi: f64) -> Report {
     let game = &loaded.replayed.game;
     let mut r = Report::new(game.board(), &proposal.status, &proposal.score, loaded.rules, komi, game.move_number());
     r.proofs = Some(serde_json::Value::Array(proposal.chains.iter().map(chain_json).collect()));
     r
-}
-
-/// The `estimator` object of the JSON.
-pub fn estimator_json(o: &EstimatorOutcome) -> serde_json::Value {
-    match &o.error {
-        Some(e) => serde_json::json!({"source": o.source, "error": e}),
-        None => serde_json::json!({"source": o.source, "seconds": (o.elapsed.as_secs_f64() * 1000.0).round() / 1000.0}),
-    }
 }
 
 /// Proposes for a loaded record (no foul) with GNU Go as `gnugo` says, `budget` nodes per

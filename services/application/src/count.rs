@@ -1,9 +1,9 @@
 //! The count of a final position (第十条), with the players' agreed statuses (第九条) or the
 //! statuses hypothetical play proves (第七条・第八条).
 
-use crate::app::AppState;
 use crate::archive::Reconstruction;
 use crate::error::AppError;
+use crate::AppState;
 use goban::{Color, GameResult, Point, Status as StoneStatus, StatusMap};
 use serde_json::{json, Value};
 use shinpan_proto::v1 as pb;

@@ -100,6 +100,16 @@ pub enum Role {
     ArchiveReader,
 }
 
+/// A role as the command line names it (`shinpan token issue --role referee`).
+impl clap::ValueEnum for Role {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Role::ALL
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
 impl Role {
     /// Every role.
     pub const ALL: [Role; 5] = [Role::Player, Role::Referee, Role::ChiefArbiter, Role::FederationAdmin, Role::ArchiveReader];

@@ -1,10 +1,10 @@
 //! `ImportSgf` and `ExportSgf`: a whole record stored at once, and a stored game as a record.
 
 use super::{create_error, game_id, game_key, store_error, Recording};
-use crate::app::events::{colour, stored_moves, stored_start};
-use crate::app::validation::{self, apply_recorded};
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
+use crate::events::{colour, stored_moves, stored_start};
+use crate::validation::{self, apply_recorded};
 use goban::{Move, Phase};
 use serde_json::Value;
 use shinpan_proto::v1 as pb;

@@ -39,15 +39,15 @@
 //! Anyone else — an archive reader, a player of another game, a player for the opponent's
 //! colour — gets `PERMISSION_DENIED` and nothing is stored.
 
-use crate::app::events::{
-    colour, decode_response, encode_response, ends_game, event_to_pb, foul_event, move_event, pb_moves, player_pb, setup_json,
-    stored_moves, stored_start,
-};
-use crate::app::validation::{self, apply_recorded};
-use crate::app::AppState;
 use crate::auth::Claims;
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
+use crate::events::{
+    colour, decode_response, encode_response, ends_game, event_to_pb, foul_event, move_event, pb_moves, player_pb, setup_json,
+    stored_moves, stored_start,
+};
+use crate::validation::{self, apply_recorded};
+use crate::AppState;
 use futures::StreamExt;
 use goban::{Color, Move};
 use serde_json::{json, Value};
@@ -210,7 +210,7 @@ impl Recording {
         let scope = match cached {
             Some(scope) => scope,
             None => {
-                let scope = crate::app::games::load_game(self.store()?, id).await?.scope;
+                let scope = crate::games::load_game(self.store()?, id).await?.scope;
                 if let Ok(mut m) = self.scopes.lock() {
                     if m.len() >= GameCache::CAPACITY {
                         m.clear();
@@ -223,7 +223,7 @@ impl Recording {
         if c.officiates(&scope) || colour.is_some_and(|col| c.player_colours(&scope).contains(&col)) {
             Ok(())
         } else {
-            Err(crate::app::denied(c, what))
+            Err(crate::denied(c, what))
         }
     }
 
@@ -240,7 +240,7 @@ impl Recording {
         if c.officiates_tournament(id, (!name.is_empty()).then_some(name)) {
             Ok(())
         } else {
-            Err(crate::app::denied(c, &format!("create games in tournament `{name}` (its referees and chief arbiters only)")))
+            Err(crate::denied(c, &format!("create games in tournament `{name}` (its referees and chief arbiters only)")))
         }
     }
 

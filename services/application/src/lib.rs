@@ -1,23 +1,33 @@
-//! The application layer of shinpan: the referee's use cases — record a move, resign, end
-//! play, propose a result and count it, confirm it, object to it, open and rule an arbiter's
-//! case, export the results, adjudicate a position, validate moves — over the store and the
-//! pure crates (`goban`, `shinpan-sgf`, `shinpan-adjudicator`) and the domain modules
-//! ([`crate::lifecycle`], [`crate::archive`], [`crate::auth`]'s role rules).
+//! # shinpan-application — the application layer of shinpan
 //!
+//! The referee's domain and use cases — record a move, resign, end play, propose a result and
+//! count it, confirm it, object to it, open and rule an arbiter's case, export the results,
+//! adjudicate a position, validate moves — over the store (`shinpan-storage`) and the pure
+//! crates (`goban`, `shinpan-sgf`, `shinpan-adjudicator`).
+//!
+//! Use cases:
 //! * [`recording`]: games, moves, the event log, SGF import/export.
 //! * [`results`]: the result lifecycle (第九条–第十二条): propose, confirm, object, export, correct.
 //! * [`arbitration`]: the arbiter's cases and rulings.
 //! * [`adjudication`]: life and death by hypothetical play (第七条) and the count.
 //! * [`validation`]: stateless legality checks by the rules engine.
-//! * [`games`] and [`count`]: what the use cases share (a stored game with its tournament,
-//!   its phase, its reconstruction; the count of a final position).
+//! * [`games`], [`count`], [`cases`], [`events`]: what the use cases share (a stored game with
+//!   its tournament, its phase, its reconstruction; the count of a final position; cases and
+//!   stored events in the protocol's form).
 //!
-//! The layering rule: this module tree imports neither the gRPC services (`crate::grpc`), nor
-//! the console (`crate::console`), nor the command line's modules. The transports decode a
-//! request, call a use case here and encode its answer; every use case fails with the one
-//! error enum [`AppError`], mapped once to a `tonic::Status` (`crate::error`). Requests and
-//! answers are the protocol's messages (`shinpan_proto::v1`), converted to and from the
-//! domain at the edges by [`crate::convert`].
+//! Domain: [`lifecycle`] (the result lifecycle and rulings as pure functions), [`auth`] (roles,
+//! tokens and their rules), [`archive`] (reconstruction, SGF and EGF export), [`proposal`] and
+//! [`estimate`] (the advisory proposal, 第九条), [`limits`] (what a request may carry),
+//! [`ratelimit`] (the expensive calls), [`error`] ([`AppError`]), [`convert`] (the protocol's
+//! edge), [`trace`] (the trace context carried to a remote validation service).
+//!
+//! The layering rule: this crate knows nothing of the transports — the gRPC services, the
+//! console and the command line live in the `shinpan` crate, which depends on this one and
+//! never the other way. The transports decode a request, call a use case here and encode its
+//! answer; every use case fails with the one error enum [`AppError`], mapped once to a
+//! `tonic::Status` (`From<AppError> for tonic::Status`, [`error`]). Requests and answers are
+//! the protocol's messages (`shinpan_proto::v1`), converted to and from the domain at the
+//! edges by [`convert`].
 
 // `AppError` carries rich details (a foul's rule, article, point...); errors are the cold
 // path, so returning it by value is fine.
@@ -25,12 +35,22 @@
 
 pub mod adjudication;
 pub mod arbitration;
+pub mod archive;
+pub mod auth;
 pub mod cases;
+pub mod convert;
 pub mod count;
+pub mod error;
+pub mod estimate;
 pub mod events;
 pub mod games;
+pub mod lifecycle;
+pub mod limits;
+pub mod proposal;
+pub mod ratelimit;
 pub mod recording;
 pub mod results;
+pub mod trace;
 pub mod validation;
 
 pub use crate::error::AppError;

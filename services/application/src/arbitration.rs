@@ -26,14 +26,14 @@
 //! text (exported as SGF `GC`), so the players and the referee confirm again. Only officials
 //! (referee of the tournament, chief arbiter, federation admin) open and rule cases.
 
-use crate::app::cases::{case_pb, colour_letter, evidence_json, kind_from_pb, ruling_kind_name, state_from_pb};
-use crate::app::count::count;
-use crate::app::games::{find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case, uuid_field, GameCtx};
-use crate::app::AppState;
 use crate::auth::{Claims, Role};
+use crate::cases::{case_pb, colour_letter, evidence_json, kind_from_pb, ruling_kind_name, state_from_pb};
 use crate::convert;
+use crate::count::count;
 use crate::error::AppError;
+use crate::games::{find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case, uuid_field, GameCtx};
 use crate::lifecycle::{self, Effect, Ending, FoulRef, NoResultPolicy, RulingInput, RulingKind};
+use crate::AppState;
 use goban::Color;
 use serde_json::{json, Value};
 use shinpan_proto::v1 as pb;
@@ -94,7 +94,7 @@ impl Arbitration {
         let id = uuid_field("game_id", &req.game_id)?;
         let ctx = load_game(store, id).await?;
         if !c.may_rule(&ctx.scope) {
-            return Err(crate::app::denied(c, "open an arbiter case"));
+            return Err(crate::denied(c, "open an arbiter case"));
         }
         if req.reason.trim().is_empty() {
             return Err(AppError::invalid("reason: a case is opened with its reason"));
@@ -136,7 +136,7 @@ impl Arbitration {
             let id = uuid_field("game_id", &req.game_id)?;
             let ctx = load_game(store, id).await?;
             if !c.may_read(&ctx.scope) {
-                return Err(crate::app::denied(c, "read this game's cases"));
+                return Err(crate::denied(c, "read this game's cases"));
             }
             if ctx.game.state != storage::GameState::Final {
                 let recon = reconstruct(store, &ctx).await?;
@@ -147,7 +147,7 @@ impl Arbitration {
         if !req.tournament.trim().is_empty() {
             let t = find_tournament(store, &req.tournament).await?;
             if filter.game_id.is_none() && !c.may_export(t.id, &t.name) {
-                return Err(crate::app::denied(c, "list this tournament's cases"));
+                return Err(crate::denied(c, "list this tournament's cases"));
             }
             if filter.game_id.is_none() {
                 for g in store.list_games(Some(t.id), None).await.map_err(AppError::from)? {
@@ -164,7 +164,7 @@ impl Arbitration {
             let everywhere =
                 matches!(c.role, Role::FederationAdmin | Role::ArchiveReader) || (c.role == Role::ChiefArbiter && c.tournament.is_none());
             if !everywhere {
-                return Err(crate::app::denied(c, "list every tournament's cases (name a tournament or a game)"));
+                return Err(crate::denied(c, "list every tournament's cases (name a tournament or a game)"));
             }
         }
         let cases = store.list_cases(&filter).await.map_err(AppError::from)?;
@@ -185,7 +185,7 @@ impl Arbitration {
         let case = store.get_case(id).await.map_err(AppError::from)?;
         let ctx = load_game(store, case.game_id).await?;
         if !c.may_read(&ctx.scope) {
-            return Err(crate::app::denied(c, "read this case"));
+            return Err(crate::denied(c, "read this case"));
         }
         if case.kind == storage::CaseKind::Repetition && ctx.game.state != storage::GameState::Final {
             // The engine's newest view of the cycle goes into the case before it is shown.
@@ -218,7 +218,7 @@ impl Arbitration {
         let case = store.get_case(case_id).await.map_err(AppError::from)?;
         let ctx = load_game(store, case.game_id).await?;
         if !c.may_rule(&ctx.scope) {
-            return Err(crate::app::denied(c, "rule on an arbiter case"));
+            return Err(crate::denied(c, "rule on an arbiter case"));
         }
         let r = req.ruling.ok_or_else(|| AppError::invalid("ruling: required"))?;
         let kind = match pb::RulingKind::try_from(r.kind) {
@@ -394,7 +394,7 @@ impl Arbitration {
         let case = store.get_case(case_id).await.map_err(AppError::from)?;
         let ctx = load_game(store, case.game_id).await?;
         if !c.may_rule(&ctx.scope) {
-            return Err(crate::app::denied(c, "change the state of an arbiter case"));
+            return Err(crate::denied(c, "change the state of an arbiter case"));
         }
         let to = match pb::CaseState::try_from(req.state) {
             Ok(pb::CaseState::UnderReview) => storage::CaseState::UnderReview,
@@ -424,13 +424,13 @@ impl Arbitration {
         let store = self.store()?;
         let t = find_tournament(store, &req.tournament).await?;
         if !c.may_export(t.id, &t.name) || (c.role == Role::ArchiveReader && set) {
-            return Err(crate::app::denied(c, "see or set this tournament's 無勝負 policy"));
+            return Err(crate::denied(c, "see or set this tournament's 無勝負 policy"));
         }
         if !set {
             return Ok(pb::NoResultPolicy { tournament: t.name, policy: t.settings.no_result_policy.as_str().to_string() });
         }
         if !matches!(c.role, Role::ChiefArbiter | Role::FederationAdmin) {
-            return Err(crate::app::denied(c, "set the tournament's 無勝負 policy (chief arbiter or federation admin)"));
+            return Err(crate::denied(c, "set the tournament's 無勝負 policy (chief arbiter or federation admin)"));
         }
         let policy: NoResultPolicy = req.policy.trim().parse().map_err(|_| AppError::invalid("policy: no-result, time-used or nigiri"))?;
         let mut settings = t.settings.clone();

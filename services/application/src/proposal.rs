@@ -3,8 +3,8 @@
 //! it (`proved` by hypothetical play, 第七条; `estimated` by an estimator,
 //! [`crate::estimate`]; `undecided`), and the position is counted with those statuses
 //! (第八条 territory, 第十条 count). Where the estimator contradicts a proof, the proof
-//! stands. Used by `AdjudicationService.Propose` ([`crate::app::adjudication`]) and by
-//! `shinpan propose` ([`crate::propose`]).
+//! stands. Used by `AdjudicationService.Propose` ([`crate::adjudication`]) and by
+//! `shinpan propose`.
 
 use crate::estimate::{Estimate, EstimateError, Estimator, Position};
 use goban::{score, Board, Color, Point, RuleSet, Score, Status, StatusMap};
@@ -193,11 +193,44 @@ pub fn propose(subject: &Subject<'_>, estimator: Option<&dyn Estimator>, adjudic
     Proposal { score: count(&status), proved_score: count(&adj.status), status, chains, adjudication: adj, estimator: outcome }
 }
 
+/// The JSON entry of one chain of `shinpan propose --json`: `stones`, `color`, `status`,
+/// `basis`, `source`, `line`, `nodes`, and `pass_alive`, `reason`, `estimate_overruled` when
+/// they apply.
+pub fn chain_json(c: &ChainProposal) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "stones": c.stones.iter().map(|p| p.to_sgf()).collect::<Vec<_>>(),
+        "color": c.color.name(),
+        "status": c.status.name(),
+        "basis": c.basis.name(),
+        "source": c.source,
+        "line": c.line,
+        "nodes": c.nodes,
+    });
+    if c.pass_alive {
+        v["pass_alive"] = true.into();
+    }
+    if let Some(r) = &c.reason {
+        v["reason"] = r.clone().into();
+    }
+    if let Some(o) = c.estimate_overruled {
+        v["estimate_overruled"] = o.name().into();
+    }
+    v
+}
+
+/// The `estimator` object of `shinpan propose --json`: `source` and `seconds`, or `source`
+/// and `error`.
+pub fn estimator_json(o: &EstimatorOutcome) -> serde_json::Value {
+    match &o.error {
+        Some(e) => serde_json::json!({"source": o.source, "error": e}),
+        None => serde_json::json!({"source": o.source, "seconds": (o.elapsed.as_secs_f64() * 1000.0).round() / 1000.0}),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::estimate::Vote;
-    use crate::propose::{chain_json, estimator_json};
 
     /// An estimator that calls every stone of colour `dead` dead and the others alive, or
     /// fails when `dead` is `None`.

@@ -54,11 +54,11 @@
 //! board; `NOT_FOUND` for an unknown game; `PERMISSION_DENIED` as above; `UNAVAILABLE`
 //! without a database (stored games only).
 
-use crate::app::games::GameCtx;
-use crate::app::{games, validation, AppState};
 use crate::auth::Claims;
 use crate::convert;
 use crate::error::AppError;
+use crate::games::GameCtx;
+use crate::{games, validation, AppState};
 use goban::{Board, Color, Point, RuleSet, Status as StoneStatus, StatusMap};
 use serde_json::{json, Value};
 use shinpan_adjudicator::{adjudicate_with_progress, Adjudication, Options, RegionReport, Stop};
@@ -67,8 +67,8 @@ use shinpan_storage::{self as storage, NewCase};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
 
-/// Default node budget per region when the request gives 0 ([`crate::app::DEFAULT_BUDGET`]).
-pub use crate::app::DEFAULT_BUDGET;
+/// Default node budget per region when the request gives 0 ([`crate::DEFAULT_BUDGET`]).
+pub use crate::DEFAULT_BUDGET;
 
 /// The server's bounds on every adjudication's search (`shinpan serve --max-search-seconds`
 /// and `--max-search-memory`).
@@ -500,7 +500,7 @@ async fn permitted_subject(state: &AppState, claims: Option<&Claims>, req: &pb::
     let subject = subject(state, req).await?;
     if let (Some(c), Some(ctx)) = (claims, &subject.game) {
         if !c.may_propose(&ctx.scope) {
-            return Err(crate::app::denied(
+            return Err(crate::denied(
                 c,
                 "adjudicate a stored game they neither play nor officiate (the adjudication is recorded as an event of the game)",
             ));

@@ -22,17 +22,15 @@
 //! Every call needs a bearer token (see [`crate::auth`]); every transition is an event of the
 //! game's hash-chained log (written by `shinpan-storage`).
 
-use crate::app::count::count;
-use crate::app::events::from_colour;
-use crate::app::games::{
-    archive_game, find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case, uuid_field,
-};
-use crate::app::AppState;
 use crate::archive;
 use crate::auth::{Claims, Role};
 use crate::convert;
+use crate::count::count;
 use crate::error::AppError;
+use crate::events::from_colour;
+use crate::games::{archive_game, find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case, uuid_field};
 use crate::lifecycle::{self, Action, Ending, LifecycleError, Party, Phase};
+use crate::AppState;
 use goban::{Color, GameResult, Status as StoneStatus};
 use serde_json::{json, Value};
 use shinpan_proto::v1 as pb;
@@ -163,7 +161,7 @@ impl Results {
         let id = uuid_field("game_id", game_id)?;
         let ctx = load_game(store, id).await?;
         if !c.may_read(&ctx.scope) {
-            return Err(crate::app::denied(c, "read this game's result"));
+            return Err(crate::denied(c, "read this game's result"));
         }
         let (phase, cur) = phase_of(store, id).await?;
         let cur = cur.ok_or_else(|| AppError::missing(format!("no result proposed for game {id}")))?;
@@ -186,7 +184,7 @@ impl Results {
         let id = uuid_field("game_id", &req.game_id)?;
         let ctx = load_game(store, id).await?;
         if !c.may_propose(&ctx.scope) {
-            return Err(crate::app::denied(c, "propose a result of this game"));
+            return Err(crate::denied(c, "propose a result of this game"));
         }
         let ending = ending_from_pb(req.ending)?;
         let (phase, _) = phase_of(store, id).await?;
@@ -306,14 +304,14 @@ impl Results {
             match (asked, mine.as_slice()) {
                 (Some(a), _) => Party::of(a),
                 (None, [one]) => Party::of(*one),
-                (None, []) => return Err(crate::app::denied(c, "confirm a result of a game they do not play")),
+                (None, []) => return Err(crate::denied(c, "confirm a result of a game they do not play")),
                 (None, _) => return Err(AppError::invalid("color: this player plays both colours; say which")),
             }
         } else {
             Party::Referee
         };
         if !c.may_confirm(&ctx.scope, party) {
-            return Err(crate::app::denied(c, &format!("confirm for {}", party.name())));
+            return Err(crate::denied(c, &format!("confirm for {}", party.name())));
         }
         let (phase, cur) = phase_of(store, id).await?;
         lifecycle::check(phase, Action::Confirm(party)).map_err(AppError::from)?;
@@ -373,7 +371,7 @@ impl Results {
         let colours = c.player_colours(&ctx.scope);
         let colour = match colours.as_slice() {
             [one] => *one,
-            [] => return Err(crate::app::denied(c, "object to the result of a game they do not play (第十条2: the players object)")),
+            [] => return Err(crate::denied(c, "object to the result of a game they do not play (第十条2: the players object)")),
             _ => Color::Black,
         };
         let (phase, _) = phase_of(store, id).await?;
@@ -433,7 +431,7 @@ impl Results {
             .set_case_state(case.id, storage::CaseState::UnderReview, "appeal", "reconstruction and re-adjudication attached")
             .await
             .map_err(AppError::from)?;
-        Ok(crate::app::cases::case_pb(&case))
+        Ok(crate::cases::case_pb(&case))
     }
 
     /// Exports a tournament's final results: SGF records with `RE` and the ruling in `GC`,
@@ -451,7 +449,7 @@ impl Results {
         let store = self.store()?;
         let t = find_tournament(store, &req.tournament).await?;
         if !c.may_export(t.id, &t.name) {
-            return Err(crate::app::denied(c, "export this tournament's results"));
+            return Err(crate::denied(c, "export this tournament's results"));
         }
         let finals = store.final_results(t.id).await.map_err(AppError::from)?;
         let mut sgf = Vec::with_capacity(finals.len());
@@ -524,7 +522,7 @@ impl Results {
         ])?;
         let store = self.store()?;
         if c.role != Role::FederationAdmin {
-            return Err(crate::app::denied(c, "correct a final result (federation admins only)"));
+            return Err(crate::denied(c, "correct a final result (federation admins only)"));
         }
         let id = uuid_field("game_id", &req.game_id)?;
         if req.reason.trim().is_empty() {

@@ -2,10 +2,10 @@
 //! the role rules need ([`GameCtx`]), its tournament, the phase of its result, its
 //! reconstruction from the recorded moves (対局の再現) and the fouls and repetitions found in it.
 
-use crate::app::events::from_colour;
 use crate::archive::{self, ArchiveGame, ArchivePlayer, Reconstruction};
 use crate::auth::GameScope;
 use crate::error::AppError;
+use crate::events::from_colour;
 use crate::lifecycle::{self, Phase};
 use goban::{Color, Point};
 use serde_json::{json, Value};

@@ -13,7 +13,7 @@
 //! * No error message echoes more than [`EXCERPT_CHARS`] characters of a client's input
 //!   ([`excerpt`]); every violation's description is capped at [`MAX_DESCRIPTION_BYTES`].
 
-// `AppError` carries rich details; errors are the cold path (as in `crate::grpc`).
+// `AppError` carries rich details; errors are the cold path.
 #![allow(clippy::result_large_err)]
 
 pub use crate::error::{truncate, MAX_DESCRIPTION_BYTES};

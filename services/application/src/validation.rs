@@ -14,7 +14,7 @@
 
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
-use crate::telemetry::TracePropagation;
+use crate::trace::TracePropagation;
 use goban::{Board, Color, Foul, FoulRule, Game, Move, MoveOutcome, RuleSet};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient;
@@ -265,10 +265,9 @@ impl Validator {
     /// A lazily connecting remote validator for `url` (e.g. `http://127.0.0.1:50052`).
     ///
     /// # Errors
-    /// A malformed URL.
-    pub fn remote(url: &str) -> Result<Validator, crate::error::StartupError> {
-        let endpoint = Channel::from_shared(url.to_string())
-            .map_err(|e| crate::error::StartupError::Config(format!("--validation-url {url}: {e}")))?;
+    /// A malformed URL: the message names the flag (`--validation-url`) and the URL.
+    pub fn remote(url: &str) -> Result<Validator, String> {
+        let endpoint = Channel::from_shared(url.to_string()).map_err(|e| format!("--validation-url {url}: {e}"))?;
         let channel = endpoint.connect_lazy();
         Ok(Validator::Remote(RuleValidationServiceClient::with_interceptor(channel, TracePropagation)))
     }
