@@ -48,7 +48,7 @@ impl TestApp {
         let server = tokio::spawn(app.run_until(async move {
             let _ = rx.await;
         }));
-        let channel = shinpan::client::channel(&url).await.expect("connect to the test server");
+        let channel = shinpan::remote::channel(&url).await.expect("connect to the test server");
         TestApp { url, channel, stop: Some(tx), server: Some(server) }
     }
 

@@ -385,7 +385,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     let server = tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let mut c = AdjudicationServiceClient::new(shinpan::client::channel(&url).await.unwrap());
+    let mut c = AdjudicationServiceClient::new(shinpan::remote::channel(&url).await.unwrap());
     assert_eq!(c.adjudicate(sgf_req(kakunin_sgf("9"))).await.unwrap_err().code(), Code::Unauthenticated);
     let token =
         AuthConfig::new("a production secret of at least 32 bytes").issue(Role::Referee, "referee-1", None, None, None, 60).unwrap();
@@ -395,7 +395,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
     // ValidateRecord (a whole record parsed) needs a token too; ValidateMove and ListRuleSets
     // stay open for the recording services that call them.
     let mut v =
-        shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient::new(shinpan::client::channel(&url).await.unwrap());
+        shinpan_proto::v1::rule_validation_service_client::RuleValidationServiceClient::new(shinpan::remote::channel(&url).await.unwrap());
     let record = || pb::ValidateRecordRequest {
         record: Some(pb::validate_record_request::Record::Sgf("(;SZ[9];B[ee];W[gc])".into())),
         rule_set: String::new(),
@@ -428,7 +428,7 @@ async fn served_alone_with_health_and_reflection_and_behind_tokens_with_auth_all
             .parse::<tonic::metadata::MetadataValue<_>>()
             .unwrap()
     };
-    let channel = shinpan::client::channel(&url).await.unwrap();
+    let channel = shinpan::remote::channel(&url).await.unwrap();
     let mut rec = shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient::new(channel.clone());
     let sgf = kakunin_sgf("9").replacen("SZ[9]", "SZ[9]PB[Sakata]PW[Fujisawa]KM[6.5]", 1);
     let sgf = format!("{};B[];W[])", sgf.trim_end().trim_end_matches(')'));

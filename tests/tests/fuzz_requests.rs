@@ -325,7 +325,7 @@ async fn mutated_requests_to_every_rpc_get_a_clear_answer() {
     let server = tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let channel = shinpan::client::channel(&url).await.unwrap();
+    let channel = shinpan::remote::channel(&url).await.unwrap();
     let token = testing_token(Role::FederationAdmin, "fuzz-admin", None, None, None);
 
     // A game in play with a move, and a case on it, so that ids in the seeds lead somewhere.

@@ -519,7 +519,7 @@ impl Load {
                 if self.stop.load(SeqCst) {
                     break;
                 }
-                let mv = shinpan::grpc::convert::move_to_pb(m.color, m.mv);
+                let mv = shinpan::convert::move_to_pb(m.color, m.mv);
                 if !self.record(&game, i as u32 + 1, &mv).await {
                     break;
                 }
@@ -639,7 +639,7 @@ async fn check(database_url: &str, load: &Load, export_through: &Client) -> Verd
         match export_through.clone().export_sgf(pb::ExportSgfRequest { game_id: game.clone() }).await {
             Ok(sgf) => {
                 let exported = shinpan_sgf::Record::parse(&sgf.into_inner().sgf).expect("exported SGF parses");
-                let exported: Vec<pb::Move> = exported.moves.iter().map(|m| shinpan::grpc::convert::move_to_pb(m.color, m.mv)).collect();
+                let exported: Vec<pb::Move> = exported.moves.iter().map(|m| shinpan::convert::move_to_pb(m.color, m.mv)).collect();
                 if &exported != acked {
                     v.sgf_mismatches.push(format!("game {game}: exported {} moves, acknowledged {}", exported.len(), acked.len()));
                 }

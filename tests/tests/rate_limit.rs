@@ -36,7 +36,7 @@ async fn a_caller_over_its_allowance_of_expensive_calls_is_refused_naming_the_fl
     let server = tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let channel = shinpan::client::channel(&url).await.unwrap();
+    let channel = shinpan::remote::channel(&url).await.unwrap();
     let mut v = pb::rule_validation_service_client::RuleValidationServiceClient::new(channel.clone());
     let auth = AuthConfig::new(SECRET);
     let alice = auth.issue(Role::Referee, "alice", None, None, None, 600).unwrap();

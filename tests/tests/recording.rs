@@ -103,7 +103,7 @@ async fn a_game_recorded_move_by_move_is_followed_live_by_watch_game() {
     let sent: Vec<_> = original.moves.iter().take(80).collect();
     for (i, m) in sent.iter().enumerate() {
         let r = client
-            .record_move(record(&game.id, i as u32 + 1, shinpan::grpc::convert::move_to_pb(m.color, m.mv), &format!("k{i}")))
+            .record_move(record(&game.id, i as u32 + 1, shinpan::convert::move_to_pb(m.color, m.mv), &format!("k{i}")))
             .await
             .unwrap()
             .into_inner();
@@ -123,7 +123,7 @@ async fn a_game_recorded_move_by_move_is_followed_live_by_watch_game() {
     for (i, (e, m)) in seen[1..=sent.len()].iter().zip(&sent).enumerate() {
         assert_eq!(e.kind, "move");
         assert_eq!(e.move_number, i as u32 + 1);
-        assert_eq!(e.r#move.as_ref(), Some(&shinpan::grpc::convert::move_to_pb(m.color, m.mv)));
+        assert_eq!(e.r#move.as_ref(), Some(&shinpan::convert::move_to_pb(m.color, m.mv)));
         assert_eq!(e.prev_hash, seen[i].hash, "hash chain links each event to the previous one");
     }
     assert_eq!(seen.last().unwrap().kind, "resign");
@@ -145,7 +145,7 @@ async fn concurrent_clients_sending_the_same_move_number_store_exactly_one() {
     // Separate connections, like separate recording terminals.
     let mut channels = Vec::new();
     for _ in 0..8 {
-        channels.push(shinpan::client::channel(&app.url).await.unwrap());
+        channels.push(shinpan::remote::channel(&app.url).await.unwrap());
     }
     let points = ["aa", "ba", "ca", "da", "ea", "fa", "ga", "ha"];
     for n in 1..=6u32 {

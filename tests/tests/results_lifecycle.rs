@@ -746,7 +746,7 @@ async fn auth_all_guards_recording_too() {
     let server = tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let channel = shinpan::client::channel(&url).await.unwrap();
+    let channel = shinpan::remote::channel(&url).await.unwrap();
     let mut rec = shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient::new(channel.clone());
     let create = || pb::CreateGameRequest {
         tournament: T.into(),

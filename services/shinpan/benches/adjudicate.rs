@@ -112,13 +112,13 @@ fn bench(c: &mut Criterion) {
         for f in &files {
             let Ok(l) = load(Path::new(f), None) else { continue };
             let t = Instant::now();
-            let (p, _) = shinpan::propose::propose_loaded(&l, None, shinpan::adjudicate::DEFAULT_BUDGET, Some(gnugo.as_ref()));
+            let (p, _) = shinpan::propose::propose_loaded(&l, None, shinpan::app::DEFAULT_BUDGET, Some(gnugo.as_ref()));
             times.push(t.elapsed().as_secs_f64() * 1000.0);
             equal += usize::from(Some(p.score.result) == l.record.result());
         }
         eprintln!(
             "propose (budget {}, GNU Go --level {:?}) on the same records: {} proposed, {}, {equal} equal to RE",
-            shinpan::adjudicate::DEFAULT_BUDGET,
+            shinpan::app::DEFAULT_BUDGET,
             levels,
             times.len(),
             quantiles(times)

@@ -30,6 +30,7 @@
 //! move (第十二条); [`exit::UNREADABLE`] (2) unreadable file or bad point list;
 //! [`exit::UNDECIDED`] (4) if some stone is undecided (result `?`).
 
+use crate::app::DEFAULT_BUDGET;
 use crate::exit;
 use crate::replay::{load_to_count, Loaded};
 use crate::report::{sgf_points, Report};
@@ -39,9 +40,6 @@ use shinpan_adjudicator::{adjudicate, Adjudication, Options};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Default node budget per region.
-pub const DEFAULT_BUDGET: u64 = 500_000;
 
 /// Arguments of `shinpan adjudicate`.
 #[derive(clap::Args, Debug, Clone)]

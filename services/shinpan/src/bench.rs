@@ -165,7 +165,7 @@ pub async fn measure(
     let sequence = std::sync::Arc::new(legal_sequence(moves, seed));
     let mut channels = Vec::new();
     for _ in 0..connections.max(1) {
-        channels.push(crate::client::channel(url).await?);
+        channels.push(crate::remote::channel(url).await?);
     }
     let tournament = format!("bench {}", uuid::Uuid::new_v4());
     // The games are created concurrently (untimed), so the server's database pool has opened
@@ -219,7 +219,7 @@ pub async fn measure(
                 let req = pb::RecordMoveRequest {
                     game_id: id.clone(),
                     move_number: n as u32 + 1,
-                    r#move: Some(crate::grpc::convert::move_to_pb(c, m)),
+                    r#move: Some(crate::convert::move_to_pb(c, m)),
                     client_time: None,
                     idempotency_key: format!("{id}:{}", n + 1),
                 };

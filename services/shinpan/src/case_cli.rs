@@ -15,7 +15,7 @@
 //! Exit codes: 0 success, 1 failure.
 
 use crate::exit;
-use crate::result_cli::{authed, status_line, Connection};
+use crate::remote::{authed, status_line, Connection};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::arbitration_service_client::ArbitrationServiceClient;
 use shinpan_proto::ValueName;
@@ -165,7 +165,7 @@ enum Command {
     },
 }
 
-use crate::grpc::convert::opt_color_to_pb as colour;
+use crate::convert::opt_color_to_pb as colour;
 
 /// A case as text: id, game, kind, state, who opened it and why, evidence summary, ruling.
 pub fn case_text(k: &pb::Case) -> String {
@@ -206,7 +206,7 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 async fn run_async(args: Args) -> anyhow::Result<()> {
-    let channel = crate::client::channel(&args.conn.server).await?;
+    let channel = crate::remote::channel(&args.conn.server).await?;
     let mut c = ArbitrationServiceClient::new(channel);
     let t = args.conn.token.as_str();
     let st = |s: tonic::Status| anyhow::anyhow!(status_line(&s));

@@ -19,16 +19,13 @@
 //! 3 when a recorded move was a foul.
 
 use crate::exit;
-use crate::result_cli::{authed, Connection};
+use crate::remote::{authed, channel, Connection};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::game_recording_service_client::GameRecordingServiceClient;
 use shinpan_proto::ValueName;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tonic::transport::Channel;
-
-/// Default server URL.
-pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
 
 /// `shinpan game`: record and inspect games on a running server.
 #[derive(clap::Args, Debug)]
@@ -194,21 +191,6 @@ pub enum GameCommand {
     },
 }
 
-/// Connects to `url` (e.g. `http://127.0.0.1:50051`).
-///
-/// # Errors
-/// A malformed URL, or the server cannot be reached: the message names the URL and says how
-/// to start the server (`shinpan serve`) or point at another one (`--server`).
-pub async fn channel(url: &str) -> anyhow::Result<Channel> {
-    let endpoint = Channel::from_shared(url.to_string()).map_err(|e| anyhow::anyhow!("bad server URL {url}: {e}"))?;
-    endpoint.connect().await.map_err(|e| {
-        anyhow::anyhow!(
-            "cannot reach the shinpan server at {url} ({e}): is `shinpan serve` running there? \
-             Start it, or give the right address with --server (or SHINPAN_SERVER)"
-        )
-    })
-}
-
 /// A `GameRecordingService` client connected to `url`.
 ///
 /// # Errors
@@ -322,7 +304,7 @@ async fn record(
         game_id: game,
         move_number: number,
         r#move: Some(pb::Move { color, action: Some(action) }),
-        client_time: Some(crate::grpc::convert::timestamp(chrono::Utc::now())),
+        client_time: Some(crate::convert::timestamp(chrono::Utc::now())),
         idempotency_key: key.unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
     };
     match client.record_move(authed(req, token)).await {

@@ -254,6 +254,15 @@ impl ServeArgs {
         }
     }
 
+    /// The bounds of every adjudication's search (`--max-search-seconds`,
+    /// `--max-search-memory`, in MiB).
+    pub fn search_limits(&self) -> crate::app::adjudication::SearchLimits {
+        crate::app::adjudication::SearchLimits {
+            max_time: std::time::Duration::from_secs(self.max_search_seconds),
+            max_memory_bytes: self.max_search_memory_mib.saturating_mul(1 << 20),
+        }
+    }
+
     /// The HTTP/2 keep-alive PING interval (`None`: no PINGs) and timeout.
     pub fn keepalive(&self) -> (Option<std::time::Duration>, Option<std::time::Duration>) {
         (secs(self.keepalive_interval), secs(self.keepalive_timeout))

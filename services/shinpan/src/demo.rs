@@ -107,7 +107,7 @@ async fn demo(args: Args) -> anyhow::Result<()> {
 }
 
 async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()> {
-    let channel = crate::client::channel(url).await?;
+    let channel = crate::remote::channel(url).await?;
     let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
     let h = health
         .check(tonic_health::pb::HealthCheckRequest { service: shinpan_proto::service_names::GAME_RECORDING.into() })
@@ -189,8 +189,8 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
             .record_move(pb::RecordMoveRequest {
                 game_id: created.id.clone(),
                 move_number: i as u32 + 1,
-                r#move: Some(crate::grpc::convert::move_to_pb(m.color, m.mv)),
-                client_time: Some(crate::grpc::convert::timestamp(chrono::Utc::now())),
+                r#move: Some(crate::convert::move_to_pb(m.color, m.mv)),
+                client_time: Some(crate::convert::timestamp(chrono::Utc::now())),
                 idempotency_key: format!("demo-{}", i + 1),
             })
             .await?
@@ -204,7 +204,7 @@ async fn steps(url: &str, record_path: &Path, sgf: String) -> anyhow::Result<()>
         .record_move(pb::RecordMoveRequest {
             game_id: created.id.clone(),
             move_number: n,
-            r#move: Some(crate::grpc::convert::move_to_pb(last.color, last.mv)),
+            r#move: Some(crate::convert::move_to_pb(last.color, last.mv)),
             client_time: None,
             idempotency_key: format!("demo-{n}"),
         })
@@ -283,7 +283,7 @@ async fn end_of_game(url: &str, games: &Path) -> anyhow::Result<()> {
     };
     let sgf = String::from_utf8_lossy(&std::fs::read(&path)?).into_owned();
     let recorded = shinpan_sgf::Record::parse(&sgf).ok().and_then(|r| r.info.result).unwrap_or_default();
-    let channel = crate::client::channel(url).await?;
+    let channel = crate::remote::channel(url).await?;
     let mut recording = GameRecordingServiceClient::new(channel.clone());
     println!("7. the end of a real game: {} ...", path.display());
     let imported = recording

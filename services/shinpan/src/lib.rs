@@ -6,9 +6,7 @@
 //! Exit codes shared by every subcommand: see [`exit`].
 
 pub mod adjudicate;
-pub mod archive;
 pub mod audit;
-pub mod auth;
 pub mod bench;
 pub mod case_cli;
 pub mod client;
@@ -17,13 +15,10 @@ pub mod connections;
 pub mod console;
 pub mod demo;
 pub mod error;
-pub mod estimate;
 pub mod exit;
 pub mod grpc;
-pub mod lifecycle;
-pub mod limits;
 pub mod propose;
-pub mod ratelimit;
+pub mod remote;
 pub mod replay;
 pub mod report;
 pub mod result_cli;
@@ -33,3 +28,8 @@ pub mod startup;
 pub mod supervision;
 pub mod telemetry;
 pub mod token;
+
+// The application layer (crate `shinpan-application`) and its domain modules, under the
+// names this crate's modules and its users know them by.
+pub use shinpan_application as app;
+pub use shinpan_application::{archive, auth, convert, estimate, lifecycle, limits, proposal, ratelimit};

@@ -14,36 +14,13 @@
 //! `SHINPAN_TOKEN`, a bearer token from `shinpan token issue`). Exit codes: 0 success, 1
 //! failure (unreachable server, refused call: the gRPC code and message are printed).
 
-use crate::client::DEFAULT_SERVER;
 use crate::exit;
+use crate::remote::{authed, status_line, Connection};
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::result_confirmation_service_client::ResultConfirmationServiceClient;
 use shinpan_proto::ValueName;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tonic::Request;
-
-/// Server and token options shared by `result` and `case`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct Connection {
-    /// Server URL.
-    #[arg(long, global = true, env = "SHINPAN_SERVER", default_value = DEFAULT_SERVER)]
-    pub server: String,
-    /// Bearer token (from `shinpan token issue`).
-    #[arg(long, global = true, env = "SHINPAN_TOKEN", hide_env_values = true, default_value = "")]
-    pub token: String,
-}
-
-/// A request with `authorization: Bearer <token>` (none when the token is empty).
-pub fn authed<T>(msg: T, token: &str) -> Request<T> {
-    let mut r = Request::new(msg);
-    if !token.is_empty() {
-        if let Ok(v) = format!("Bearer {token}").parse() {
-            r.metadata_mut().insert("authorization", v);
-        }
-    }
-    r
-}
 
 /// `shinpan result`.
 #[derive(clap::Args, Debug)]
@@ -136,7 +113,7 @@ enum Command {
     },
 }
 
-use crate::grpc::convert::opt_color_to_pb as color_pb;
+use crate::convert::opt_color_to_pb as color_pb;
 
 /// One-paragraph text of a result.
 pub fn result_text(r: &pb::GameResult) -> String {
@@ -163,18 +140,13 @@ pub fn result_text(r: &pb::GameResult) -> String {
     s
 }
 
-/// The gRPC error as one line.
-pub fn status_line(s: &tonic::Status) -> String {
-    format!("{:?}: {}", s.code(), s.message())
-}
-
 /// Runs `shinpan result`.
 pub fn run(args: Args) -> ExitCode {
     exit::block_on(async move { exit::from_result(run_async(args).await) })
 }
 
 async fn run_async(args: Args) -> anyhow::Result<()> {
-    let channel = crate::client::channel(&args.conn.server).await?;
+    let channel = crate::remote::channel(&args.conn.server).await?;
     let mut c = ResultConfirmationServiceClient::new(channel);
     let t = args.conn.token.as_str();
     let st = |s: tonic::Status| anyhow::anyhow!(status_line(&s));

@@ -93,7 +93,7 @@ pub fn count(loaded: &Loaded, dead: Option<&[Point]>, komi: Option<f64>) -> Repo
     // The seki among the stones the agreement leaves alive (第八条: their eyes are not
     // territory), found by hypothetical play with the agreement as context (第九条・第七条).
     let opts = shinpan_adjudicator::Options {
-        budget_nodes: crate::adjudicate::DEFAULT_BUDGET,
+        budget_nodes: crate::app::DEFAULT_BUDGET,
         agreed: Some(status),
         ko_pending: game.ko_point(),
         to_move: game.to_move(),

@@ -10,12 +10,13 @@
 //! embedded cluster it started is restarted if its postmaster dies, and health is
 //! NOT_SERVING while the store does not answer ([`crate::supervision`]).
 
+use crate::app::validation::Validator;
+use crate::app::AppState;
 use crate::configuration::{ServeArgs, ServiceKind};
 use crate::connections::Incoming;
 use crate::error::StartupError;
 use crate::grpc::recording::RecordingService;
-use crate::grpc::validation::{RuleValidationService, Validator};
-use crate::grpc::AppState;
+use crate::grpc::validation::RuleValidationService;
 use crate::telemetry;
 use shinpan_proto::v1::game_recording_service_server::GameRecordingServiceServer;
 use shinpan_proto::v1::rule_validation_service_server::RuleValidationServiceServer;
@@ -86,13 +87,13 @@ impl Application {
     pub async fn with_store(args: &ServeArgs, store: Option<Store>) -> Result<Application, StartupError> {
         crate::auth::check_secret_for_listen(args.listen, args.jwt_secret.as_deref()).map_err(StartupError::Config)?;
         let validator = match (&args.validation_url, args.service) {
-            (Some(url), ServiceKind::Recording | ServiceKind::All) => Validator::remote(url)?,
+            (Some(url), ServiceKind::Recording | ServiceKind::All) => Validator::remote(url).map_err(StartupError::Config)?,
             _ => Validator::Local,
         };
         let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let searches = std::sync::Arc::new(tokio::sync::Semaphore::new(cores));
-        let search_limits = crate::grpc::adjudication::SearchLimits::of(args);
+        let search_limits = args.search_limits();
         let expensive = crate::ratelimit::ExpensiveCalls::new(args.expensive_calls_per_minute);
         let state = AppState { store, validator, shutdown, max_budget_nodes: args.max_budget_nodes, searches, search_limits, expensive };
         let listener = tokio::net::TcpListener::bind(args.listen)

@@ -52,15 +52,6 @@ pub struct IssueArgs {
     pub secret: Option<String>,
 }
 
-impl clap::ValueEnum for Role {
-    fn value_variants<'a>() -> &'a [Self] {
-        &Role::ALL
-    }
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.name()))
-    }
-}
-
 /// Parses `B`/`W` (also `black`/`white`).
 pub fn parse_color(s: &str) -> Result<goban::Color, String> {
     match s.trim().to_ascii_lowercase().as_str() {

@@ -6,8 +6,10 @@
 //! `shinpan serve` process under an open-file limit of 1,024 (systemd's default) keeps
 //! serving while 1,100 sockets hang in the handshake.
 
+mod common;
+
+use common::Server;
 use shinpan::configuration::ServeArgs;
-use shinpan::startup::Application;
 use shinpan_proto::v1 as pb;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -23,33 +25,10 @@ const HALF_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n";
 /// The whole client preface and an empty SETTINGS frame: a completed handshake.
 const FULL_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00";
 
-struct Server {
-    addr: SocketAddr,
-    url: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-    }
-}
-
 async fn server(configure: impl FnOnce(&mut ServeArgs)) -> Server {
     // The idle sockets' both ends are in this process.
     shinpan::connections::raise_open_file_limit().expect("raise the open-file limit");
-    let store = shinpan_storage::testing::fresh_store().await;
-    let mut args = ServeArgs::local(None, std::path::PathBuf::from("/nonexistent"));
-    configure(&mut args);
-    let app = Application::with_store(&args, Some(store)).await.expect("the server starts");
-    let (addr, url) = (app.addr(), app.url());
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(app.run_until(async move {
-        let _ = rx.await;
-    }));
-    Server { addr, url, stop: Some(tx) }
+    common::start(configure).await
 }
 
 /// A new channel (a new connection) and one health check plus one `CreateGame` over it,

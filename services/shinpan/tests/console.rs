@@ -6,6 +6,9 @@
 //! player's token is not offered and is refused, both languages; and the game page rendered
 //! by a real browser (Debian's headless `chromium`, installed with apt-get when missing).
 
+mod common;
+
+use common::Server;
 use shinpan::auth::{testing_token, Role};
 use shinpan::configuration::ServeArgs;
 use shinpan::console::board::{CELL, MARGIN};
@@ -20,34 +23,13 @@ use tonic::transport::Channel;
 
 const TOURNAMENT: &str = "Console Cup";
 
-struct Server {
-    addr: SocketAddr,
-    url: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-    }
-}
-
 async fn server() -> Server {
-    server_on(shinpan_storage::testing::fresh_store().await).await
+    common::start(|_| {}).await
 }
 
 /// A server on `store` (two servers on stores of one database stand for two replicas).
 async fn server_on(store: shinpan_storage::Store) -> Server {
-    let args = ServeArgs::local(None, std::path::PathBuf::from("/nonexistent"));
-    let app = Application::with_store(&args, Some(store)).await.expect("the server starts");
-    let (addr, url) = (app.addr(), app.url());
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(app.run_until(async move {
-        let _ = rx.await;
-    }));
-    Server { addr, url, stop: Some(tx) }
+    common::start_on(store, |_| {}).await
 }
 
 /// An HTTP/1.1 answer.

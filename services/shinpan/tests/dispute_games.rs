@@ -19,7 +19,8 @@
 //! the printed figure is what the engine reaches today).
 
 use goban::{Point, Status};
-use shinpan::adjudicate::{adjudicate_loaded, DEFAULT_BUDGET};
+use shinpan::adjudicate::adjudicate_loaded;
+use shinpan::app::DEFAULT_BUDGET;
 use shinpan::replay::load;
 use shinpan::score::status_from_marks;
 use std::path::{Path, PathBuf};

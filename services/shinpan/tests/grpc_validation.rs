@@ -18,7 +18,7 @@ async fn spawn() -> (RuleValidationServiceClient<Channel>, tokio::sync::oneshot:
     tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    (RuleValidationServiceClient::new(shinpan::client::channel(&url).await.unwrap()), tx)
+    (RuleValidationServiceClient::new(shinpan::remote::channel(&url).await.unwrap()), tx)
 }
 
 fn play(c: pb::Color, p: &str) -> pb::Move {

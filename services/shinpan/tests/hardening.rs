@@ -3,9 +3,9 @@
 //! oversized and NUL-bearing strings, errors that echo input, komi and positions that are
 //! not Go, and the record and request size limits.
 
+mod common;
+
 use shinpan::auth::{testing_token, Role, DEV_SECRET, ISSUER};
-use shinpan::configuration::ServeArgs;
-use shinpan::startup::Application;
 use shinpan_proto::v1 as pb;
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -14,31 +14,17 @@ use tonic::transport::Channel;
 use tonic::{Code, Request};
 use tonic_types::StatusExt;
 
+/// The server and a channel to it.
 struct Server {
     url: String,
     channel: Channel,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-    }
+    _server: common::Server,
 }
 
 async fn server() -> Server {
-    let store = shinpan_storage::testing::fresh_store().await;
-    let args = ServeArgs::local(None, std::path::PathBuf::from("/nonexistent"));
-    let app = Application::with_store(&args, Some(store)).await.expect("the server starts");
-    let url = app.url();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(app.run_until(async move {
-        let _ = rx.await;
-    }));
-    let channel = shinpan::client::channel(&url).await.expect("connect");
-    Server { url, channel, stop: Some(tx) }
+    let server = common::start(|_| {}).await;
+    let channel = shinpan::remote::channel(&server.url).await.expect("connect");
+    Server { url: server.url.clone(), channel, _server: server }
 }
 
 fn recording(s: &Server) -> pb::game_recording_service_client::GameRecordingServiceClient<Channel> {

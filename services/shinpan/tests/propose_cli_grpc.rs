@@ -92,7 +92,7 @@ async fn propose_over_grpc() {
     tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let mut c = AdjudicationServiceClient::new(shinpan::client::channel(&url).await.unwrap());
+    let mut c = AdjudicationServiceClient::new(shinpan::remote::channel(&url).await.unwrap());
     let sgf = std::fs::read_to_string(record()).unwrap();
     let req = pb::AdjudicateRequest { position: Some(pb::adjudicate_request::Position::Sgf(sgf)), ..Default::default() };
     let r = c.propose(pb::ProposeRequest { request: Some(req.clone()) }).await.expect("propose").into_inner();

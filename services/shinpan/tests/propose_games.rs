@@ -17,7 +17,8 @@
 
 use goban::{GameResult, Status};
 use shinpan::estimate::{gnugo_levels, GnuGo, DEFAULT_LEVELS, DEFAULT_TIMEOUT};
-use shinpan::propose::{propose_loaded, Basis};
+use shinpan::proposal::Basis;
+use shinpan::propose::propose_loaded;
 use shinpan::replay::load;
 use shinpan::score::status_from_marks;
 use std::path::{Path, PathBuf};
@@ -63,7 +64,7 @@ fn proposals_on_real_games() {
         Err(_) => DEFAULT_LEVELS.to_vec(),
     };
     let gnugo = gnugo_levels(&probe.program, &levels, DEFAULT_TIMEOUT);
-    let budget = env_num("SHINPAN_PROPOSE_BUDGET").unwrap_or(shinpan::adjudicate::DEFAULT_BUDGET);
+    let budget = env_num("SHINPAN_PROPOSE_BUDGET").unwrap_or(shinpan::app::DEFAULT_BUDGET);
     let all = std::env::var_os("SHINPAN_PROPOSE_ALL").is_some();
     let dir = games_dir();
     let index = std::fs::read_to_string(dir.join("index.tsv")).expect("index.tsv");

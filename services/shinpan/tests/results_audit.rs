@@ -253,7 +253,7 @@ async fn audit_verify_names_every_fact_changed_in_the_database() {
     // the changed rule set and setup no longer load as a game
     for g in &games[1..3] {
         let stored = store.get_game(*g).await.unwrap();
-        let loads = match shinpan::grpc::recording::stored_start(&stored) {
+        let loads = match shinpan::app::events::stored_start(&stored) {
             Ok(start) => start.game().is_ok(),
             Err(_) => false,
         };

@@ -40,7 +40,7 @@ async fn result_and_case_subcommands() {
     let server = tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let channel = shinpan::client::channel(&url).await.unwrap();
+    let channel = shinpan::remote::channel(&url).await.unwrap();
     let mut rec = pb::game_recording_service_client::GameRecordingServiceClient::new(channel);
     let g = rec
         .create_game(pb::CreateGameRequest {

@@ -39,7 +39,7 @@ async fn server(configure: impl FnOnce(&mut ServeArgs)) -> Server {
     tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let channel = shinpan::client::channel(&url).await.expect("connect");
+    let channel = shinpan::remote::channel(&url).await.expect("connect");
     Server { channel, searches, stop: Some(tx) }
 }
 

@@ -100,7 +100,7 @@ async fn a_killed_embedded_postgres_is_reaped_restarted_and_health_follows() {
     let served = tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let channel = shinpan::client::channel(&url).await.expect("connect");
+    let channel = shinpan::remote::channel(&url).await.expect("connect");
     let mut client = pb::game_recording_service_client::GameRecordingServiceClient::new(channel.clone());
     wait_health(&channel, ServingStatus::Serving, Duration::from_secs(5)).await;
 
@@ -169,7 +169,7 @@ async fn health_follows_a_database_the_server_does_not_own() {
     let served = tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let channel = shinpan::client::channel(&app_url).await.expect("connect");
+    let channel = shinpan::remote::channel(&app_url).await.expect("connect");
     wait_health(&channel, ServingStatus::Serving, Duration::from_secs(5)).await;
 
     // The database goes away: health turns NOT_SERVING.

@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn a_final_result_cites_article_ten() {
-        let s = crate::grpc::results::lifecycle_status(&crate::lifecycle::LifecycleError::Final);
+        let s = crate::error::lifecycle_status(&crate::lifecycle::LifecycleError::Final);
         let en = explain(Lang::En, &s);
         assert!(en.contains("第十条") && !en.contains("FAILED_PRECONDITION"), "{en}");
         assert!(explain(Lang::Ja, &s).starts_with("結果は確定"));

@@ -12,8 +12,8 @@
 //! of their tournament ([`Console::new_code`]; kept in the database for [`CODE_LIFETIME`], so
 //! that any replica exchanges it, once). The token is verified with
 //! the server's JWT secret and kept in an HttpOnly, SameSite=Lax cookie (sent when a link to a page is followed from elsewhere, never with a form posted from another site). Every action
-//! calls the gRPC services in-process with the token's claims, so the console refuses
-//! exactly what the API refuses, and it offers only what the role may do
+//! calls the use cases of [`crate::app`] with the token's claims, as the gRPC services do, so
+//! the console refuses exactly what the API refuses, and it offers only what the role may do
 //! ([`crate::auth::Claims`]). Labels come in English and Japanese ([`i18n`]); refusals
 //! are written as sentences citing the article ([`errors`]).
 
@@ -23,12 +23,11 @@ pub mod errors;
 pub mod i18n;
 pub mod pages;
 
+use crate::app::arbitration::Arbitration;
+use crate::app::recording::Recording;
+use crate::app::results::Results;
+use crate::app::AppState;
 use crate::auth::{AuthConfig, Claims};
-use crate::grpc::adjudication::AdjudicationService;
-use crate::grpc::arbitration::ArbitrationService;
-use crate::grpc::recording::RecordingService;
-use crate::grpc::results::ResultsService;
-use crate::grpc::AppState;
 use axum::http::HeaderMap;
 use shinpan_proto::v1 as pb;
 use std::collections::HashMap;
@@ -48,18 +47,17 @@ pub const CODE_TOKEN_LIFETIME_SECS: u64 = 12 * 3600;
 /// How often the tournament view's live stream re-reads the games and cases.
 pub const TOURNAMENT_REFRESH: Duration = Duration::from_secs(2);
 
-/// What the console's handlers share: the services they call in-process and the verifier
-/// of tokens.
+/// What the console's handlers share: the use cases they call ([`crate::app`]) and the
+/// verifier of tokens.
 #[derive(Clone)]
 pub struct Console {
     /// The shared state of the services (store, shutdown signal).
     pub state: AppState,
     /// Verifies the role tokens.
     pub auth: AuthConfig,
-    recording: Arc<RecordingService>,
-    results: Arc<ResultsService>,
-    arbitration: Arc<ArbitrationService>,
-    adjudication: Arc<AdjudicationService>,
+    recording: Arc<Recording>,
+    results: Arc<Results>,
+    arbitration: Arc<Arbitration>,
     /// Proposals already computed, by game and the event sequence they were made at.
     proposals: Arc<Mutex<HashMap<(Uuid, u64), pb::ProposeResponse>>>,
 }
@@ -68,10 +66,9 @@ impl Console {
     /// The console on the services' shared state (which must have a store).
     pub fn new(state: AppState, auth: AuthConfig) -> Console {
         Console {
-            recording: Arc::new(RecordingService::new(state.clone())),
-            results: Arc::new(ResultsService::new(state.clone())),
-            arbitration: Arc::new(ArbitrationService::new(state.clone())),
-            adjudication: Arc::new(AdjudicationService::new(state.clone())),
+            recording: Arc::new(Recording::new(state.clone())),
+            results: Arc::new(Results::new(state.clone())),
+            arbitration: Arc::new(Arbitration::new(state.clone())),
             state,
             auth,
             proposals: Arc::default(),
@@ -92,7 +89,7 @@ impl Console {
             match store.put_sign_in_code(&code, &token, until).await {
                 Ok(()) => return Ok(code),
                 Err(shinpan_storage::StoreError::AlreadyExists(_)) if tries < 3 => tries += 1,
-                Err(e) => return Err(crate::grpc::results::store_status(e)),
+                Err(e) => return Err(crate::error::store_status(e)),
             }
         }
     }
@@ -112,8 +109,8 @@ impl Console {
     }
 }
 
-/// A request to an in-process service carrying the caller's claims (as the token
-/// interceptor leaves them).
+/// A request carrying the caller's claims (as the token interceptor leaves them): what the
+/// per-caller rate limit of the expensive calls ([`crate::ratelimit`]) counts by.
 pub fn call<T>(claims: &Claims, message: T) -> tonic::Request<T> {
     let mut r = tonic::Request::new(message);
     r.extensions_mut().insert(claims.clone());

@@ -115,30 +115,7 @@ impl Store {
         let setup = if g.setup.is_null() { json!({}) } else { g.setup.clone() };
         let mut tx = self.pool.begin().await?;
         let event = genesis_event(id, crate::facts::genesis_facts(&mut tx, g, &setup).await?);
-        sqlx::query(
-            "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
-                                board_width, board_height, komi, handicap, rule_set, setup, last_seq, last_hash,
-                                idempotency_key, request_digest)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
-        )
-        .bind(id)
-        .bind(g.tournament_id)
-        .bind(g.round)
-        .bind(g.table_number)
-        .bind(g.black_player_id)
-        .bind(g.white_player_id)
-        .bind(g.board_width)
-        .bind(g.board_height)
-        .bind(g.komi)
-        .bind(g.handicap)
-        .bind(&g.rule_set)
-        .bind(&setup)
-        .bind(event.seq)
-        .bind(&event.hash)
-        .bind(g.key.as_ref().map(|k| &k.key))
-        .bind(g.key.as_ref().map(|k| &k.request_digest))
-        .execute(&mut *tx)
-        .await?;
+        insert_game_row(&mut tx, id, g, &setup, GameState::Playing, 0, &event).await?;
         insert_event(&mut tx, &event).await?;
         tx.commit().await?;
         // the new game's head, so that its first write needs no read
@@ -185,32 +162,7 @@ impl Store {
             state = end.state;
         }
         let head = events.last().expect("game_created").clone();
-        sqlx::query(
-            "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
-                                board_width, board_height, komi, handicap, rule_set, setup, state,
-                                move_count, last_seq, last_hash, idempotency_key, request_digest)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
-        )
-        .bind(id)
-        .bind(g.tournament_id)
-        .bind(g.round)
-        .bind(g.table_number)
-        .bind(g.black_player_id)
-        .bind(g.white_player_id)
-        .bind(g.board_width)
-        .bind(g.board_height)
-        .bind(g.komi)
-        .bind(g.handicap)
-        .bind(&g.rule_set)
-        .bind(&setup)
-        .bind(state.as_str())
-        .bind(moves.len() as i32)
-        .bind(head.seq)
-        .bind(&head.hash)
-        .bind(g.key.as_ref().map(|k| &k.key))
-        .bind(g.key.as_ref().map(|k| &k.request_digest))
-        .execute(&mut *tx)
-        .await?;
+        insert_game_row(&mut tx, id, g, &setup, state, moves.len() as i32, &head).await?;
         sqlx::query(
             "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
              SELECT $1, t.* FROM UNNEST($2::int8[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::bytea[], $7::bytea[]) AS t",
@@ -319,4 +271,45 @@ pub struct GameEnd {
     pub state: GameState,
     /// The closing event, e.g. [`Event::Ended`] (the store adds `from_state` and `to_state`).
     pub event: Event,
+}
+
+/// Inserts the row of a new game `id` (the particulars of `g`, its `setup` JSON, its `state`
+/// and `move_count`, its head: the seq and hash of the last event of its log, `head`) and its
+/// idempotency key, if any.
+async fn insert_game_row(
+    tx: &mut Transaction<'_, Postgres>,
+    id: Uuid,
+    g: &NewGame,
+    setup: &Value,
+    state: GameState,
+    move_count: i32,
+    head: &StoredEvent,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
+                            board_width, board_height, komi, handicap, rule_set, setup, state,
+                            move_count, last_seq, last_hash, idempotency_key, request_digest)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+    )
+    .bind(id)
+    .bind(g.tournament_id)
+    .bind(g.round)
+    .bind(g.table_number)
+    .bind(g.black_player_id)
+    .bind(g.white_player_id)
+    .bind(g.board_width)
+    .bind(g.board_height)
+    .bind(g.komi)
+    .bind(g.handicap)
+    .bind(&g.rule_set)
+    .bind(setup)
+    .bind(state.as_str())
+    .bind(move_count)
+    .bind(head.seq)
+    .bind(&head.hash)
+    .bind(g.key.as_ref().map(|k| &k.key))
+    .bind(g.key.as_ref().map(|k| &k.request_digest))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }

@@ -66,20 +66,16 @@ async fn append_raw_locked(tx: &mut Transaction<'_, Postgres>, game_id: Uuid, ki
     let (last_seq, last_hash) = (head.last_seq, head.last_hash);
     let last = (last_seq > 0).then_some((last_seq, last_hash));
     let event = build_event(game_id, last, kind, payload);
-    sqlx::query(
-        "WITH ev AS (
+    bind_event(
+        sqlx::query(
+            "WITH ev AS (
             INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
          )
          UPDATE games SET last_seq = $2, last_hash = $7 WHERE id = $1",
+        ),
+        &event,
     )
-    .bind(event.game_id)
-    .bind(event.seq)
-    .bind(&event.kind)
-    .bind(&event.payload)
-    .bind(event.created_at)
-    .bind(&event.prev_hash)
-    .bind(&event.hash)
     .execute(&mut **tx)
     .await?;
     Ok(event)
@@ -98,21 +94,26 @@ pub(crate) fn build_event(game_id: Uuid, last: Option<(i64, Vec<u8>)>, kind: &st
 }
 
 async fn insert_event(tx: &mut Transaction<'_, Postgres>, e: &StoredEvent) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
+    bind_event(
+        sqlx::query(
+            "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        ),
+        e,
     )
-    .bind(e.game_id)
-    .bind(e.seq)
-    .bind(&e.kind)
-    .bind(&e.payload)
-    .bind(e.created_at)
-    .bind(&e.prev_hash)
-    .bind(&e.hash)
     .execute(&mut **tx)
     .await?;
     Ok(())
 }
+
+/// Binds an event's columns to `$1`..`$7` of a statement, in the order `game_id, seq, kind,
+/// payload, created_at, prev_hash, hash` (the columns of `events`).
+pub(crate) fn bind_event<'q>(q: PgQuery<'q>, e: &'q StoredEvent) -> PgQuery<'q> {
+    q.bind(e.game_id).bind(e.seq).bind(&e.kind).bind(&e.payload).bind(e.created_at).bind(&e.prev_hash).bind(&e.hash)
+}
+
+/// A statement of `sqlx::query` on PostgreSQL.
+pub(crate) type PgQuery<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
 
 impl Store {
     /// Wrap a pool (migrations are not run; see [`crate::migrate`] or [`Store::connect`]).

@@ -414,8 +414,10 @@ fn plan_write(w: &GameWrite, head: &Head, mut payload: serde_json::Map<String, V
 /// on; `None` if it is not (another write got there first).
 async fn apply_write(ex: &mut sqlx::PgConnection, w: &GameWrite, p: &Planned, fingerprint: &Value) -> StoreResult<Option<WriteOutcome>> {
     let e = &p.event;
-    let row = sqlx::query(
-        "WITH upd AS (
+    // the event is built for `w.game_id` (plan_write), so it binds `$1` too
+    let row = bind_event(
+        sqlx::query(
+            "WITH upd AS (
             UPDATE games SET last_seq = $2, last_hash = $7,
                    move_count = coalesce($8::int4, move_count),
                    state = coalesce($15::text, state)
@@ -437,14 +439,9 @@ async fn apply_write(ex: &mut sqlx::PgConnection, w: &GameWrite, p: &Planned, fi
             RETURNING 1
          )
          SELECT (SELECT count(*) FROM upd) AS applied, (SELECT recorded_at FROM mv) AS recorded_at",
+        ),
+        e,
     )
-    .bind(w.game_id)
-    .bind(e.seq)
-    .bind(&e.kind)
-    .bind(&e.payload)
-    .bind(e.created_at)
-    .bind(&e.prev_hash)
-    .bind(&e.hash)
     .bind(p.move_number)
     .bind(w.mv.as_ref().map(|m| m.colour.as_str()))
     .bind(w.mv.as_ref().and_then(|m| m.point.clone()))

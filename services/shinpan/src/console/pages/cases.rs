@@ -16,12 +16,12 @@ pub(super) const RULINGS: &[(pb::RulingKind, &str, &str)] = &[
 pub async fn case(State(c): State<Console>, Path(id): Path<String>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
     let lang = lang_of(&q, &headers);
     let Some(claims) = c.session(&headers) else { return to_sign_in(&format!("/console/cases/{id}")) };
-    let k = match c.arbitration.get_case(call(&claims, pb::GetCaseRequest { case_id: id.clone() })).await {
-        Ok(r) => r.into_inner().case.unwrap_or_default(),
-        Err(s) => return error_page(&q, lang, Some(&claims), &s),
+    let k = match c.arbitration.get(&claims, pb::GetCaseRequest { case_id: id.clone() }).await {
+        Ok(k) => k,
+        Err(e) => return error_page(&q, lang, Some(&claims), &Status::from(e)),
     };
     let may_rule = match (c.state.store(), uuid::Uuid::parse_str(&k.game_id)) {
-        (Ok(store), Ok(gid)) => crate::grpc::results::load_game(store, gid).await.is_ok_and(|g| claims.may_rule(&g.scope)),
+        (Ok(store), Ok(gid)) => crate::app::games::load_game(store, gid).await.is_ok_and(|g| claims.may_rule(&g.scope)),
         _ => false,
     };
     let open = matches!(pb::CaseState::try_from(k.state), Ok(pb::CaseState::Open | pb::CaseState::UnderReview));
@@ -92,10 +92,9 @@ pub async fn rule_case(State(c): State<Console>, Path(id): Path<String>, headers
     }
     let foul = if f.kind == pb::RulingKind::FoulLoss as i32 {
         c.arbitration
-            .get_case(call(&claims, pb::GetCaseRequest { case_id: id.clone() }))
+            .get(&claims, pb::GetCaseRequest { case_id: id.clone() })
             .await
             .ok()
-            .and_then(|r| r.into_inner().case)
             .and_then(|k| k.evidence)
             .and_then(|e| e.fouls.into_iter().next())
     } else {
@@ -109,8 +108,8 @@ pub async fn rule_case(State(c): State<Console>, Path(id): Path<String>, headers
         amended_result: f.amended_result.trim().to_string(),
         ..Default::default()
     };
-    match c.arbitration.rule_case(call(&claims, pb::RuleCaseRequest { case_id: id.clone(), ruling: Some(ruling) })).await {
+    match c.arbitration.rule(&claims, pb::RuleCaseRequest { case_id: id.clone(), ruling: Some(ruling) }).await {
         Ok(_) => Redirect::to(&format!("/console/cases/{id}")).into_response(),
-        Err(s) => error_page(&q, lang, Some(&claims), &s),
+        Err(e) => error_page(&q, lang, Some(&claims), &Status::from(e)),
     }
 }

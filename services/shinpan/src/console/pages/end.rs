@@ -46,7 +46,7 @@ pub(super) fn marks_text(marks: &[(Point, pb::ChainStatus)]) -> String {
 
 /// The game's proposal (`Propose`), computed once per state of the game.
 pub(super) async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> Result<pb::ProposeResponse, Status> {
-    let key = (crate::grpc::results::uuid_field("game_id", &game.id)?, game.last_sequence);
+    let key = (crate::app::games::uuid_field("game_id", &game.id)?, game.last_sequence);
     if let Some(p) = c.proposals.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return Ok(p);
     }
@@ -56,7 +56,8 @@ pub(super) async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> R
             ..Default::default()
         }),
     };
-    let p = c.adjudication.propose(call(claims, req)).await?.into_inner();
+    c.state.expensive.admit(&call(claims, ()), "Propose")?;
+    let p = crate::app::adjudication::propose(&c.state, &req.request.unwrap_or_default(), None).await?;
     if let Ok(mut m) = c.proposals.lock() {
         if m.len() > 1000 {
             m.clear();
@@ -270,8 +271,13 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
     let point = Point::from_sgf(f.point.trim()).ok();
-    let answer = match c.adjudication.adjudicate(call(&claims, dispute_request(&id, &end, &f.point))).await {
-        Ok(a) => a.into_inner(),
+    let req = dispute_request(&id, &end, &f.point);
+    let adjudicated = match c.state.expensive.admit(&call(&claims, ()), "Adjudicate") {
+        Ok(()) => crate::app::adjudication::adjudicate(&c.state, Some(&claims), &req, None).await.map_err(Status::from),
+        Err(s) => Err(s),
+    };
+    let answer = match adjudicated {
+        Ok(a) => a,
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
     let body = dispute_answer(lang, &id, &end, point, &answer);
@@ -360,8 +366,9 @@ pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Quer
     let point = q.point.clone().unwrap_or_default();
     let first: Result<(EndState, _), Status> = async {
         let end = end_state(&c, &claims, &id, &q).await?;
-        let req = pb::AdjudicateStreamRequest { request: Some(dispute_request(&id, &end, &point)) };
-        let stream = c.adjudication.adjudicate_stream(call(&claims, req)).await?.into_inner();
+        c.state.expensive.admit(&call(&claims, ()), "AdjudicateStream")?;
+        let req = dispute_request(&id, &end, &point);
+        let stream = crate::app::adjudication::adjudicate_stream(&c.state, Some(&claims), &req, None).await.map_err(Status::from)?;
         Ok((end, stream))
     }
     .await;
@@ -384,7 +391,7 @@ pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Quer
                 html! { p.progress { (lang.t("searching")) ": " (p.regions_done) " / " (p.regions_total) " · " (p.nodes) " " (lang.t("nodes")) } }
                     .into_string(),
             ),
-            Err(s) => Event::default().event("done").data(error_box(lang, &explain(lang, &s)).into_string()),
+            Err(e) => Event::default().event("done").data(error_box(lang, &explain(lang, &Status::from(e))).into_string()),
         };
         Ok::<_, Infallible>(event)
     });
@@ -417,16 +424,16 @@ pub async fn result_action(State(c): State<Console>, Path(id): Path<String>, hea
                     note: format!("proposed in the console by {}", claims.sub),
                     ..Default::default()
                 };
-                c.results.propose_result(call(&claims, req)).await?;
+                c.results.propose(&claims, req).await?;
             }
             "confirm" => {
-                c.results.confirm_result(call(&claims, pb::ConfirmResultRequest { game_id: id.clone(), ..Default::default() })).await?;
+                c.results.confirm(&claims, pb::ConfirmResultRequest { game_id: id.clone(), ..Default::default() }).await?;
             }
             "object" => {
                 if f.reason.trim().is_empty() {
                     return Err(Status::invalid_argument(lang.t("objection_reason")));
                 }
-                c.results.object(call(&claims, pb::ObjectRequest { game_id: id.clone(), reason: f.reason.trim().to_string() })).await?;
+                c.results.object(&claims, pb::ObjectRequest { game_id: id.clone(), reason: f.reason.trim().to_string() }).await?;
             }
             other => return Err(Status::invalid_argument(format!("action `{other}`"))),
         }

@@ -4,8 +4,8 @@ use super::board::{self, Drawing, Mark};
 use super::errors::explain;
 use super::i18n::Lang;
 use super::{call, Console, LANG_COOKIE, TOKEN_COOKIE, TOURNAMENT_REFRESH};
+use crate::app::games::GameCtx;
 use crate::auth::{Claims, Role};
-use crate::grpc::results::GameCtx;
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -13,10 +13,6 @@ use axum::response::{IntoResponse, Redirect, Response};
 use futures::StreamExt;
 use goban::{Color, Move, Point};
 use maud::{html, Markup, DOCTYPE};
-use pb::adjudication_service_server::AdjudicationService as _;
-use pb::arbitration_service_server::ArbitrationService as _;
-use pb::game_recording_service_server::GameRecordingService as _;
-use pb::result_confirmation_service_server::ResultConfirmationService as _;
 use shinpan_proto::v1 as pb;
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
@@ -346,7 +342,7 @@ pub async fn new_code(State(c): State<Console>, Query(q): Query<PageQuery>, head
         match f.role.as_str() {
             "player" => {
                 let store = c.state.store().map_err(Status::from)?;
-                let ctx = crate::grpc::results::load_game(store, crate::grpc::results::uuid_field("game", &f.game)?).await?;
+                let ctx = crate::app::games::load_game(store, crate::app::games::uuid_field("game", &f.game)?).await?;
                 if !claims.officiates(&ctx.scope) {
                     return Err(crate::auth::denied(&claims, "create a sign-in code for a game they do not officiate"));
                 }

@@ -11,14 +11,14 @@ use super::*;
 pub async fn results(State(c): State<Console>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
     let lang = lang_of(&q, &headers);
     let Some(claims) = c.session(&headers) else { return to_sign_in("/console/results") };
-    let games = match c.recording.list_games(call(&claims, pb::ListGamesRequest::default())).await {
-        Ok(r) => r.into_inner().games,
-        Err(s) => return error_page(&q, lang, Some(&claims), &s),
+    let games = match c.recording.list_games(pb::ListGamesRequest::default()).await {
+        Ok(games) => games,
+        Err(e) => return error_page(&q, lang, Some(&claims), &Status::from(e)),
     };
     let mut by_tournament: BTreeMap<String, Vec<(pb::Game, pb::GameResult)>> = BTreeMap::new();
     for g in games.into_iter().filter(|g| g.phase != pb::Phase::Playing as i32) {
-        let Ok(r) = c.results.get_result(call(&claims, pb::GetResultRequest { game_id: g.id.clone() })).await else { continue };
-        if let Some(r) = r.into_inner().result.filter(|r| r.state == pb::ResultState::Final as i32) {
+        let Ok(r) = c.results.get(&claims, &g.id).await else { continue };
+        if r.state == pb::ResultState::Final as i32 {
             by_tournament.entry(g.tournament.clone()).or_default().push((g, r));
         }
     }
@@ -77,9 +77,9 @@ pub async fn results_sgf(State(c): State<Console>, Query(q): Query<PageQuery>, h
 pub async fn game_sgf(State(c): State<Console>, Path(id): Path<String>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
     let lang = lang_of(&q, &headers);
     let Some(claims) = c.session(&headers) else { return to_sign_in(&format!("/console/games/{id}")) };
-    match c.recording.export_sgf(call(&claims, pb::ExportSgfRequest { game_id: id.clone() })).await {
-        Ok(r) => download("application/x-go-sgf", &format!("{}.sgf", file_stem(&id)), r.into_inner().sgf),
-        Err(s) => error_page(&q, lang, Some(&claims), &s),
+    match c.recording.export(&id).await {
+        Ok(sgf) => download("application/x-go-sgf", &format!("{}.sgf", file_stem(&id)), sgf),
+        Err(e) => error_page(&q, lang, Some(&claims), &Status::from(e)),
     }
 }
 
@@ -90,9 +90,9 @@ async fn export(c: &Console, q: &PageQuery, headers: &HeaderMap, ok: impl FnOnce
     let Some(claims) = c.session(headers) else { return to_sign_in("/console/results") };
     let tournament = q.tournament.clone().unwrap_or_default();
     let req = pb::ExportResultsRequest { tournament: tournament.clone(), ..Default::default() };
-    match c.results.export_results(call(&claims, req)).await {
-        Ok(r) => ok(r.into_inner(), &tournament),
-        Err(s) => error_page(q, lang, Some(&claims), &s),
+    match c.results.export(&claims, req).await {
+        Ok(r) => ok(r, &tournament),
+        Err(e) => error_page(q, lang, Some(&claims), &Status::from(e)),
     }
 }
 

@@ -9,7 +9,7 @@ pub(super) async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::C
         return Ok(Vec::new());
     }
     let req = pb::ListCasesRequest { tournament: claims.tournament.clone().unwrap_or_default(), ..Default::default() };
-    let all = c.arbitration.list_cases(call(claims, req)).await?.into_inner().cases;
+    let all = c.arbitration.list(claims, req).await?.cases;
     Ok(all
         .into_iter()
         .filter(|k| matches!(pb::CaseState::try_from(k.state), Ok(pb::CaseState::Open | pb::CaseState::UnderReview)))
@@ -18,16 +18,14 @@ pub(super) async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::C
 
 /// The tournament view's live part: every game by tournament and round, and the open cases.
 pub(super) async fn tournament_fragment(c: &Console, claims: &Claims, lang: Lang) -> Markup {
-    let games = c.recording.list_games(call(claims, pb::ListGamesRequest::default())).await.map(|r| r.into_inner().games);
+    let games = c.recording.list_games(pb::ListGamesRequest::default()).await.map_err(Status::from);
     let cases = open_cases(c, claims).await;
     let with_case: std::collections::HashSet<String> = cases.iter().flatten().map(|k| k.game_id.clone()).collect();
     let mut results = HashMap::new();
     if let Ok(games) = &games {
         for g in games.iter().filter(|g| g.phase != pb::Phase::Playing as i32) {
-            if let Ok(r) = c.results.get_result(call(claims, pb::GetResultRequest { game_id: g.id.clone() })).await {
-                if let Some(r) = r.into_inner().result {
-                    results.insert(g.id.clone(), r);
-                }
+            if let Ok(r) = c.results.get(claims, &g.id).await {
+                results.insert(g.id.clone(), r);
             }
         }
     }

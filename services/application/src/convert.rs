@@ -1,11 +1,14 @@
 //! Conversions between the `shinpan.v1` messages and the rules engine's types, with
-//! request validation: every malformed field becomes an [`ApiError::InvalidArgument`]
+//! request validation: every malformed field becomes an [`AppError::InvalidArgument`]
 //! naming the field.
 //!
 //! Points cross the boundary as SGF coordinates (`"dd"`: column letter then row letter,
 //! `"aa"` = top-left).
 
-use crate::error::{ApiError, FoulInfo};
+// `AppError` carries rich details; errors are the cold path, so returning it by value is fine.
+#![allow(clippy::result_large_err)]
+
+use crate::error::{AppError, FoulInfo};
 use goban::{Board, Color, Game, Move, Point, RuleSet};
 use shinpan_proto::v1 as pb;
 
@@ -14,11 +17,11 @@ pub const MAX_BOARD: u32 = goban::MAX_SIZE as u32;
 
 /// Colour from its protobuf value. `COLOR_UNSPECIFIED` or an unknown number is an error
 /// on `field`.
-pub fn color_from_pb(field: &str, c: i32) -> Result<Color, ApiError> {
+pub fn color_from_pb(field: &str, c: i32) -> Result<Color, AppError> {
     match pb::Color::try_from(c) {
         Ok(pb::Color::Black) => Ok(Color::Black),
         Ok(pb::Color::White) => Ok(Color::White),
-        _ => Err(ApiError::field(field, "colour must be BLACK or WHITE")),
+        _ => Err(AppError::field(field, "colour must be BLACK or WHITE")),
     }
 }
 
@@ -36,34 +39,34 @@ pub fn opt_color_to_pb(c: Option<Color>) -> i32 {
 }
 
 /// Parses an SGF point on a `width × height` board. Errors name `field`.
-pub fn point_from_sgf(field: &str, s: &str, width: u32, height: u32) -> Result<Point, ApiError> {
+pub fn point_from_sgf(field: &str, s: &str, width: u32, height: u32) -> Result<Point, AppError> {
     let p = Point::from_sgf(s).map_err(|e| {
         if s.len() <= crate::limits::EXCERPT_CHARS {
-            ApiError::field(field, e.to_string())
+            AppError::field(field, e.to_string())
         } else {
-            ApiError::field(field, format!("`{}` is not an SGF point (two letters, e.g. `dd`)", crate::limits::excerpt(s)))
+            AppError::field(field, format!("`{}` is not an SGF point (two letters, e.g. `dd`)", crate::limits::excerpt(s)))
         }
     })?;
     if u32::from(p.x) >= width || u32::from(p.y) >= height {
-        return Err(ApiError::field(field, format!("point `{}` is off the {width}x{height} board", crate::limits::excerpt(s))));
+        return Err(AppError::field(field, format!("point `{}` is off the {width}x{height} board", crate::limits::excerpt(s))));
     }
     Ok(p)
 }
 
 /// Parses a list of SGF points (`field[i]` in errors).
-pub fn points_from_sgf(field: &str, v: &[String], width: u32, height: u32) -> Result<Vec<Point>, ApiError> {
+pub fn points_from_sgf(field: &str, v: &[String], width: u32, height: u32) -> Result<Vec<Point>, AppError> {
     v.iter().enumerate().map(|(i, s)| point_from_sgf(&format!("{field}[{i}]"), s, width, height)).collect()
 }
 
 /// A protobuf move as (colour, move). A point off the board is INVALID_ARGUMENT (not a foul:
 /// it cannot be played at all). Errors name `field` (`"move"`, `"moves[3]"`).
-pub fn move_from_pb(field: &str, m: Option<&pb::Move>, width: u32, height: u32) -> Result<(Color, Move), ApiError> {
-    let m = m.ok_or_else(|| ApiError::field(field, "a move is required"))?;
+pub fn move_from_pb(field: &str, m: Option<&pb::Move>, width: u32, height: u32) -> Result<(Color, Move), AppError> {
+    let m = m.ok_or_else(|| AppError::field(field, "a move is required"))?;
     let color = color_from_pb(&format!("{field}.color"), m.color)?;
     let mv = match &m.action {
         Some(pb::r#move::Action::Point(s)) => Move::Play(point_from_sgf(&format!("{field}.point"), s, width, height)?),
         Some(pb::r#move::Action::Pass(true)) => Move::Pass,
-        _ => return Err(ApiError::field(field, "a move is a point (SGF coordinates) or pass = true")),
+        _ => return Err(AppError::field(field, "a move is a point (SGF coordinates) or pass = true")),
     };
     Ok((color, mv))
 }
@@ -98,7 +101,7 @@ pub fn foul_to_pb(f: &goban::Foul) -> pb::Foul {
     }
 }
 
-/// A foul as error details (for [`ApiError::Foul`]).
+/// A foul as error details (for [`AppError::Foul`]).
 pub fn foul_info(f: &goban::Foul) -> FoulInfo {
     FoulInfo {
         move_number: f.move_number,
@@ -133,12 +136,12 @@ pub fn phase_to_pb(p: goban::Phase) -> i32 {
 }
 
 /// Rule set by name; empty = `japanese-2011`. Unknown names are an error on `field`.
-pub fn rule_set(field: &str, name: &str) -> Result<RuleSet, ApiError> {
+pub fn rule_set(field: &str, name: &str) -> Result<RuleSet, AppError> {
     if name.trim().is_empty() {
         return Ok(RuleSet::Japanese2011);
     }
     RuleSet::from_name(name.trim()).ok_or_else(|| {
-        ApiError::field(
+        AppError::field(
             field,
             format!(
                 "unknown rule set `{}`; known: {}",
@@ -150,11 +153,11 @@ pub fn rule_set(field: &str, name: &str) -> Result<RuleSet, ApiError> {
 }
 
 /// Board side from a request: 0 = 19; otherwise 2..=25.
-pub fn board_size(field: &str, size: u32) -> Result<u32, ApiError> {
+pub fn board_size(field: &str, size: u32) -> Result<u32, AppError> {
     match size {
         0 => Ok(19),
         2..=MAX_BOARD => Ok(size),
-        _ => Err(ApiError::field(field, format!("board size must be 2..={MAX_BOARD} (0 = 19)"))),
+        _ => Err(AppError::field(field, format!("board size must be 2..={MAX_BOARD} (0 = 19)"))),
     }
 }
 
@@ -180,23 +183,23 @@ impl GameStart {
     ///
     /// # Errors
     /// INVALID_ARGUMENT for an impossible handicap or overlapping setup stones.
-    pub fn game(&self) -> Result<Game, ApiError> {
+    pub fn game(&self) -> Result<Game, AppError> {
         if self.setup_black.is_empty() && self.setup_white.is_empty() && self.handicap >= 2 {
-            let h = u8::try_from(self.handicap).map_err(|_| ApiError::field("handicap", "too many handicap stones"))?;
+            let h = u8::try_from(self.handicap).map_err(|_| AppError::field("handicap", "too many handicap stones"))?;
             let mut g = Game::with_handicap(self.size as u8, self.size as u8, self.rules, h)
-                .map_err(|e| ApiError::field("handicap", e.to_string()))?;
+                .map_err(|e| AppError::field("handicap", e.to_string()))?;
             if let Some(c) = self.first_to_move {
                 g.set_to_move(c);
             }
             return Ok(g);
         }
-        let mut board = Board::new(self.size, self.size).map_err(|e| ApiError::field("board_size", e.to_string()))?;
+        let mut board = Board::new(self.size, self.size).map_err(|e| AppError::field("board_size", e.to_string()))?;
         for (field, color, stones) in [("setup_black", Color::Black, &self.setup_black), ("setup_white", Color::White, &self.setup_white)] {
             for (i, &p) in stones.iter().enumerate() {
                 if board.get(p).is_some() {
-                    return Err(ApiError::field(format!("{field}[{i}]"), format!("two setup stones on {}", p.to_sgf())));
+                    return Err(AppError::field(format!("{field}[{i}]"), format!("two setup stones on {}", p.to_sgf())));
                 }
-                board.set(p, Some(color)).map_err(|e| ApiError::field(format!("{field}[{i}]"), e.to_string()))?;
+                board.set(p, Some(color)).map_err(|e| AppError::field(format!("{field}[{i}]"), e.to_string()))?;
             }
         }
         let first = self.first_to_move.unwrap_or(if !self.setup_black.is_empty() && self.setup_white.is_empty() || self.handicap >= 2 {
@@ -209,7 +212,7 @@ impl GameStart {
 }
 
 /// Reads a [`pb::GameState`]'s start (everything but the moves).
-pub fn game_start(s: &pb::GameState) -> Result<GameStart, ApiError> {
+pub fn game_start(s: &pb::GameState) -> Result<GameStart, AppError> {
     let rules = rule_set("game.rule_set", &s.rule_set)?;
     let size = board_size("game.board_size", s.board_size)?;
     let first_to_move = match s.first_to_move {
@@ -226,13 +229,13 @@ pub fn game_start(s: &pb::GameState) -> Result<GameStart, ApiError> {
     })
 }
 
-/// Replays `moves` from `start`. A foul in the history is [`ApiError::Foul`] (a history must
+/// Replays `moves` from `start`. A foul in the history is [`AppError::Foul`] (a history must
 /// be legal); malformed moves are INVALID_ARGUMENT on `moves[i]`.
-pub fn replay(start: &GameStart, moves: &[pb::Move]) -> Result<Game, ApiError> {
+pub fn replay(start: &GameStart, moves: &[pb::Move]) -> Result<Game, AppError> {
     let mut game = start.game()?;
     for (i, m) in moves.iter().enumerate() {
         let (c, mv) = move_from_pb(&format!("game.moves[{i}]"), Some(m), start.size, start.size)?;
-        game.play(c, mv).map_err(|f| ApiError::Foul(foul_info(&f)))?;
+        game.play(c, mv).map_err(|f| AppError::Foul(foul_info(&f)))?;
     }
     Ok(game)
 }

@@ -100,6 +100,16 @@ pub enum Role {
     ArchiveReader,
 }
 
+/// A role as the command line names it (`shinpan token issue --role referee`).
+impl clap::ValueEnum for Role {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Role::ALL
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
 impl Role {
     /// Every role.
     pub const ALL: [Role; 5] = [Role::Player, Role::Referee, Role::ChiefArbiter, Role::FederationAdmin, Role::ArchiveReader];
@@ -347,8 +357,14 @@ pub fn claims<T>(req: &Request<T>) -> Result<Claims, Status> {
 
 /// `PERMISSION_DENIED`, logged with who tried what.
 pub fn denied(c: &Claims, what: &str) -> Status {
+    Status::permission_denied(denial(c, what))
+}
+
+/// The refusal of `what` to the caller `c` ("<role> `<sub>` may not <what>"), logged with
+/// who tried what: the message of a `PERMISSION_DENIED`.
+pub fn denial(c: &Claims, what: &str) -> String {
     tracing::warn!(target: "shinpan::auth", sub = %c.sub, role = %c.role, action = what, "PERMISSION_DENIED");
-    Status::permission_denied(format!("{} `{}` may not {what}", c.role, c.sub))
+    format!("{} `{}` may not {what}", c.role, c.sub)
 }
 
 /// A token for tests, signed with the development secret [`DEV_SECRET`] (the secret of a

@@ -13,10 +13,11 @@
 //! * No error message echoes more than [`EXCERPT_CHARS`] characters of a client's input
 //!   ([`excerpt`]); every violation's description is capped at [`MAX_DESCRIPTION_BYTES`].
 
-// `ApiError` carries rich details; errors are the cold path (as in `crate::grpc`).
+// `AppError` carries rich details; errors are the cold path.
 #![allow(clippy::result_large_err)]
 
-use crate::error::{ApiError, FieldViolation};
+pub use crate::error::{truncate, MAX_DESCRIPTION_BYTES};
+use crate::error::{AppError, FieldViolation};
 
 /// Largest request message a server decodes, in bytes (2 MiB: an SGF record of
 /// [`MAX_SGF_BYTES`] with room for the other fields).
@@ -40,10 +41,6 @@ pub const MAX_KOMI: f64 = 100.0;
 /// At most this many characters of a client's input appear in an error message.
 pub const EXCERPT_CHARS: usize = 32;
 
-/// Longest description of one field violation, in bytes (the error's message and details
-/// stay well within gRPC's metadata limits).
-pub const MAX_DESCRIPTION_BYTES: usize = 1024;
-
 /// A client's input as shown in an error message: at most [`EXCERPT_CHARS`] characters,
 /// `…` and the total length in bytes appended when it was cut.
 pub fn excerpt(s: &str) -> String {
@@ -51,18 +48,6 @@ pub fn excerpt(s: &str) -> String {
         None => s.to_string(),
         Some((end, _)) => format!("{}… ({} bytes)", &s[..end], s.len()),
     }
-}
-
-/// Cuts `s` to at most `max` bytes at a character boundary, appending `…` when cut.
-pub fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max.saturating_sub('…'.len_utf8());
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
 }
 
 /// The violation of one string field, if any: longer than `max` bytes, or holding a NUL
@@ -82,12 +67,12 @@ pub fn text_violation(field: &str, value: &str, max: usize) -> Option<FieldViola
 ///
 /// # Errors
 /// `INVALID_ARGUMENT` with one violation per bad field (see [`text_violation`]).
-pub fn check(fields: &[(&str, &str, usize)]) -> Result<(), ApiError> {
+pub fn check(fields: &[(&str, &str, usize)]) -> Result<(), AppError> {
     let v: Vec<FieldViolation> = fields.iter().filter_map(|&(f, s, max)| text_violation(f, s, max)).collect();
     if v.is_empty() {
         Ok(())
     } else {
-        Err(ApiError::InvalidArgument(v))
+        Err(AppError::InvalidArgument(v))
     }
 }
 
@@ -95,13 +80,13 @@ pub fn check(fields: &[(&str, &str, usize)]) -> Result<(), ApiError> {
 ///
 /// # Errors
 /// `INVALID_ARGUMENT` on `field`, naming the rule broken.
-pub fn komi(field: &str, k: f64) -> Result<f64, ApiError> {
+pub fn komi(field: &str, k: f64) -> Result<f64, AppError> {
     if !k.is_finite() {
-        Err(ApiError::field(field, "komi must be a finite number of points"))
+        Err(AppError::field(field, "komi must be a finite number of points"))
     } else if k.abs() > MAX_KOMI {
-        Err(ApiError::field(field, format!("komi must be within -{MAX_KOMI}..={MAX_KOMI} points")))
+        Err(AppError::field(field, format!("komi must be within -{MAX_KOMI}..={MAX_KOMI} points")))
     } else if (k * 2.0).fract() != 0.0 {
-        Err(ApiError::field(field, "komi must be a multiple of 0.5 points"))
+        Err(AppError::field(field, "komi must be a multiple of 0.5 points"))
     } else {
         Ok(k)
     }

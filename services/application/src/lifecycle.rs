@@ -1,6 +1,6 @@
 //! The result lifecycle and the arbiter's rulings, as pure functions (no I/O): which
 //! transition is allowed in which phase, what result text an ending gives, and what a
-//! ruling does. The gRPC services (`grpc::results`, `grpc::arbitration`) check every
+//! ruling does. The use cases (`app::results`, `app::arbitration`) check every
 //! request here before they touch the store; the store (and its triggers) enforce the same
 //! finality once more in PostgreSQL.
 //!
@@ -264,27 +264,11 @@ pub fn result_text(ending: Ending, winner: Option<Color>, counted: Option<&GameR
 }
 
 /// The tournament's policy for 無勝負 (第十一条 and its note: "競技等の事情により、無勝負を避け
-/// なければならない場合は、対局者の消費時間またはニギリによって勝敗を決める").
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum NoResultPolicy {
-    /// The game is 無勝負 (RE `Void`).
-    NoResult,
-    /// Decided on time used: the ruling names the winner (RE `X+T`).
-    TimeUsed,
-    /// Decided by nigiri: the ruling names the winner (RE `X+F`).
-    Nigiri,
-}
-
-impl NoResultPolicy {
-    /// `"no-result"`, `"time-used"`, `"nigiri"` (the tournament settings' text).
-    pub const fn name(self) -> &'static str {
-        match self {
-            NoResultPolicy::NoResult => "no-result",
-            NoResultPolicy::TimeUsed => "time-used",
-            NoResultPolicy::Nigiri => "nigiri",
-        }
-    }
-}
+/// なければならない場合は、対局者の消費時間またはニギリによって勝敗を決める"): `NoResult` (the
+/// game is 無勝負, RE `Void`), `TimeUsed` (decided on time used: the ruling names the winner,
+/// RE `X+T`) or `Nigiri` (decided by nigiri, RE `X+F`). One type, the one stored in the
+/// tournament's settings (its text `no-result`, `time-used`, `nigiri`: `as_str`).
+pub use shinpan_storage::NoResultPolicy;
 
 /// A foul named by a ruling (第十二条): the move, the rule broken and its article.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -420,7 +404,7 @@ pub fn rule(
                     let w = input.winner.ok_or_else(|| {
                         LifecycleError::Invalid(format!(
                             "the tournament's policy replaces 無勝負 by a decision ({}): the ruling names the winner",
-                            policy.name()
+                            policy.as_str()
                         ))
                     })?;
                     let suffix = if policy == NoResultPolicy::TimeUsed { "T" } else { "F" };

@@ -1,6 +1,6 @@
 //! Estimated life and death of a final position, from a program outside shinpan: the
 //! estimate that fills the chains hypothetical play (第七条) did not decide, in a
-//! proposal ([`crate::propose`]). An estimate is advice for the players' agreement (第九条);
+//! proposal ([`crate::proposal`]). An estimate is advice for the players' agreement (第九条);
 //! it is never a ruling.
 //!
 //! A source implements [`Estimator`]; the one provided is GNU Go over GTP ([`GnuGo`]):
