@@ -140,11 +140,17 @@ impl Store {
     /// per call under load. So after the server restarts, a connection last used less than
     /// that long ago can fail one call with [`StoreError::Unavailable`] (retryable; nothing is
     /// stored by a call that fails so), and is then replaced.
+    ///
+    /// Only a primary is used: a new connection to a standby in recovery is refused and
+    /// retried until the acquire timeout ([`crate::primary`]); a call that gets no connection
+    /// so fails with [`StoreError::Unavailable`] saying so, and so does this function when
+    /// `url` leads to a standby.
     pub async fn connect_with(url: &str, max_connections: u32) -> StoreResult<Self> {
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(max_connections)
             .acquire_timeout(std::time::Duration::from_secs(5))
             .test_before_acquire(false)
+            .after_connect(|conn, _meta| Box::pin(crate::primary::require_primary_hook(conn)))
             .before_acquire(|conn, meta| {
                 Box::pin(async move {
                     if meta.idle_for > PING_IDLE_AFTER {
