@@ -25,7 +25,8 @@ use crate::event::Event;
 use crate::model::*;
 use crate::watch::EventHub;
 
-/// Handle to the database; cheap to clone (a pool, a shared event hub, a cache of game heads).
+/// Handle to the database; cheap to clone (a pool, a shared event hub, caches of game heads
+/// and of moves read before).
 ///
 /// Every query the services run lives here. Methods that change a game lock the game's row
 /// (`SELECT … FOR UPDATE`) first, so all writes to one game — moves, events, results, cases — are
@@ -38,6 +39,15 @@ pub struct Store {
     pub(crate) notifier: Arc<std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(Uuid, i64)>>>,
     batcher: Arc<std::sync::OnceLock<crate::batch::Batcher>>,
     heads: Arc<std::sync::Mutex<std::collections::HashMap<Uuid, Head>>>,
+    moves: Arc<std::sync::Mutex<MoveCache>>,
+}
+
+/// The moves of games read before, per game ([`Store::moves`]).
+#[derive(Default)]
+struct MoveCache {
+    games: std::collections::HashMap<Uuid, Arc<[StoredMove]>>,
+    /// Moves held, over all games.
+    held: usize,
 }
 
 pub(crate) const EVENT_COLUMNS: &str = "game_id, seq, kind, payload, created_at, prev_hash, hash";
@@ -123,6 +133,7 @@ impl Store {
             notifier: Default::default(),
             batcher: Default::default(),
             heads: Default::default(),
+            moves: Default::default(),
         }
     }
 
@@ -199,6 +210,22 @@ impl Store {
     fn forget_head(&self, game_id: Uuid) {
         self.heads.lock().unwrap_or_else(|p| p.into_inner()).remove(&game_id);
     }
+
+    fn cached_moves(&self, game_id: Uuid) -> Option<Arc<[StoredMove]>> {
+        self.moves.lock().unwrap_or_else(|p| p.into_inner()).games.get(&game_id).cloned()
+    }
+
+    fn cache_moves(&self, game_id: Uuid, moves: Arc<[StoredMove]>) {
+        let mut c = self.moves.lock().unwrap_or_else(|p| p.into_inner());
+        if c.held + moves.len() > MOVE_CACHE_LIMIT {
+            c.games.clear();
+            c.held = 0;
+        }
+        c.held += moves.len();
+        if let Some(old) = c.games.insert(game_id, moves) {
+            c.held -= old.len();
+        }
+    }
 }
 
 /// A JSON object from `v` (null → empty object). Errors: [`StoreError::InvalidArgument`].
@@ -216,6 +243,10 @@ pub const PING_IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(
 
 /// Games whose head is cached per store before the cache is cleared.
 const HEAD_CACHE_LIMIT: usize = 100_000;
+
+/// Moves cached per store ([`Store::moves`]) before the cache is cleared: some 20 MB, the
+/// moves of 400 games of 250 moves.
+const MOVE_CACHE_LIMIT: usize = 100_000;
 
 /// The head of a game's log, as kept on its row.
 #[derive(Debug, Clone, PartialEq, Eq)]
