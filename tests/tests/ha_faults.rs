@@ -3,16 +3,22 @@
 //! A PostgreSQL primary and a streaming standby made with `pg_basebackup -R`, replication
 //! **synchronous** (`synchronous_standby_names = '*'`); a TCP proxy standing in for the
 //! Kubernetes `-rw` Service; three `shinpan serve --service recording` processes reaching the
-//! database through the proxy; and a load of real games (`../shared/games/19`) recorded move
-//! by move through the three, round robin, each call retried on the next process until it is
-//! acknowledged (every move carries an idempotency key, so a retry never records twice).
-//! During the load:
+//! database through the proxy; and a load of real games (`../shared/games/19`, 12 at once or
+//! `SHINPAN_HA_GAMES`) recorded move by move through the three, round robin (or each game
+//! through one process, `SHINPAN_HA_BALANCE=game`), each call retried on the next process
+//! until it is acknowledged (every move carries an idempotency key, so a retry never records
+//! twice). During the load:
 //!
 //! 1. one process is killed (SIGKILL) and started again;
 //! 2. one process is stopped with SIGTERM (graceful drain) and started again;
 //! 3. the replication link (a second proxy) holds everything back for a second, the primary
 //!    is stopped abruptly (`pg_ctl stop -m immediate`), what the link held is dropped, the
 //!    standby is promoted and the proxy switched to it.
+//!
+//! Meanwhile a fourth process (`recording-probe`, its own proxy) has its database switched
+//! from the primary to the standby while that is still in recovery: it must refuse a move
+//! with `UNAVAILABLE` saying the database is a standby in recovery and to retry, and record
+//! it without a restart once the standby is promoted.
 //!
 //! Then, on the promoted primary: every acknowledged move is there (and nothing else), no move
 //! is stored twice, every game's move numbers run 1..n, every event hash chain verifies (as
@@ -42,8 +48,8 @@ use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
 use tonic::transport::{Channel, Endpoint};
 
-/// Concurrent games under load (one client task each).
-const WORKERS: usize = 12;
+/// Concurrent games under load (one client task each), unless `SHINPAN_HA_GAMES` says.
+const GAMES_AT_ONCE: usize = 12;
 /// A call not acknowledged within this long (all retries) fails the test.
 const GIVE_UP: Duration = Duration::from_secs(60);
 
@@ -374,6 +380,8 @@ struct Observed {
     /// Per phase: latency of every acknowledged RecordMove (µs), and failed attempts by code.
     latencies: Vec<Vec<u64>>,
     errors: Vec<BTreeMap<String, u64>>,
+    /// Per phase: the messages of UNAVAILABLE answers, counted.
+    unavailable: Vec<BTreeMap<String, u64>>,
     /// Each acknowledged attempt: when it was sent and when its answer arrived.
     acks: Vec<(Instant, Instant)>,
     /// Every game: its id and the moves acknowledged, in order.
@@ -393,6 +401,8 @@ struct Load {
     tournament: String,
     next_board: AtomicU32,
     acked: AtomicU64,
+    /// A game's moves to a process of its own (`SHINPAN_HA_BALANCE=game`), not round robin.
+    per_game: bool,
 }
 
 impl Load {
@@ -419,7 +429,12 @@ impl Load {
             .collect();
         records.sort_by_key(|r| std::cmp::Reverse(r.moves.len()));
         assert!(records.len() >= 20, "too few 19x19 records without handicap in ../shared/games/19");
-        let observed = Observed { latencies: vec![Vec::new(); phases], errors: vec![BTreeMap::new(); phases], ..Default::default() };
+        let observed = Observed {
+            latencies: vec![Vec::new(); phases],
+            errors: vec![BTreeMap::new(); phases],
+            unavailable: vec![BTreeMap::new(); phases],
+            ..Default::default()
+        };
         Arc::new(Load {
             clients,
             next_client: AtomicUsize::new(0),
@@ -431,16 +446,26 @@ impl Load {
             tournament: format!("HA Cup {}", &uuid::Uuid::new_v4().simple().to_string()[..8]),
             next_board: AtomicU32::new(1),
             acked: AtomicU64::new(0),
+            per_game: std::env::var("SHINPAN_HA_BALANCE").is_ok_and(|v| v == "game"),
         })
     }
 
     fn client(&self) -> Client {
-        self.clients[self.next_client.fetch_add(1, SeqCst) % self.clients.len()].clone()
+        self.clients[self.next_process()].clone()
+    }
+
+    /// The next process, round robin.
+    fn next_process(&self) -> usize {
+        self.next_client.fetch_add(1, SeqCst) % self.clients.len()
     }
 
     fn failed(&self, status: &tonic::Status) {
         let phase = self.phase.load(SeqCst);
-        *self.observed.lock().unwrap().errors[phase].entry(format!("{:?}", status.code())).or_default() += 1;
+        let mut o = self.observed.lock().unwrap();
+        *o.errors[phase].entry(format!("{:?}", status.code())).or_default() += 1;
+        if status.code() == tonic::Code::Unavailable {
+            *o.unavailable[phase].entry(status.message().to_string()).or_default() += 1;
+        }
     }
 
     /// Creates a game (retried on every process until it is acknowledged).
@@ -460,9 +485,14 @@ impl Load {
         }
     }
 
-    /// Records move `n` until it is acknowledged. `false` when the server refuses it for
-    /// good (FAILED_PRECONDITION, NOT_FOUND, …: the game is not what the client knows).
-    async fn record(&self, game: &str, n: u32, mv: &pb::Move) -> bool {
+    /// Records move `n` until it is acknowledged, every attempt through the next process
+    /// (round robin: consecutive moves of a game are recorded by different processes, as
+    /// behind an L7 balancer). With `SHINPAN_HA_BALANCE=game` a game's moves go to its own
+    /// process `home` while it answers, else to the next, which becomes `home` (a client
+    /// whose channel reaches one pod through an L4 Service, and another once its connection
+    /// breaks). `false` when the server refuses the move for good (FAILED_PRECONDITION,
+    /// NOT_FOUND, …: the game is not what the client knows).
+    async fn record(&self, game: &str, n: u32, mv: &pb::Move, home: &mut usize) -> bool {
         let req = pb::RecordMoveRequest {
             game_id: game.into(),
             move_number: n,
@@ -473,7 +503,10 @@ impl Load {
         let started = Instant::now();
         loop {
             let t0 = Instant::now();
-            match self.client().record_move(req.clone()).await {
+            if !self.per_game {
+                *home = self.next_process();
+            }
+            match self.clients[*home].clone().record_move(req.clone()).await {
                 Ok(r) => {
                     let latency = t0.elapsed();
                     let r = r.into_inner();
@@ -496,6 +529,7 @@ impl Load {
                         return false;
                     }
                     assert!(started.elapsed() < GIVE_UP, "move {n} of {game} not acknowledged within {GIVE_UP:?}: {s}");
+                    *home = (*home + 1) % self.clients.len();
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
             }
@@ -513,6 +547,7 @@ impl Load {
                 let _ = tx.send(game.clone());
             }
             let mut acked = Vec::new();
+            let mut home = self.next_process();
             // Up to the first pass: the game stays in progress (two passes would end it).
             let moves = record.moves.iter().take_while(|m| m.mv != goban::Move::Pass);
             for (i, m) in moves.enumerate() {
@@ -520,7 +555,7 @@ impl Load {
                     break;
                 }
                 let mv = shinpan::convert::move_to_pb(m.color, m.mv);
-                if !self.record(&game, i as u32 + 1, &mv).await {
+                if !self.record(&game, i as u32 + 1, &mv, &mut home).await {
                     break;
                 }
                 acked.push(mv);
@@ -564,6 +599,108 @@ async fn subscribe(load: Arc<Load>, game: String, seen: Arc<Mutex<Vec<u64>>>, st
         }
     }
     streams
+}
+
+// ---------------------------------------------------------------------------------------
+// A process whose database becomes a standby in recovery
+
+/// One game recorded through one process of its own (`recording-probe`), whose database URL
+/// leads through a proxy of its own. The proxy is switched from the primary to the standby
+/// while it is still in recovery: the process must refuse the game's next move with
+/// `UNAVAILABLE` saying so, and record it, without a restart, once the standby is promoted.
+struct Probe {
+    replica: Replica,
+    proxy: Proxy,
+    client: Client,
+    game: String,
+    moves: Vec<pb::Move>,
+    acked: Vec<pb::Move>,
+}
+
+/// What the probe saw while its database was a standby in recovery.
+struct Refusal {
+    /// From the switch to the first answer naming the standby.
+    after: Duration,
+    /// That answer's message.
+    message: String,
+    /// Every failed attempt until then: code and message.
+    attempts: Vec<String>,
+}
+
+impl Probe {
+    /// Starts `recording-probe` on the primary (through a proxy of its own) and records the
+    /// first move of a game through it.
+    async fn start(root: &Path, pair: &Pair, load: &Load) -> Probe {
+        let proxy = Proxy::start(pair.primary.as_ref().expect("a primary").port()).await;
+        let mut replica = Replica::new("recording-probe", root, pair.url(proxy.port, "shinpan"));
+        replica.spawn();
+        replica.wait_serving(Duration::from_secs(60)).await;
+        // Longer than the pool's acquire timeout (5 s), which a refused connection waits out.
+        let ch = Endpoint::from_shared(replica.url()).unwrap().timeout(Duration::from_secs(15)).connect_lazy();
+        let client = GameRecordingServiceClient::new(ch);
+        let game = load.create_game().await;
+        let record = &load.records[0];
+        let moves = record.moves.iter().take(3).map(|m| shinpan::convert::move_to_pb(m.color, m.mv)).collect();
+        let mut probe = Probe { replica, proxy, client, game, moves, acked: Vec::new() };
+        probe.record_next(Duration::from_secs(30)).await.expect("the probe's first move");
+        probe
+    }
+
+    fn request(&self) -> pb::RecordMoveRequest {
+        let n = self.acked.len() as u32 + 1;
+        pb::RecordMoveRequest {
+            game_id: self.game.clone(),
+            move_number: n,
+            r#move: Some(self.moves[self.acked.len()].clone()),
+            client_time: None,
+            idempotency_key: format!("{}/{n}", self.game),
+        }
+    }
+
+    /// Sends the next move until it is acknowledged; the failed attempts, or the last error
+    /// when it is not acknowledged within `timeout` (or refused for good).
+    async fn record_next(&mut self, timeout: Duration) -> Result<Vec<String>, String> {
+        let started = Instant::now();
+        let mut attempts = Vec::new();
+        loop {
+            match self.client.record_move(self.request()).await {
+                Ok(r) if r.get_ref().legal => {
+                    self.acked.push(self.moves[self.acked.len()].clone());
+                    return Ok(attempts);
+                }
+                Ok(r) => return Err(format!("answered {:?}", r.into_inner())),
+                Err(s) if s.code() == tonic::Code::Unavailable || s.code() == tonic::Code::DeadlineExceeded => {
+                    attempts.push(format!("{:?}: {}", s.code(), s.message()));
+                    if started.elapsed() > timeout {
+                        return Err(format!("not acknowledged within {timeout:?}: {attempts:?}"));
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(s) => return Err(format!("refused: {:?} {}", s.code(), s.message())),
+            }
+        }
+    }
+
+    /// Switches the process's database to `standby` (in recovery) and sends the next move
+    /// until the answer says the database is a standby in recovery.
+    async fn refused_by_standby(&mut self, standby: u16) -> Refusal {
+        self.proxy.switch(standby);
+        let t = Instant::now();
+        let mut attempts = Vec::new();
+        loop {
+            let s = match self.client.record_move(self.request()).await {
+                Ok(r) => panic!("the probe's move was acknowledged by a standby in recovery: {:?}", r.into_inner()),
+                Err(s) => s,
+            };
+            attempts.push(format!("{:?}: {}", s.code(), s.message()));
+            assert_eq!(s.code(), tonic::Code::Unavailable, "a move sent to a standby in recovery: {attempts:?}");
+            if s.message().contains(shinpan_storage::primary::IN_RECOVERY) {
+                return Refusal { after: t.elapsed(), message: s.message().to_string(), attempts };
+            }
+            assert!(t.elapsed() < Duration::from_secs(30), "no answer named the standby in recovery within 30 s: {attempts:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -710,9 +847,22 @@ async fn scenario(synchronous: bool, replica_faults: bool) -> (Verdict, bool) {
     };
     let urls: Vec<String> = replicas.iter().map(Replica::url).collect();
     let load = Load::new(&urls, phases.len());
+    // The process whose database becomes a standby: refused during the steady phase, back
+    // after the promotion.
+    let probe = if replica_faults {
+        let mut probe = Probe::start(&root, &pair, &load).await;
+        let standby = pair.standby.port();
+        Some(tokio::spawn(async move {
+            let refusal = probe.refused_by_standby(standby).await;
+            (probe, refusal)
+        }))
+    } else {
+        None
+    };
     let mut phase_start = vec![Instant::now()];
     let mut workers = Vec::new();
-    for _ in 0..WORKERS {
+    let games_at_once = std::env::var("SHINPAN_HA_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(GAMES_AT_ONCE);
+    for _ in 0..games_at_once {
         workers.push(tokio::spawn(load.clone().play_games(Duration::ZERO, None)));
     }
     // The watched game: the longest record, a move every 100 ms, so it spans the faults.
@@ -767,8 +917,20 @@ async fn scenario(synchronous: bool, replica_faults: bool) -> (Verdict, bool) {
     let stopped_at = Instant::now();
     pair.link.cut();
     tokio::task::block_in_place(|| pair.promote_standby());
+    let promoted = Instant::now();
     proxy.switch(pair.standby.port());
     let switched = t.elapsed();
+    // The probe's process, refused by the standby before, records its move now, unrestarted.
+    let probe = match probe {
+        Some(task) => {
+            let (mut probe, refusal) = task.await.expect("the probe");
+            Some(tokio::spawn(async move {
+                let back = probe.record_next(Duration::from_secs(30)).await.map(|_| promoted.elapsed());
+                (probe, refusal, back)
+            }))
+        }
+        None => None,
+    };
     // The first acknowledgement of a call sent after the primary stopped.
     let first_ack = loop {
         let first = {
@@ -837,8 +999,38 @@ async fn scenario(synchronous: bool, replica_faults: bool) -> (Verdict, bool) {
             );
         }
     }
+    let probe = match probe {
+        Some(task) => {
+            let (mut probe, refusal, back) = task.await.expect("the probe");
+            let back = back.expect("the probe's process records its move after the promotion, without a restart");
+            load.observed.lock().unwrap().games.push((probe.game.clone(), probe.acked.clone()));
+            let mut line = format!(
+                "recording-probe, its database switched to the standby in recovery: the move refused after {:.2} s, \
+                 recorded {:.2} s after the promotion, without a restart; its attempts:",
+                refusal.after.as_secs_f64(),
+                back.as_secs_f64()
+            );
+            for a in &refusal.attempts {
+                line.push_str(&format!("\n  {a}"));
+            }
+            recovery.push(line);
+            probe.replica.terminate().await;
+            Some(refusal)
+        }
+        None => None,
+    };
     for r in &recovery {
         println!("recovery: {r}");
+    }
+    {
+        let o = load.observed.lock().unwrap();
+        if let Some(i) = phases.iter().position(|p| *p == "primary failover") {
+            let mut messages: Vec<(&String, &u64)> = o.unavailable[i].iter().collect();
+            messages.sort_by(|a, b| b.1.cmp(a.1));
+            for (m, n) in messages.iter().take(4) {
+                println!("UNAVAILABLE during the failover, {n}×: {m}");
+            }
+        }
     }
     let verdict = check(&direct, &load, &load.clients[2]).await;
     println!(
@@ -870,6 +1062,9 @@ async fn scenario(synchronous: bool, replica_faults: bool) -> (Verdict, bool) {
         }
     }
     drop(pair);
+    if let Some(refusal) = probe {
+        assert!(refusal.message.contains("retry the call"), "the refusal says what to do: {}", refusal.message);
+    }
     (verdict, exactly_once)
 }
 

@@ -105,9 +105,11 @@ const IDLE_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
 /// A worker's own connection (outside the pool): generic plans from the first execution (the
 /// statement has only array parameters, so a custom plan is never better, and planning it per
 /// execution on every pooled connection cost the first moves of a run tens of milliseconds).
+/// Refused on a standby in recovery ([`crate::primary`]).
 async fn connect(pool: &sqlx::PgPool) -> StoreResult<sqlx::PgConnection> {
     use sqlx::{ConnectOptions, Executor};
     let mut c = pool.connect_options().connect().await?;
+    crate::primary::require_primary(&mut c).await?;
     c.execute("SET plan_cache_mode = force_generic_plan").await?;
     Ok(c)
 }
@@ -143,11 +145,24 @@ async fn worker(pool: sqlx::PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Item>>
                 }
             }
         }
+        // A connection idle for a while may have died with the server (a restart): it is
+        // checked before a write goes out on it, so the write is not lost to a stale socket.
+        if last_used.elapsed() >= IDLE_CHECK {
+            if let Some(c) = conn.as_mut() {
+                if sqlx::Connection::ping(c).await.is_err() {
+                    conn = None;
+                }
+            }
+        }
         if conn.is_none() {
             match connect(&pool).await {
                 Ok(c) => conn = Some(c),
                 Err(e) => {
-                    let msg = e.to_string();
+                    // nothing was sent: the message says why (e.g. a standby in recovery)
+                    let msg = match e {
+                        StoreError::Unavailable(m) => m,
+                        other => other.to_string(),
+                    };
                     for it in batch {
                         let _ = it.reply.send(Err(StoreError::Unavailable(msg.clone())));
                     }
@@ -155,23 +170,7 @@ async fn worker(pool: sqlx::PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Item>>
                 }
             }
         }
-        // A connection idle for a while may have died with the server (a restart): it is
-        // checked before a write goes out on it, so the write is not lost to a stale socket.
-        if last_used.elapsed() >= IDLE_CHECK {
-            let alive = match conn.as_mut() {
-                Some(c) => sqlx::Connection::ping(c).await.is_ok(),
-                None => false,
-            };
-            if !alive {
-                conn = connect(&pool).await.ok();
-            }
-        }
-        let Some(c) = conn.as_mut() else {
-            for it in batch {
-                let _ = it.reply.send(Err(StoreError::Unavailable("the database is unreachable".into())));
-            }
-            continue;
-        };
+        let c = conn.as_mut().expect("connected above");
         let healthy = run(c, batch).await;
         last_used = std::time::Instant::now();
         if !healthy {
@@ -195,7 +194,7 @@ async fn run(conn: &mut sqlx::PgConnection, batch: Vec<Item>) -> bool {
     let mut seen = HashSet::with_capacity(batch.len());
     let (first, later): (Vec<Item>, Vec<Item>) = batch.into_iter().partition(|it| seen.insert(it.row.game_id));
     let rows: Vec<&BatchRow> = first.iter().map(|it| &it.row).collect();
-    let r = apply_rows(conn, &rows).await;
+    let r = apply_rows(conn, &rows).await.map_err(unknown_outcome);
     check(&r);
     match r {
         Ok(applied) => {
@@ -206,7 +205,7 @@ async fn run(conn: &mut sqlx::PgConnection, batch: Vec<Item>) -> bool {
         Err(_) if first.len() > 1 => {
             // Nothing of the batch was stored: each write alone, for its own answer.
             for it in first {
-                let r = apply_rows(conn, &[&it.row]).await;
+                let r = apply_rows(conn, &[&it.row]).await.map_err(unknown_outcome);
                 check(&r);
                 let _ = it.reply.send(r.map(|mut v| v.remove(0)));
             }
@@ -218,11 +217,22 @@ async fn run(conn: &mut sqlx::PgConnection, batch: Vec<Item>) -> bool {
         }
     }
     for it in later {
-        let r = apply_rows(conn, &[&it.row]).await;
+        let r = apply_rows(conn, &[&it.row]).await.map_err(unknown_outcome);
         check(&r);
         let _ = it.reply.send(r.map(|mut v| v.remove(0)));
     }
     healthy
+}
+
+/// A write that failed for want of the database (the connection broke, the server shut down)
+/// may or may not have been committed: the message says so and what to do.
+fn unknown_outcome(e: StoreError) -> StoreError {
+    match e {
+        StoreError::Unavailable(m) => StoreError::Unavailable(format!(
+            "{m} (the write may or may not have been stored; with the same idempotency key it is stored once)"
+        )),
+        other => other,
+    }
 }
 
 /// The batch statement: for each row, advance its game's head if unchanged, and insert its

@@ -15,7 +15,7 @@ pub const SQLSTATE_IMMUTABLE: &str = "SH010";
 /// | `FailedPrecondition` | `FAILED_PRECONDITION` |
 /// | `Immutable` | `FAILED_PRECONDITION` (第十条: the record is final) |
 /// | `InvalidArgument` | `INVALID_ARGUMENT` |
-/// | `Unavailable` | `UNAVAILABLE` (the database cannot be reached; retry) |
+/// | `Unavailable` | `UNAVAILABLE` (the database cannot be reached, or is a standby in recovery; the message says to retry the call) |
 /// | `Other` | `INTERNAL` |
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -49,7 +49,8 @@ pub enum StoreError {
     /// A value the database's constraints reject (bad SGF point, unknown state, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
-    /// The database cannot be reached or is shutting down; the call may be retried.
+    /// The database cannot be reached, is shutting down, or is a standby in recovery
+    /// ([`crate::primary`]); the call may be retried.
     #[error("store unavailable: {0}")]
     Unavailable(String),
     /// Anything else (a bug, a corrupt row, a migration failure).
@@ -199,22 +200,30 @@ impl From<sqlx::Error> for StoreError {
                     }
                     // deadlock, serialization failure, connection exceptions, shutdown, too many
                     // connections, cannot connect now
-                    "40001" | "40P01" | "53300" | "57P01" | "57P02" | "57P03" => {
-                        StoreError::Unavailable(format!("{msg} (SQLSTATE {code})"))
-                    }
-                    c if c.starts_with("08") => StoreError::Unavailable(format!("{msg} (SQLSTATE {code})")),
+                    "40001" | "40P01" | "53300" | "57P01" | "57P02" | "57P03" => retry(format!("{msg} (SQLSTATE {code})")),
+                    c if c.starts_with("08") => retry(format!("{msg} (SQLSTATE {code})")),
                     _ => StoreError::Other(format!("{msg} (SQLSTATE {code})")),
                 }
+            }
+            // the pool's connections were refused meanwhile: the server was a standby
+            sqlx::Error::PoolTimedOut if crate::primary::refused_recently() => {
+                StoreError::Unavailable(format!("no connection within the pool's timeout: {}", crate::primary::IN_RECOVERY))
             }
             sqlx::Error::Io(_)
             | sqlx::Error::Tls(_)
             | sqlx::Error::PoolTimedOut
             | sqlx::Error::PoolClosed
             | sqlx::Error::WorkerCrashed
-            | sqlx::Error::Protocol(_) => StoreError::Unavailable(e.to_string()),
+            | sqlx::Error::Protocol(_) => retry(e.to_string()),
             _ => StoreError::Other(e.to_string()),
         }
     }
+}
+
+/// [`StoreError::Unavailable`] whose message says what to do: the call may be sent again (a
+/// write with its idempotency key is stored at most once).
+fn retry(what: String) -> StoreError {
+    StoreError::Unavailable(format!("{what}; retry the call"))
 }
 
 impl From<sqlx::migrate::MigrateError> for StoreError {

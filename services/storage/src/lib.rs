@@ -76,7 +76,9 @@
 //!   transaction (a NOTIFY inside it would serialize all commits, see [`watch`]); [`Store::watch`]
 //!   turns that into a gap-free stream per game that also polls every [`watch::POLL_INTERVAL`].
 //! * **Errors**: one enum, [`StoreError`]; its docs give the gRPC code for each variant. Connection
-//!   failures are [`StoreError::Unavailable`].
+//!   failures are [`StoreError::Unavailable`], and so is a database that is a standby in
+//!   recovery: the store only uses a primary ([`primary`]) and comes back by itself when the
+//!   URL leads to one again.
 //!
 //! ## Compile-time checked queries
 //!
@@ -105,6 +107,7 @@ mod error;
 pub mod event;
 pub mod facts;
 pub mod model;
+pub mod primary;
 pub mod results;
 mod store;
 #[cfg(feature = "testing")]

@@ -247,9 +247,12 @@ async fn notifier(pool: sqlx::PgPool, mut rx: mpsc::UnboundedReceiver<(Uuid, i64
         }
         if conn.is_none() {
             match pool.connect_options().connect().await {
-                Ok(mut c) => match c.execute("SET synchronous_commit = off").await {
-                    Ok(_) => conn = Some(c),
-                    Err(e) => tracing::debug!(error = %e, "notifier connection setup failed; watchers will poll"),
+                Ok(mut c) => match crate::primary::require_primary(&mut c).await {
+                    Ok(()) => match c.execute("SET synchronous_commit = off").await {
+                        Ok(_) => conn = Some(c),
+                        Err(e) => tracing::debug!(error = %e, "notifier connection setup failed; watchers will poll"),
+                    },
+                    Err(e) => tracing::debug!(error = %e, "notifier connection refused; watchers will poll"),
                 },
                 Err(e) => tracing::debug!(error = %e, "notifier cannot connect; watchers will poll"),
             }

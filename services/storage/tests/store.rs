@@ -66,6 +66,32 @@ fn mv(game: Uuid, n: i32, point: &str) -> GameWrite {
 }
 
 #[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
+async fn moves_read_before_are_kept_and_checked_against_the_database(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    let g = new_game(&store).await;
+    for (n, p) in [(1, "pd"), (2, "dp"), (3, "pp")] {
+        store.write(mv(g.id, n, p)).await.unwrap();
+    }
+    assert_eq!(store.moves(g.id).await.unwrap().len(), 3);
+    // another process records two more: this store reads them too, after the three it kept
+    let other = Store::new(pool.clone());
+    for (n, p) in [(4, "dd"), (5, "qf")] {
+        other.get_game(g.id).await.unwrap(); // a write after a read of the game, as RecordMove does
+        other.write(mv(g.id, n, p)).await.unwrap();
+    }
+    let moves = store.moves(g.id).await.unwrap();
+    assert_eq!(moves, other.moves(g.id).await.unwrap());
+    assert_eq!(moves.iter().map(|m| m.move_number).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+    assert_eq!(moves[4].point.as_deref(), Some("qf"));
+    // the database no longer holds the last moves kept (as after a failover to a standby
+    // that lacked them): the game's moves are read anew
+    sqlx::query("ALTER TABLE moves DISABLE TRIGGER USER").execute(&pool).await.unwrap();
+    sqlx::query("DELETE FROM moves WHERE game_id = $1 AND move_number >= 4").bind(g.id).execute(&pool).await.unwrap();
+    sqlx::query("ALTER TABLE moves ENABLE TRIGGER USER").execute(&pool).await.unwrap();
+    assert_eq!(store.moves(g.id).await.unwrap().len(), 3);
+}
+
+#[sqlx::test(migrator = "shinpan_storage::MIGRATOR")]
 async fn create_and_get_game(pool: PgPool) {
     let store = Store::new(pool);
     let g = new_game(&store).await;

@@ -16,7 +16,7 @@ const GAME_SELECT: &str = "SELECT g.id, g.tournament_id, g.round, g.table_number
         g.komi, g.handicap, g.rule_set, g.state, g.setup, g.created_at,
         b.id AS b_id, b.name AS b_name, b.rank AS b_rank, b.federation_id AS b_fed,
         w.id AS w_id, w.name AS w_name, w.rank AS w_rank, w.federation_id AS w_fed,
-        g.move_count, g.last_seq AS last_event_seq
+        g.move_count, g.last_seq AS last_event_seq, g.last_hash
     FROM games g
     JOIN players b ON b.id = g.black_player_id
     JOIN players w ON w.id = g.white_player_id";
@@ -202,7 +202,14 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("game {id}")))?;
-        game_from_row(&row)
+        let game = game_from_row(&row)?;
+        // A write that follows (a move) finds the head read here, as if read itself: a head
+        // that has moved on meanwhile only makes the write's compare-and-swap fail and re-read.
+        self.cache_head(
+            id,
+            Head { state: game.state, move_count: game.move_count, last_seq: game.last_event_seq, last_hash: row.try_get("last_hash")? },
+        );
+        Ok(game)
     }
 
     /// Games of a tournament (all tournaments when `None`), optionally of one round, ordered by
@@ -220,7 +227,41 @@ impl Store {
     }
 
     /// All moves of a game in order (moves 1..=n).
+    ///
+    /// Moves are append-only, so the moves read before are kept (per store, within
+    /// [`MOVE_CACHE_LIMIT`]) and only the rest is read: from the last kept move on, which
+    /// must be stored exactly as kept. If it is not (a failover to a standby that lacked it),
+    /// the game's moves are read anew. The audit ([`Store::verify_chain`]) does not use the
+    /// kept moves: it reads every row as stored.
     pub async fn moves(&self, game_id: Uuid) -> StoreResult<Vec<StoredMove>> {
+        if let Some(kept) = self.cached_moves(game_id) {
+            if let Some(last) = kept.last() {
+                let rest = sqlx::query_as::<_, StoredMove>(sqlx::AssertSqlSafe(format!(
+                    "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND move_number >= $2 ORDER BY move_number"
+                )))
+                .bind(game_id)
+                .bind(last.move_number)
+                .fetch_all(&self.pool)
+                .await?;
+                if rest.first() == Some(last) {
+                    if rest.len() == 1 {
+                        return Ok(kept.to_vec());
+                    }
+                    let all: Vec<StoredMove> = kept.iter().chain(&rest[1..]).cloned().collect();
+                    self.cache_moves(game_id, all.as_slice().into());
+                    return Ok(all);
+                }
+            }
+        }
+        let all = self.stored_moves(game_id).await?;
+        if !all.is_empty() {
+            self.cache_moves(game_id, all.as_slice().into());
+        }
+        Ok(all)
+    }
+
+    /// All moves of a game in order, read from the database (none kept from before).
+    pub(crate) async fn stored_moves(&self, game_id: Uuid) -> StoreResult<Vec<StoredMove>> {
         Ok(sqlx::query_as::<_, StoredMove>(sqlx::AssertSqlSafe(format!(
             "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 ORDER BY move_number"
         )))

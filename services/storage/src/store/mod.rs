@@ -26,7 +26,8 @@ use crate::event::Event;
 use crate::model::*;
 use crate::watch::EventHub;
 
-/// Handle to the database; cheap to clone (a pool, a shared event hub, a cache of game heads).
+/// Handle to the database; cheap to clone (a pool, a shared event hub, caches of game heads
+/// and of moves read before).
 ///
 /// Every query the services run lives here. Methods that change a game lock the game's row
 /// (`SELECT … FOR UPDATE`) first, so all writes to one game — moves, events, results, cases — are
@@ -39,6 +40,15 @@ pub struct Store {
     pub(crate) notifier: Arc<std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(Uuid, i64)>>>,
     batcher: Arc<std::sync::OnceLock<crate::batch::Batcher>>,
     heads: Arc<std::sync::Mutex<std::collections::HashMap<Uuid, Head>>>,
+    moves: Arc<std::sync::Mutex<MoveCache>>,
+}
+
+/// The moves of games read before, per game ([`Store::moves`]).
+#[derive(Default)]
+struct MoveCache {
+    games: std::collections::HashMap<Uuid, Arc<[StoredMove]>>,
+    /// Moves held, over all games.
+    held: usize,
 }
 
 pub(crate) const EVENT_COLUMNS: &str = "game_id, seq, kind, payload, created_at, prev_hash, hash";
@@ -125,6 +135,7 @@ impl Store {
             notifier: Default::default(),
             batcher: Default::default(),
             heads: Default::default(),
+            moves: Default::default(),
         }
     }
 
@@ -142,11 +153,17 @@ impl Store {
     /// per call under load. So after the server restarts, a connection last used less than
     /// that long ago can fail one call with [`StoreError::Unavailable`] (retryable; nothing is
     /// stored by a call that fails so), and is then replaced.
+    ///
+    /// Only a primary is used: a new connection to a standby in recovery is refused and
+    /// retried until the acquire timeout ([`crate::primary`]); a call that gets no connection
+    /// so fails with [`StoreError::Unavailable`] saying so, and so does this function when
+    /// `url` leads to a standby.
     pub async fn connect_with(url: &str, max_connections: u32) -> StoreResult<Self> {
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(max_connections)
             .acquire_timeout(std::time::Duration::from_secs(5))
             .test_before_acquire(false)
+            .after_connect(|conn, _meta| Box::pin(crate::primary::require_primary_hook(conn)))
             .before_acquire(|conn, meta| {
                 Box::pin(async move {
                     if meta.idle_for > PING_IDLE_AFTER {
@@ -195,6 +212,22 @@ impl Store {
     fn forget_head(&self, game_id: Uuid) {
         self.heads.lock().unwrap_or_else(|p| p.into_inner()).remove(&game_id);
     }
+
+    fn cached_moves(&self, game_id: Uuid) -> Option<Arc<[StoredMove]>> {
+        self.moves.lock().unwrap_or_else(|p| p.into_inner()).games.get(&game_id).cloned()
+    }
+
+    fn cache_moves(&self, game_id: Uuid, moves: Arc<[StoredMove]>) {
+        let mut c = self.moves.lock().unwrap_or_else(|p| p.into_inner());
+        if c.held + moves.len() > MOVE_CACHE_LIMIT {
+            c.games.clear();
+            c.held = 0;
+        }
+        c.held += moves.len();
+        if let Some(old) = c.games.insert(game_id, moves) {
+            c.held -= old.len();
+        }
+    }
 }
 
 /// A JSON object from `v` (null → empty object). Errors: [`StoreError::InvalidArgument`].
@@ -212,6 +245,10 @@ pub const PING_IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(
 
 /// Games whose head is cached per store before the cache is cleared.
 const HEAD_CACHE_LIMIT: usize = 100_000;
+
+/// Moves cached per store ([`Store::moves`]) before the cache is cleared: some 20 MB, the
+/// moves of 400 games of 250 moves.
+const MOVE_CACHE_LIMIT: usize = 100_000;
 
 /// The head of a game's log, as kept on its row.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -106,7 +106,7 @@ impl Store {
             return Ok(());
         }
         // Moves against their events.
-        let moves = self.moves(game_id).await?;
+        let moves = self.stored_moves(game_id).await?; // the rows as stored now, not as read before
         let mut found: Vec<chain::ChainBreak> = Vec::new();
         let mut note = |b: chain::ChainBreak| found.push(b);
         if moves.last().map_or(0, |m| m.move_number) != head_moves {

@@ -1,0 +1,60 @@
+//! Only a primary is written to. Every connection the store opens (its pool's, the batch
+//! writer's, the NOTIFY sender's) first asks `SELECT pg_is_in_recovery()` and is refused when
+//! the server is a standby in recovery.
+//!
+//! Why: a `postgres://` URL names one host (sqlx has no `target_session_attrs`). When the
+//! primary changes, the name (a Kubernetes `-rw` Service, a proxy) can still lead to a server
+//! that is, or has just become, a standby: the old primary restarted as a replica, or the new
+//! one before its promotion has finished. A standby accepts connections and reads, and
+//! refuses writes with "cannot execute … in a read-only transaction" only once a write is
+//! tried. Refusing such a connection when it is opened keeps it out of the pool, so the store
+//! comes back by itself as soon as the name leads to the primary again, without a restart.
+//!
+//! What callers see meanwhile: the pool retries a refused connection with back-off until its
+//! acquire timeout (5 s, [`crate::Store::connect_with`]) and then fails the call; a call of
+//! the batch writer fails at once. Either is [`StoreError::Unavailable`] with [`IN_RECOVERY`]
+//! in its message (`UNAVAILABLE` in gRPC).
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::error::{StoreError, StoreResult};
+
+/// The message of a call refused because the database is a standby in recovery.
+pub const IN_RECOVERY: &str = "the database is a standby in recovery, not the primary; retry the call";
+
+/// The last time a connection of this process was refused as a standby's. The pool swallows
+/// the error of its connect hook (it retries, then reports only a timeout), so the timeout is
+/// explained by looking here ([`refused_recently`]).
+static LAST_REFUSAL: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// How long a refusal explains a pool timeout: longer than the pool's acquire timeout.
+const REFUSAL_EXPLAINS: Duration = Duration::from_secs(10);
+
+/// Refuses `conn` with [`StoreError::Unavailable`] ([`IN_RECOVERY`]) when its server is in
+/// recovery; errors of the query itself as usual.
+pub(crate) async fn require_primary(conn: &mut sqlx::PgConnection) -> StoreResult<()> {
+    let in_recovery: bool = sqlx::query_scalar("SELECT pg_is_in_recovery()").fetch_one(&mut *conn).await?;
+    if in_recovery {
+        *LAST_REFUSAL.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        return Err(StoreError::Unavailable(IN_RECOVERY.into()));
+    }
+    Ok(())
+}
+
+/// [`require_primary`] as the pool's `after_connect` hook wants it.
+pub(crate) async fn require_primary_hook(conn: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
+    match require_primary(conn).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::Unavailable(m)) if m == IN_RECOVERY => {
+            Err(sqlx::Error::Io(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, IN_RECOVERY)))
+        }
+        // the query failed: the connection is unusable, and the pool retries as for any other
+        Err(e) => Err(sqlx::Error::Io(std::io::Error::other(e.to_string()))),
+    }
+}
+
+/// Whether a connection was refused as a standby's within the last [`REFUSAL_EXPLAINS`].
+pub(crate) fn refused_recently() -> bool {
+    LAST_REFUSAL.lock().unwrap_or_else(|p| p.into_inner()).is_some_and(|t| t.elapsed() < REFUSAL_EXPLAINS)
+}
