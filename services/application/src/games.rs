@@ -6,7 +6,7 @@ use crate::archive::{self, ArchiveGame, ArchivePlayer, Reconstruction};
 use crate::auth::GameScope;
 use crate::error::AppError;
 use crate::events::from_colour;
-use crate::lifecycle::{self, Phase};
+use crate::lifecycle::{self, ResultStage};
 use goban::{Color, Point};
 use serde_json::{json, Value};
 use shinpan_storage::{self as storage, CaseFilter, NewCase, Store};
@@ -67,16 +67,16 @@ pub async fn objection_open(store: &Store, game_id: Uuid) -> Result<bool, AppErr
 }
 
 /// The lifecycle phase of a game's result and the result in force.
-pub async fn phase_of(store: &Store, game_id: Uuid) -> Result<(Phase, Option<storage::StoredResult>), AppError> {
+pub async fn phase_of(store: &Store, game_id: Uuid) -> Result<(ResultStage, Option<storage::StoredResult>), AppError> {
     let cur = store.current_result(game_id).await.map_err(AppError::from)?;
     let phase = match &cur {
-        None => Phase::Open,
-        Some(r) if r.state == storage::ResultState::Final => Phase::Final,
+        None => ResultStage::Open,
+        Some(r) if r.state == storage::ResultState::Final => ResultStage::Final,
         Some(_) => {
             if objection_open(store, game_id).await? {
-                Phase::Disputed
+                ResultStage::Disputed
             } else {
-                Phase::Proposed
+                ResultStage::Proposed
             }
         }
     };

@@ -1,5 +1,5 @@
 //! The result lifecycle and the arbiter's rulings, as pure functions (no I/O): which
-//! transition is allowed in which phase, what result text an ending gives, and what a
+//! transition is allowed at which stage of the result ([`ResultStage`]), what result text an ending gives, and what a
 //! ruling does. The use cases (`app::results`, `app::arbitration`) check every
 //! request here before they touch the store; the store (and its triggers) enforce the same
 //! finality once more in PostgreSQL.
@@ -103,7 +103,7 @@ impl fmt::Display for Ending {
 
 /// Where a game's result stands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub enum ResultStage {
     /// Nothing proposed yet (the game is being played or has just stopped).
     Open,
     /// A result is proposed and awaits confirmations.
@@ -187,7 +187,7 @@ pub enum LifecycleError {
     Evidence(String),
 }
 
-/// Whether `action` is allowed in `phase`.
+/// Whether `action` is allowed at the result's `stage`.
 ///
 /// # Errors
 /// * [`LifecycleError::Final`] for anything but [`Action::Correct`] once final (a
@@ -196,10 +196,10 @@ pub enum LifecycleError {
 /// * [`LifecycleError::NothingProposed`] to confirm or object with nothing proposed;
 /// * [`LifecycleError::Disputed`] to confirm or propose while an objection is open;
 /// * [`LifecycleError::NotFinal`] to correct a result that is not final.
-pub fn check(phase: Phase, action: Action) -> Result<(), LifecycleError> {
+pub fn check(stage: ResultStage, action: Action) -> Result<(), LifecycleError> {
     use Action::*;
-    use Phase::*;
-    match (phase, action) {
+    use ResultStage::*;
+    match (stage, action) {
         (Final, Correct) => Ok(()),
         (Final, _) => Err(LifecycleError::Final),
         (_, Correct) => Err(LifecycleError::NotFinal),
@@ -356,7 +356,7 @@ pub enum Effect {
     Count,
 }
 
-/// Validates a ruling against the evidence and the result's phase, and gives its effect
+/// Validates a ruling against the evidence and the result's stage, and gives its effect
 /// and the policy applied (`Some` only for 無勝負 rulings).
 ///
 /// * 無勝負 (第十一条 解説 "同一の手順が二回以上循環し、双方が譲らない場合は無勝負とする"): only
@@ -374,7 +374,7 @@ pub enum Effect {
 /// [`LifecycleError::Final`] once final; [`LifecycleError::Invalid`] for a missing reason
 /// or particulars; [`LifecycleError::Evidence`] when the evidence does not support it.
 pub fn rule(
-    phase: Phase,
+    phase: ResultStage,
     input: &RulingInput,
     evidence: &Evidence,
     policy: NoResultPolicy,
@@ -448,7 +448,7 @@ pub fn rule(
         RulingKind::Resumption => Ok((Effect::Resume, None)),
         RulingKind::EndByCount => Ok((Effect::Count, None)),
         RulingKind::Uphold => {
-            if !matches!(phase, Phase::Proposed | Phase::Disputed) {
+            if !matches!(phase, ResultStage::Proposed | ResultStage::Disputed) {
                 return Err(LifecycleError::NothingProposed);
             }
             Ok((Effect::Repropose, None))
@@ -501,21 +501,21 @@ mod tests {
     #[test]
     fn finality_refuses_everything_but_a_correction() {
         for a in [Action::Propose, Action::Confirm(Party::Black), Action::Confirm(Party::Referee), Action::Object, Action::Rule] {
-            assert_eq!(check(Phase::Final, a), Err(LifecycleError::Final), "{a:?}");
+            assert_eq!(check(ResultStage::Final, a), Err(LifecycleError::Final), "{a:?}");
         }
-        assert_eq!(check(Phase::Final, Action::Correct), Ok(()));
-        assert_eq!(check(Phase::Proposed, Action::Correct), Err(LifecycleError::NotFinal));
+        assert_eq!(check(ResultStage::Final, Action::Correct), Ok(()));
+        assert_eq!(check(ResultStage::Proposed, Action::Correct), Err(LifecycleError::NotFinal));
     }
 
     #[test]
     fn objection_blocks_confirmation_until_ruled() {
-        assert_eq!(check(Phase::Disputed, Action::Confirm(Party::White)), Err(LifecycleError::Disputed));
-        assert_eq!(check(Phase::Disputed, Action::Propose), Err(LifecycleError::Disputed));
-        assert_eq!(check(Phase::Disputed, Action::Object), Ok(()));
-        assert_eq!(check(Phase::Disputed, Action::Rule), Ok(()));
-        assert_eq!(check(Phase::Open, Action::Confirm(Party::Black)), Err(LifecycleError::NothingProposed));
-        assert_eq!(check(Phase::Open, Action::Object), Err(LifecycleError::NothingProposed));
-        assert_eq!(check(Phase::Proposed, Action::Confirm(Party::Referee)), Ok(()));
+        assert_eq!(check(ResultStage::Disputed, Action::Confirm(Party::White)), Err(LifecycleError::Disputed));
+        assert_eq!(check(ResultStage::Disputed, Action::Propose), Err(LifecycleError::Disputed));
+        assert_eq!(check(ResultStage::Disputed, Action::Object), Ok(()));
+        assert_eq!(check(ResultStage::Disputed, Action::Rule), Ok(()));
+        assert_eq!(check(ResultStage::Open, Action::Confirm(Party::Black)), Err(LifecycleError::NothingProposed));
+        assert_eq!(check(ResultStage::Open, Action::Object), Err(LifecycleError::NothingProposed));
+        assert_eq!(check(ResultStage::Proposed, Action::Confirm(Party::Referee)), Ok(()));
     }
 
     #[test]
@@ -548,51 +548,54 @@ mod tests {
     #[test]
     fn no_result_needs_two_cycles() {
         let mut ev = Evidence { max_cycles: 1, fouls: vec![] };
-        let r = rule(Phase::Proposed, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::NoResult);
+        let r = rule(ResultStage::Proposed, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::NoResult);
         assert!(matches!(r, Err(LifecycleError::Evidence(_))), "{r:?}");
         ev.max_cycles = 2;
-        let (effect, policy) = rule(Phase::Proposed, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::NoResult).unwrap();
+        let (effect, policy) = rule(ResultStage::Proposed, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::NoResult).unwrap();
         assert_eq!(effect, Effect::Propose { result: "Void".into(), ending: Ending::NoResult });
         assert_eq!(policy, Some(NoResultPolicy::NoResult));
         // Before any proposal too (the game stopped in the cycle).
-        assert!(rule(Phase::Open, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::NoResult).is_ok());
+        assert!(rule(ResultStage::Open, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::NoResult).is_ok());
     }
 
     #[test]
     fn no_result_policy_decides_with_a_named_winner() {
         let ev = Evidence { max_cycles: 3, fouls: vec![] };
-        assert!(matches!(rule(Phase::Open, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::Nigiri), Err(LifecycleError::Invalid(_))));
+        assert!(matches!(
+            rule(ResultStage::Open, &ruling(RulingKind::NoResult), &ev, NoResultPolicy::Nigiri),
+            Err(LifecycleError::Invalid(_))
+        ));
         let mut r = ruling(RulingKind::NoResult);
         r.winner = Some(Color::White);
-        let (effect, policy) = rule(Phase::Open, &r, &ev, NoResultPolicy::Nigiri).unwrap();
+        let (effect, policy) = rule(ResultStage::Open, &r, &ev, NoResultPolicy::Nigiri).unwrap();
         assert_eq!(effect, Effect::Propose { result: "W+F".into(), ending: Ending::NoResult });
         assert_eq!(policy, Some(NoResultPolicy::Nigiri));
-        let (effect, _) = rule(Phase::Open, &r, &ev, NoResultPolicy::TimeUsed).unwrap();
+        let (effect, _) = rule(ResultStage::Open, &r, &ev, NoResultPolicy::TimeUsed).unwrap();
         assert_eq!(effect, Effect::Propose { result: "W+T".into(), ending: Ending::NoResult });
-        assert!(rule(Phase::Open, &r, &ev, NoResultPolicy::NoResult).is_err());
+        assert!(rule(ResultStage::Open, &r, &ev, NoResultPolicy::NoResult).is_err());
     }
 
     #[test]
     fn foul_loss_must_match_a_recorded_foul_and_come_before_finality() {
         let ev = Evidence { max_cycles: 0, fouls: vec![EvidenceFoul { move_number: 7, color: Color::White, rule: "ko".into() }] };
         let mut r = ruling(RulingKind::FoulLoss);
-        assert!(matches!(rule(Phase::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Invalid(_))));
+        assert!(matches!(rule(ResultStage::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Invalid(_))));
         r.loser = Some(Color::White);
         r.foul = Some(FoulRef { move_number: 7, rule: "ko".into(), article: "第五条".into() });
-        let (effect, _) = rule(Phase::Proposed, &r, &ev, NoResultPolicy::NoResult).unwrap();
+        let (effect, _) = rule(ResultStage::Proposed, &r, &ev, NoResultPolicy::NoResult).unwrap();
         assert_eq!(effect, Effect::Propose { result: "B+F".into(), ending: Ending::FoulLoss });
         // Wrong player, wrong move, wrong rule.
         r.loser = Some(Color::Black);
-        assert!(matches!(rule(Phase::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Evidence(_))));
+        assert!(matches!(rule(ResultStage::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Evidence(_))));
         r.loser = Some(Color::White);
         r.foul.as_mut().unwrap().move_number = 8;
-        assert!(matches!(rule(Phase::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Evidence(_))));
+        assert!(matches!(rule(ResultStage::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Evidence(_))));
         r.foul.as_mut().unwrap().move_number = 7;
         r.foul.as_mut().unwrap().rule = "suicide".into();
-        assert!(matches!(rule(Phase::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Evidence(_))));
+        assert!(matches!(rule(ResultStage::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Evidence(_))));
         r.foul.as_mut().unwrap().rule = "ko".into();
         // 第十二条: only before the result is confirmed.
-        assert_eq!(rule(Phase::Final, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Final));
+        assert_eq!(rule(ResultStage::Final, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Final));
     }
 
     #[test]
@@ -600,31 +603,34 @@ mod tests {
         let ev = Evidence::default();
         let mut r = ruling(RulingKind::BothLose);
         r.reason = "  ".into();
-        assert!(matches!(rule(Phase::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Invalid(_))));
+        assert!(matches!(rule(ResultStage::Proposed, &r, &ev, NoResultPolicy::NoResult), Err(LifecycleError::Invalid(_))));
         let r = ruling(RulingKind::BothLose);
         assert_eq!(
-            rule(Phase::Proposed, &r, &ev, NoResultPolicy::NoResult).unwrap().0,
+            rule(ResultStage::Proposed, &r, &ev, NoResultPolicy::NoResult).unwrap().0,
             Effect::Propose { result: "BothLose".into(), ending: Ending::BothLose }
         );
         let mut a = ruling(RulingKind::Amend);
-        assert!(rule(Phase::Disputed, &a, &ev, NoResultPolicy::NoResult).is_err());
+        assert!(rule(ResultStage::Disputed, &a, &ev, NoResultPolicy::NoResult).is_err());
         a.amended_result = Some("?".into());
-        assert!(rule(Phase::Disputed, &a, &ev, NoResultPolicy::NoResult).is_err());
+        assert!(rule(ResultStage::Disputed, &a, &ev, NoResultPolicy::NoResult).is_err());
         a.amended_result = Some("W+1.5".into());
         assert_eq!(
-            rule(Phase::Disputed, &a, &ev, NoResultPolicy::NoResult).unwrap().0,
+            rule(ResultStage::Disputed, &a, &ev, NoResultPolicy::NoResult).unwrap().0,
             Effect::Propose { result: "W+1.5".into(), ending: Ending::Count }
         );
         a.amended_result = Some("B+T".into());
         assert_eq!(
-            rule(Phase::Disputed, &a, &ev, NoResultPolicy::NoResult).unwrap().0,
+            rule(ResultStage::Disputed, &a, &ev, NoResultPolicy::NoResult).unwrap().0,
             Effect::Propose { result: "B+T".into(), ending: Ending::TimeForfeit }
         );
-        assert_eq!(rule(Phase::Disputed, &ruling(RulingKind::Uphold), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Repropose);
-        assert_eq!(rule(Phase::Open, &ruling(RulingKind::Uphold), &ev, NoResultPolicy::NoResult), Err(LifecycleError::NothingProposed));
-        assert_eq!(rule(Phase::Proposed, &ruling(RulingKind::Resumption), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Resume);
-        assert_eq!(rule(Phase::Open, &ruling(RulingKind::EndByCount), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Count);
-        assert_eq!(rule(Phase::Final, &ruling(RulingKind::EndByCount), &ev, NoResultPolicy::NoResult), Err(LifecycleError::Final));
+        assert_eq!(rule(ResultStage::Disputed, &ruling(RulingKind::Uphold), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Repropose);
+        assert_eq!(
+            rule(ResultStage::Open, &ruling(RulingKind::Uphold), &ev, NoResultPolicy::NoResult),
+            Err(LifecycleError::NothingProposed)
+        );
+        assert_eq!(rule(ResultStage::Proposed, &ruling(RulingKind::Resumption), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Resume);
+        assert_eq!(rule(ResultStage::Open, &ruling(RulingKind::EndByCount), &ev, NoResultPolicy::NoResult).unwrap().0, Effect::Count);
+        assert_eq!(rule(ResultStage::Final, &ruling(RulingKind::EndByCount), &ev, NoResultPolicy::NoResult), Err(LifecycleError::Final));
     }
 
     #[test]

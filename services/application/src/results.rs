@@ -29,7 +29,7 @@ use crate::count::count;
 use crate::error::AppError;
 use crate::events::from_colour;
 use crate::games::{archive_game, find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case, uuid_field};
-use crate::lifecycle::{self, Action, Ending, LifecycleError, Party, Phase};
+use crate::lifecycle::{self, Action, Ending, LifecycleError, Party, ResultStage};
 use crate::AppState;
 use goban::{Color, GameResult, Status as StoneStatus};
 use serde_json::{json, Value};
@@ -73,14 +73,14 @@ fn party_of(role: storage::Role) -> Option<Party> {
 }
 
 /// The result row in protobuf form, with its confirmations, pending parties and version.
-pub async fn result_pb(store: &Store, r: &storage::StoredResult, phase: Phase) -> Result<pb::GameResult, AppError> {
+pub async fn result_pb(store: &Store, r: &storage::StoredResult, phase: ResultStage) -> Result<pb::GameResult, AppError> {
     let all = store.results_of_game(r.game_id).await.map_err(AppError::from)?;
     let version = all.iter().position(|x| x.id == r.id).map(|i| i as u64 + 1).unwrap_or(0);
     let confs = store.confirmations(r.id).await.map_err(AppError::from)?;
     let parties: Vec<Party> = confs.iter().filter_map(|c| party_of(c.role)).collect();
     let state = match (r.state, phase) {
         (storage::ResultState::Final, _) => pb::ResultState::Final,
-        (storage::ResultState::Proposed, Phase::Disputed) => pb::ResultState::Disputed,
+        (storage::ResultState::Proposed, ResultStage::Disputed) => pb::ResultState::Disputed,
         _ => pb::ResultState::Proposed,
     };
     let mut statuses = Vec::new();
@@ -280,7 +280,7 @@ impl Results {
             .await
             .map_err(AppError::from)?;
         tracing::info!(game = %id, result = %stored.result, ending = %ending, by = %c.sub, "result proposed");
-        result_pb(store, &stored, Phase::Proposed).await
+        result_pb(store, &stored, ResultStage::Proposed).await
     }
 
     /// Confirms the proposed result (第十条): a player for their colour, an official as the
@@ -347,7 +347,7 @@ impl Results {
                 }
             }
         }
-        let phase = if out.finalized { Phase::Final } else { Phase::Proposed };
+        let phase = if out.finalized { ResultStage::Final } else { ResultStage::Proposed };
         result_pb(store, &out.result, phase).await
     }
 
@@ -549,6 +549,6 @@ impl Results {
             )
             .await
             .map_err(AppError::from)?;
-        result_pb(store, &stored, Phase::Final).await
+        result_pb(store, &stored, ResultStage::Final).await
     }
 }
