@@ -823,8 +823,16 @@ async fn a_referee_runs_a_game_to_its_result_in_a_real_browser() {
         [testing_token(Role::Player, "EGD-1", None, None, None), testing_token(Role::Player, "EGD-2", None, None, None), referee.clone()]
     {
         browser_sign_in(&client, &base, &token, &page).await;
+        // The form posts and leads back to the same page: wait for the new document.
+        client.execute("window.shinpanOld = true;", vec![]).await.unwrap();
         client.find(Locator::Css("button.confirm")).await.expect("a confirm button").click().await.unwrap();
-        client.wait().for_url(&format!("{base}{page}").parse().unwrap()).await.unwrap();
+        let reloaded = "return document.readyState === 'complete' && window.shinpanOld === undefined;";
+        let t = std::time::Instant::now();
+        while client.execute(reloaded, vec![]).await.ok() != Some(serde_json::json!(true)) {
+            assert!(t.elapsed() < Duration::from_secs(60), "the confirmation's page never came back");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(client.current_url().await.unwrap().as_str(), format!("{base}{page}"));
     }
     let fin = client.source().await.unwrap();
     assert!(!fin.contains("class=\"confirm\""), "no confirmation is asked for once final: {fin}");
@@ -840,8 +848,17 @@ async fn a_referee_runs_a_game_to_its_result_in_a_real_browser() {
     // The tournament view shows the game with its final result; the results page lists it.
     browser_sign_in(&client, &base, &referee, "/console").await;
     let result = rec.get_game(pb::GetGameRequest { game_id: g.id.clone() }).await.unwrap().into_inner().game.unwrap().result;
-    client.wait().at_most(Duration::from_secs(30)).for_element(Locator::Css(&format!("tr[data-game='{}']", g.id))).await.unwrap();
-    let row = client.find(Locator::Css(&format!("tr[data-game='{}']", g.id))).await.unwrap().text().await.unwrap();
+    // The view is refreshed live: read the row in one script call, not through an element
+    // the refresh may replace.
+    let read_row = format!("const r = document.querySelector(\"tr[data-game='{}']\"); return r ? r.innerText : '';", g.id);
+    let t = std::time::Instant::now();
+    let row = loop {
+        let text = client.execute(&read_row, vec![]).await.unwrap().as_str().unwrap_or_default().to_string();
+        if text.contains(&result) || t.elapsed() > Duration::from_secs(30) {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     assert!(!result.is_empty() && row.contains(&result), "the tournament view's row shows {result}: {row}");
     client.goto(&format!("{base}/console/results")).await.unwrap();
     let results = client.source().await.unwrap();
