@@ -1,33 +1,24 @@
 //! # shinpan — the referee's command line and services
 //!
-//! Each subcommand of the `shinpan` binary lives in its own module with an `Args`
-//! struct (clap) and a `run(args) -> std::process::ExitCode` function.
-//!
-//! Exit codes shared by every subcommand: see [`exit`].
+//! The command line is the module tree [`cli`] (each subcommand of the `shinpan` binary in its
+//! own module with an `Args` struct (clap) and a `run(args) -> std::process::ExitCode`
+//! function; exit codes in [`exit`]). The server is the rest: [`configuration`], [`startup`],
+//! [`telemetry`], [`connections`], [`supervision`], the gRPC transport ([`grpc`]: decode,
+//! call a use case of [`app`], encode) and the referee [`console`]. The server's modules never
+//! import the command line's.
 
-pub mod adjudicate;
-pub mod audit;
-pub mod bench;
-pub mod case_cli;
-pub mod client;
+pub mod cli;
 pub mod configuration;
 pub mod connections;
 pub mod console;
-pub mod demo;
 pub mod error;
-pub mod exit;
 pub mod grpc;
-pub mod propose;
-pub mod remote;
-pub mod replay;
-pub mod report;
-pub mod result_cli;
-pub mod score;
-pub mod serve;
 pub mod startup;
 pub mod supervision;
 pub mod telemetry;
-pub mod token;
+
+// The command line's modules, under the names the binary and the tests know them by.
+pub use cli::{adjudicate, audit, bench, case_cli, client, demo, exit, propose, remote, replay, report, result_cli, score, serve, token};
 
 // The application layer (crate `shinpan-application`) and its domain modules, under the
 // names this crate's modules and its users know them by.
