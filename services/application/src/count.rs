@@ -52,7 +52,12 @@ pub async fn count(state: &AppState, recon: &Reconstruction, komi: f64, agreemen
         Some(m) => (m, "agreement (第九条)".to_string(), Value::Array(vec![])),
         None => {
             let b = board.clone();
-            let opts = shinpan_adjudicator::Options { to_move: game.to_move(), ko_pending: game.ko_point(), ..Default::default() };
+            let opts = shinpan_adjudicator::Options {
+                budget_nodes: crate::DEFAULT_BUDGET,
+                to_move: game.to_move(),
+                ko_pending: game.ko_point(),
+                ..Default::default()
+            };
             let adj = state.search(move || shinpan_adjudicator::adjudicate(&b, rules, &opts)).await?;
             let proofs = adj
                 .proofs

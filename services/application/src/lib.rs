@@ -60,7 +60,8 @@ use validation::Validator;
 
 /// Default node budget per region of an adjudication (a search of `shinpan-adjudicator`)
 /// when a request or the command line gives none: the one default of the service and the
-/// command line (`shinpan adjudicate`, `score`, `propose`).
+/// command line (`shinpan adjudicate`, `score`, `propose`) and of the count of a result
+/// proposed without dead stones.
 pub const DEFAULT_BUDGET: u64 = 500_000;
 
 /// What every use case needs: the store (absent for a validation-only process), the
