@@ -1,0 +1,80 @@
+//! The agreement as the context of hypothetical play (第九条 with 第七条): agreed walls, disputes, chains drawn in, dead by two links.
+
+use super::*;
+
+#[test]
+pub(super) fn agreed_status_stands_unless_disputed_and_is_refuted() {
+    // 第九条: the players agree the straight-three group is dead; hypothetical play (2011,
+    // Black first) shows it alive. Undisputed, the agreement stands and is not searched
+    // again; disputed, the search decides and reports the agreement refuted.
+    let b = board(&STRAIGHT_THREE);
+    let ab = Point::from_sgf("ab").unwrap();
+    let opts = Options { agreed: Some(goban::StatusMap::with_dead(&b, &[ab])), ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert_eq!(adj.status.get(ab), Status::Dead, "the agreement stands");
+    assert!(adj.proofs.iter().all(|pr| pr.status != Status::Undecided), "undisputed agreements are not searched");
+    let opts = Options { dispute: vec![ab], ..opts };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert_eq!(adj.status.get(ab), Status::Alive);
+    assert!(adj.refuted_agreements.iter().any(|r| r.stones.contains(&ab) && r.found == Status::Alive && !r.line.is_empty()));
+}
+
+#[test]
+pub(super) fn a_disputed_stone_inside_agreed_walls_is_decided_in_its_own_region() {
+    // 9x9: White's wall (agreed alive, not pass-alive: its eye space is the open top) encloses
+    // a small territory with a black stone at bb; the rest of the board is an open area a
+    // search could not finish. With the wall as the context (第九条), the stone's region is
+    // the territory alone and hypothetical play (第七条) decides it dead.
+    let b = board(&["...O.....", ".X.O.....", "...O.....", "OOOO.....", ".........", ".........", "....X....", ".........", "........."]);
+    let bb = Point::from_sgf("bb").unwrap();
+    let plain = adjudicate(&b, RuleSet::Japanese2011, &Options { budget_nodes: 20_000, ..Options::default() });
+    assert_eq!(plain.status.get(bb), Status::Undecided, "without an agreement the open board is not settled");
+    let opts = Options { budget_nodes: 20_000, agreed: Some(goban::StatusMap::new(&b)), dispute: vec![bb], ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert_eq!(adj.status.get(bb), Status::Dead, "{:?} {:?}", adj.proofs, adj.drawn_in);
+    let pr = adj.proofs.iter().find(|pr| pr.stones == [bb]).expect("a proof");
+    assert!(!pr.line.is_empty(), "a proof line");
+    assert!(adj.regions.iter().all(|r| r.points.len() == 9), "the region is the territory: {:?}", adj.regions);
+}
+
+#[test]
+pub(super) fn a_wall_in_a_capturing_race_with_the_disputed_chain_is_drawn_in() {
+    // Two stones side by side in the open, three liberties each, both agreed alive: the
+    // white one's life is exactly what a fight with the disputed black one decides, so it is
+    // drawn into the dispute (searched, listed with the reason), not taken as a wall.
+    let b = board(&[".........", ".........", ".........", "...XO....", ".........", ".........", ".........", ".........", "........."]);
+    let (dd, ed) = (Point::from_sgf("dd").unwrap(), Point::from_sgf("ed").unwrap());
+    let opts = Options { budget_nodes: 2_000, agreed: Some(goban::StatusMap::new(&b)), dispute: vec![dd], ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    let drawn = adj.drawn_in.iter().find(|d| d.stones == [ed]).expect("the race partner drawn in");
+    assert_eq!((drawn.by, drawn.agreed), (dd, Status::Alive));
+    assert!(matches!(drawn.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if with == dd));
+    let pr = adj.proofs.iter().find(|pr| pr.stones == [ed]).expect("searched, with a proof entry");
+    assert_eq!(adj.status.get(ed), pr.status, "its status is the search's, not the agreement's");
+}
+
+#[test]
+pub(super) fn dead_by_two_links_in_a_long_narrow_territory() {
+    // A black stone inside a territory three points wide and fifteen long (45 points, more
+    // than the exhaustive search takes) enclosed by White's agreed-alive wall: every point
+    // of it is next to the wall or, in the middle column, has two empty neighbours that
+    // are. Dead statically (two links, Müller 1997), without search.
+    let mut rows = vec!["O...O"; 15];
+    rows[3] = "O.X.O";
+    rows.push("OOOOO");
+    let b = board(&rows);
+    let c3 = Point::from_sgf("cd").unwrap();
+    assert_eq!(b.get(c3), Some(goban::Color::Black));
+    let opts = Options { agreed: Some(goban::StatusMap::new(&b)), dispute: vec![c3], ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert_eq!(adj.status.get(c3), Status::Dead);
+    let pr = adj.proofs.iter().find(|pr| pr.stones == [c3]).expect("a proof");
+    assert_eq!(pr.nodes, 0, "decided without search");
+    assert!(!pr.line.is_empty());
+    // Without the agreement the wall is not known to live and nothing is decided so.
+    let plain = adjudicate(&b, RuleSet::Japanese2011, &Options::default());
+    assert_ne!(plain.status.get(c3), Status::Alive);
+}
+
+/// Both rule sets, for positions where the 2011 draft and the 1989 rules agree.
+pub(super) const BOTH: [RuleSet; 2] = [RuleSet::Japanese2011, RuleSet::Japanese1989];

@@ -1,0 +1,241 @@
+//! Territories proved safe (step 2): safe corners, miai eye spots and miai connections, against the exact region search.
+
+use super::*;
+
+/// Options that leave every search region undecided at once, so that only what the
+/// whole-board analysis (Benson, safe territories) proves is decided.
+pub(super) fn no_region_search() -> Options {
+    Options { max_region_empty: 0, ..Options::default() }
+}
+
+/// The territory proofs alone: no region search, no one-move proofs of life.
+pub(super) fn territory_proofs_only() -> Options {
+    Options { one_move_proofs: false, ..no_region_search() }
+}
+
+#[test]
+pub(super) fn a_safe_corner_territory_keeps_its_wall_alive_and_kills_the_invader() {
+    // Black's chain has the single eye ea and the corner territory aa-ca/ab-cb (five empty
+    // points and White's invader bb): not pass-alive (aa, ba, ab are not next to Black), but
+    // White cannot live in six points and cannot capture the wall, whoever moves first.
+    // White's wall is pass-alive (eyes fd, ce).
+    let b = board(&["...X.XO", ".O.XXXO", "XXXXOOO", "OOOOO.O", "OO.OOOO"]);
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &no_region_search());
+        let st = |p: &str| adj.status.get(Point::from_sgf(p).unwrap());
+        assert_eq!(st("da"), Status::Alive, "{r} wall");
+        assert_eq!(st("bb"), Status::Dead, "{r} invader");
+    }
+    // The wall is not pass-alive (a pass-alive chain needs no proof and gets none): the
+    // territory proof decided it, since the options skip every region search.
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &no_region_search());
+    let da = Point::from_sgf("da").unwrap();
+    let wall = adj.proofs.iter().find(|p| p.stones.contains(&da)).expect("a proof for the wall");
+    assert_eq!(wall.status, Status::Alive);
+    // Its line is the territory's local game: the attacker (White) moves first.
+    assert_eq!(wall.line.first().map(|m| m.0), Some(Color::White), "{:?}", wall.line_text());
+}
+
+#[test]
+pub(super) fn one_eye_with_a_virtual_second_is_not_enough() {
+    // The two-point eye aa-ba wins its local game only with a virtual eye from elsewhere,
+    // and Black has no other eye: the territory proof must not call it alive.
+    let b = board(&["..XXO.O", "XXXXOOO", "OOOOO.O"]);
+    for r in BOTH {
+        let st = adjudicate(&b, r, &no_region_search()).status.get(Point::from_sgf("ab").unwrap());
+        assert_ne!(st, Status::Alive, "{r}");
+    }
+}
+
+/// A small deterministic generator (xorshift) for the randomized cross-check below.
+pub(super) struct Rng(pub(super) u64);
+impl Rng {
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Cross-checks one random position (`rows`): chains without liberties are removed (an
+/// illegal setup), then wherever the whole-board analysis (regions skipped) and the exact
+/// region search alone (territory proof off, `budget` nodes) both decide a stone, they
+/// must agree — each is exact, so a disagreement is a bug. Returns (stones compared,
+/// stones decided by the whole-board analysis).
+pub(super) fn cross_check(rows: &[String], budget: u64) -> (usize, usize) {
+    let text: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let Ok(mut b) = Board::from_diagram(&text) else { return (0, 0) };
+    for p in b.points().collect::<Vec<_>>() {
+        if b.get(p).is_some() && b.liberties(p).is_empty() {
+            for s in b.chain(p) {
+                b.set(s, None).unwrap();
+            }
+        }
+    }
+    let (mut compared, mut decided) = (0, 0);
+    for r in BOTH {
+        let whole = adjudicate(&b, r, &no_region_search());
+        let search = adjudicate(&b, r, &Options { safe_territories: false, budget_nodes: budget, ..Options::default() });
+        for p in b.points().filter(|&p| b.get(p).is_some()) {
+            let (t, s) = (whole.status.get(p), search.status.get(p));
+            decided += usize::from(t != Status::Undecided);
+            if t != Status::Undecided && s != Status::Undecided {
+                compared += 1;
+                assert_eq!(t, s, "{r} {p} in\n{}", rows.join("\n"));
+            }
+        }
+    }
+    (compared, decided)
+}
+
+#[test]
+pub(super) fn safe_territories_agree_with_the_exact_region_search_on_random_corners() {
+    // A 6x4 corner of random stones above and left of a pass-alive White wall (eyes gb, ge,
+    // be): small enough for the exact region search to settle most chains. Wherever both
+    // the territory proof (regions skipped) and the region search alone (territory proof
+    // off) decide a stone, they must agree — each is exact, so a disagreement is a bug.
+    let mut rng = Rng(0x5eed_cafe_f00d_1234);
+    let (mut compared, mut territory_decided) = (0, 0);
+    for _ in 0..60 {
+        let mut rows: Vec<String> = Vec::new();
+        for y in 0..4 {
+            let mut r = String::new();
+            for _ in 0..6 {
+                r.push(match rng.next() % 7 {
+                    0..=2 => 'X',
+                    3 => 'O',
+                    _ => '.',
+                });
+            }
+            r.push(if y == 1 { '.' } else { 'O' });
+            rows.push(r);
+        }
+        rows.push("OOOOOOO".into());
+        rows.push("O.OOO.O".into());
+        let (c, d) = cross_check(&rows, 100_000);
+        compared += c;
+        territory_decided += d;
+    }
+    eprintln!("{compared} stones decided by both, {territory_decided} by the territory proof");
+    assert!(compared > 100, "the cross-check must compare something ({compared})");
+}
+
+/// Black's chain: the eye ha and a territory of 14 empty points (too large for a local
+/// game) with three one-move eye spots (Black at ea encloses fa, ab encloses ac, ec
+/// encloses fc).
+pub(super) const MIAI_EYES: [&str; 6] = ["......X.X", ".X..XXXXX", ".X....XOO", "XXXXXXXO.", "OOOOOOOOO", "O.OOOOO.O"];
+
+#[test]
+pub(super) fn two_miai_eye_spots_give_the_second_eye() {
+    let b = board(&MIAI_EYES);
+    for r in BOTH {
+        // Only the whole-board analysis: the couple of spots (ea encloses fa; ab encloses
+        // ac) plus the eye ha make the wall alive, whoever moves first.
+        let adj = adjudicate(&b, r, &no_region_search());
+        assert_eq!(adj.status.get(Point::from_sgf("ga").unwrap()), Status::Alive, "{r}");
+        let ga = Point::from_sgf("ga").unwrap();
+        let pr = adj.proofs.iter().find(|p| p.stones.contains(&ga)).expect("a proof for the wall");
+        assert_eq!(pr.status, Status::Alive);
+        // The exact region search (territory proofs off) must not contradict it.
+        let exact = adjudicate(&b, r, &Options { safe_territories: false, ..Options::default() });
+        let s = exact.status.get(ga);
+        assert!(s == Status::Alive || s == Status::Undecided, "{r}: exact search says {s:?}");
+    }
+}
+
+#[test]
+pub(super) fn a_single_eye_spot_is_not_a_second_eye() {
+    // Without the stones eb, fb the wall is straight but for bb-bc: its spots (ab encloses
+    // ac; ba encloses aa-ac) overlap, so they are one spot, not a couple. One eye and one
+    // spot are not a proof: nothing is claimed without a search (never a guess).
+    let mut rows = MIAI_EYES;
+    rows[1] = ".X....XXX";
+    let b = board(&rows);
+    for r in BOTH {
+        let st = adjudicate(&b, r, &territory_proofs_only()).status.get(Point::from_sgf("ga").unwrap());
+        assert_eq!(st, Status::Undecided, "{r}");
+    }
+}
+
+#[test]
+pub(super) fn miai_eye_spots_agree_with_the_exact_region_search_on_random_territories() {
+    // Black's wall of MIAI_EYES around a 6x3 territory filled at random (Black stones make
+    // dents, White stones invade), the eye ha sometimes filled: territories too large for a
+    // local game, where the couples of eye spots decide. Wherever the whole-board analysis
+    // and the exact region search both decide a stone, they must agree.
+    let mut rng = Rng(0x00c0_ffee_5eed_0042);
+    let (mut compared, mut decided) = (0, 0);
+    for _ in 0..25 {
+        let mut rows: Vec<String> = Vec::new();
+        for (y, line) in ["......X.X", "......XXX", "......XOO", "XXXXXXXO.", "OOOOOOOOO", "O.OOOOO.O"].iter().enumerate() {
+            let row: String = line
+                .chars()
+                .enumerate()
+                .map(|(x, ch)| match (x, y) {
+                    (0..=5, 0..=2) => match rng.next() % 10 {
+                        0 | 1 => 'X',
+                        2 => 'O',
+                        _ => '.',
+                    },
+                    (7, 0) if rng.next().is_multiple_of(3) => 'X',
+                    _ => ch,
+                })
+                .collect();
+            rows.push(row);
+        }
+        let (c, d) = cross_check(&rows, 200_000);
+        compared += c;
+        decided += d;
+    }
+    eprintln!("{compared} stones decided by both, {decided} by the whole-board analysis");
+    assert!(compared > 100, "the cross-check must compare something ({compared})");
+}
+
+/// Two Black chains, each with one eye (aa; ia), joined by a bamboo joint (ea, eb: both
+/// next to both chains) open to a large empty area below (no White stone touches it, so it
+/// is no 駄目 under 1989 either).
+pub(super) const BAMBOO: [&str; 5] = [".XXX.XXX.", "XXXX.XXXX", ".........", ".........", "........."];
+
+#[test]
+pub(super) fn a_miai_connection_lets_two_one_eyed_chains_share_their_eyes() {
+    let b = board(&BAMBOO);
+    for r in BOTH {
+        // If White plays one of ea/eb, Black connects at the other: one chain, two eyes.
+        let adj = adjudicate(&b, r, &no_region_search());
+        for p in ["ba", "ha"] {
+            assert_eq!(adj.status.get(Point::from_sgf(p).unwrap()), Status::Alive, "{r} {p}");
+        }
+    }
+    // With White on eb the chains share one point only: not proved by the territory proofs
+    // (never a guess). Under the 2011 draft Black, moving first, connects at ea at once.
+    let mut rows = BAMBOO;
+    rows[1] = "XXXXOXXXX";
+    let b = board(&rows);
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &territory_proofs_only());
+        assert_eq!(adj.status.get(Point::from_sgf("ba").unwrap()), Status::Undecided, "{r}");
+    }
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &no_region_search());
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&Point::from_sgf("ba").unwrap())).unwrap();
+    assert_eq!((pr.status, pr.line_text()), (Status::Alive, vec!["B ea".to_string()]));
+}
+
+#[test]
+pub(super) fn a_stone_in_the_interior_of_its_own_unconditional_area_is_alive_without_search() {
+    // Black's wall is pass-alive (eyes fa, fc, fe-ge; the 3x3 area, which borders the
+    // stone cc, is no eye of Benson's). The black stone cc touches no
+    // wall stone: it is the one interior point of the 3x3 area, so the whole area — cc and
+    // White's throw-in at bb included — is Black's unconditional area at once: cc alive,
+    // bb dead, both without search (nodes 0, empty line), under both rule sets.
+    let b = board(&["XXXXX.X", "XO..XXX", "X.X.X.X", "X...XXX", "XXXXX.."]);
+    for r in [RuleSet::Japanese2011, RuleSet::Japanese1989] {
+        let adj = adjudicate(&b, r, &Options::default());
+        for (p, want) in [("cc", Status::Alive), ("bb", Status::Dead)] {
+            let q = Point::from_sgf(p).unwrap();
+            assert_eq!(adj.status.get(q), want, "{r} {p}");
+            let pr = adj.proofs.iter().find(|pr| pr.stones.contains(&q)).expect("a proof for every chain not pass-alive");
+            assert_eq!((pr.nodes, pr.line.len()), (0, 0), "{r} {p}: decided by the unconditional area, not by search");
+        }
+    }
+}
