@@ -40,6 +40,21 @@ use shinpan_proto::v1 as pb;
 use shinpan_storage::{self as storage, CaseFilter, NewCase, NewResult, Store};
 use uuid::Uuid;
 
+/// The case `text` names (as [`case_id`] reads it), its game, and the check that `c` may
+/// rule on it (the game's officials, 第十一条・第十二条); `doing` names the action in a refusal.
+///
+/// # Errors
+/// As [`case_id`]; `NOT_FOUND` for an unknown case; `PERMISSION_DENIED`.
+async fn case_to_rule(store: &Store, c: &Claims, text: &str, doing: &str) -> Result<(Uuid, storage::Case, GameCtx), AppError> {
+    let case_id = case_id(store, text).await?;
+    let case = store.get_case(case_id).await.map_err(AppError::from)?;
+    let ctx = load_game(store, case.game_id).await?;
+    if !c.may_rule(&ctx.scope) {
+        return Err(crate::denied(c, doing));
+    }
+    Ok((case_id, case, ctx))
+}
+
 /// A case id as a client gives it: the full UUID, or (as the CLI prints ids shortened) a
 /// unique prefix of at least 4 hexadecimal digits. INVALID_ARGUMENT for anything else or an
 /// ambiguous prefix, NOT_FOUND when no case matches.
@@ -214,12 +229,7 @@ impl Arbitration {
             ("ruling.result", req.ruling.as_ref().map_or("", |r| r.result.as_str()), crate::limits::MAX_NAME_BYTES),
         ])?;
         let store = self.store()?;
-        let case_id = case_id(store, &req.case_id).await?;
-        let case = store.get_case(case_id).await.map_err(AppError::from)?;
-        let ctx = load_game(store, case.game_id).await?;
-        if !c.may_rule(&ctx.scope) {
-            return Err(crate::denied(c, "rule on an arbiter case"));
-        }
+        let (case_id, case, ctx) = case_to_rule(store, c, &req.case_id, "rule on an arbiter case").await?;
         let r = req.ruling.ok_or_else(|| AppError::invalid("ruling: required"))?;
         let kind = match pb::RulingKind::try_from(r.kind) {
             Ok(pb::RulingKind::NoResult) => RulingKind::NoResult,
@@ -390,12 +400,7 @@ impl Arbitration {
             ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
         ])?;
         let store = self.store()?;
-        let case_id = case_id(store, &req.case_id).await?;
-        let case = store.get_case(case_id).await.map_err(AppError::from)?;
-        let ctx = load_game(store, case.game_id).await?;
-        if !c.may_rule(&ctx.scope) {
-            return Err(crate::denied(c, "change the state of an arbiter case"));
-        }
+        let (case_id, _, _) = case_to_rule(store, c, &req.case_id, "change the state of an arbiter case").await?;
         let to = match pb::CaseState::try_from(req.state) {
             Ok(pb::CaseState::UnderReview) => storage::CaseState::UnderReview,
             Ok(pb::CaseState::Closed) => storage::CaseState::Closed,
