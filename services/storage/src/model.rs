@@ -207,6 +207,28 @@ pub struct NewGame {
     pub key: Option<GameKey>,
 }
 
+impl NewGame {
+    /// A game between two stored players on 19x19 under `japanese-2011` with komi 6.5, no
+    /// handicap, no setup, filed under no tournament and without a key: the usual start,
+    /// the rest set with struct update syntax.
+    pub fn between(black_player_id: Uuid, white_player_id: Uuid) -> NewGame {
+        NewGame {
+            tournament_id: None,
+            round: None,
+            table_number: None,
+            black_player_id,
+            white_player_id,
+            board_width: 19,
+            board_height: 19,
+            komi: 6.5,
+            handicap: 0,
+            rule_set: "japanese-2011".into(),
+            setup: Value::Object(Default::default()),
+            key: None,
+        }
+    }
+}
+
 /// A client's idempotency key for creating a game, with a digest of its request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameKey {

@@ -6,7 +6,6 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use shinpan_storage::embedded::{find_bin_dir, EmbeddedOptions, EmbeddedPostgres};
 use shinpan_storage::primary::IN_RECOVERY;
 use shinpan_storage::*;
@@ -25,24 +24,7 @@ fn pg_ctl(data_dir: &Path, args: &[&str]) {
 async fn new_game(store: &Store) -> Game {
     let b = store.upsert_player(&NewPlayer { name: "Honinbo Dosaku".into(), ..Default::default() }).await.unwrap();
     let w = store.upsert_player(&NewPlayer { name: "Yasui Santetsu".into(), ..Default::default() }).await.unwrap();
-    store
-        .create_game(&NewGame {
-            tournament_id: None,
-            round: None,
-            table_number: None,
-            black_player_id: b.id,
-            white_player_id: w.id,
-            board_width: 19,
-            board_height: 19,
-            komi: 6.5,
-            handicap: 0,
-            rule_set: "japanese-2011".into(),
-            setup: json!({}),
-            key: None,
-        })
-        .await
-        .unwrap()
-        .game
+    store.create_game(&NewGame::between(b.id, w.id)).await.unwrap().game
 }
 
 /// Records move `n` (a point on the first line, distinct per move) with a key.

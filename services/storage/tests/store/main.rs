@@ -27,15 +27,7 @@ async fn new_game(store: &Store) -> Game {
             tournament_id: Some(t.id),
             round: Some(1),
             table_number: Some(n as i32 + 1),
-            black_player_id: b.id,
-            white_player_id: w.id,
-            board_width: 19,
-            board_height: 19,
-            komi: 6.5,
-            handicap: 0,
-            rule_set: "japanese-2011".into(),
-            setup: json!({}),
-            key: None,
+            ..NewGame::between(b.id, w.id)
         })
         .await
         .unwrap()
