@@ -47,19 +47,19 @@ impl Store {
     /// The tail of every game's event log, ordered by game id ([`crate::ChainHead`]; read
     /// from the events themselves, not from the game rows' heads).
     pub async fn chain_heads(&self) -> StoreResult<Vec<crate::ChainHead>> {
-        let rows: Vec<(Uuid, Option<i64>, Option<Vec<u8>>)> = sqlx::query_as(
-            "SELECT g.id, e.seq, e.hash FROM games g \
-             LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE game_id = g.id ORDER BY seq DESC LIMIT 1) e ON true \
-             ORDER BY g.id",
+        let rows = sqlx::query!(
+            r#"SELECT g.id, e.seq AS "seq?", e.hash AS "hash?" FROM games g
+             LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE game_id = g.id ORDER BY seq DESC LIMIT 1) e ON true
+             ORDER BY g.id"#
         )
         .fetch_all(&self.pool)
         .await?;
         Ok(rows
             .into_iter()
-            .map(|(game_id, seq, hash)| crate::ChainHead {
-                game_id,
-                seq: seq.unwrap_or(0),
-                hash: hash.unwrap_or_else(|| crate::chain::GENESIS.to_vec()),
+            .map(|r| crate::ChainHead {
+                game_id: r.id,
+                seq: r.seq.unwrap_or(0),
+                hash: r.hash.unwrap_or_else(|| crate::chain::GENESIS.to_vec()),
             })
             .collect())
     }

@@ -3,8 +3,6 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
-use sqlx::postgres::PgRow;
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::*;
@@ -12,45 +10,59 @@ use crate::error::{Exists, Immutability, StoreError, StoreResult};
 use crate::event::{Event, MovePlayed, MoveRecord};
 use crate::model::*;
 
-const GAME_SELECT: &str = "SELECT g.id, g.tournament_id, g.round, g.table_number, g.board_width, g.board_height,
-        g.komi, g.handicap, g.rule_set, g.state, g.setup, g.created_at,
-        b.id AS b_id, b.name AS b_name, b.rank AS b_rank, b.federation_id AS b_fed,
-        w.id AS w_id, w.name AS w_name, w.rank AS w_rank, w.federation_id AS w_fed,
-        g.move_count, g.last_seq AS last_event_seq, g.last_hash
-    FROM games g
-    JOIN players b ON b.id = g.black_player_id
-    JOIN players w ON w.id = g.white_player_id";
+/// A game as [`Store::get_game`] and [`Store::list_games`] read it: its row, joined with its
+/// two players' rows, and its head.
+struct GameRow {
+    id: Uuid,
+    tournament_id: Option<Uuid>,
+    round: Option<i32>,
+    table_number: Option<i32>,
+    board_width: i16,
+    board_height: i16,
+    komi: f64,
+    handicap: i16,
+    rule_set: String,
+    state: String,
+    setup: Value,
+    created_at: DateTime<Utc>,
+    b_id: Uuid,
+    b_name: String,
+    b_rank: Option<String>,
+    b_fed: Option<String>,
+    w_id: Uuid,
+    w_name: String,
+    w_rank: Option<String>,
+    w_fed: Option<String>,
+    move_count: i32,
+    last_event_seq: i64,
+    last_hash: Vec<u8>,
+}
 
-fn game_from_row(r: &PgRow) -> StoreResult<Game> {
-    let state: String = r.try_get("state")?;
-    Ok(Game {
-        id: r.try_get("id")?,
-        tournament_id: r.try_get("tournament_id")?,
-        round: r.try_get("round")?,
-        table_number: r.try_get("table_number")?,
-        black: Player {
-            id: r.try_get("b_id")?,
-            name: r.try_get("b_name")?,
-            rank: r.try_get("b_rank")?,
-            federation_id: r.try_get("b_fed")?,
-        },
-        white: Player {
-            id: r.try_get("w_id")?,
-            name: r.try_get("w_name")?,
-            rank: r.try_get("w_rank")?,
-            federation_id: r.try_get("w_fed")?,
-        },
-        board_width: r.try_get("board_width")?,
-        board_height: r.try_get("board_height")?,
-        komi: r.try_get("komi")?,
-        handicap: r.try_get("handicap")?,
-        rule_set: r.try_get("rule_set")?,
-        state: state.parse()?,
-        setup: r.try_get("setup")?,
-        created_at: r.try_get("created_at")?,
-        move_count: r.try_get("move_count")?,
-        last_event_seq: r.try_get("last_event_seq")?,
-    })
+impl GameRow {
+    /// The game, and the head of its log.
+    fn into_game(self) -> StoreResult<(Game, Head)> {
+        let state: GameState = self.state.parse()?;
+        let head = Head { state, move_count: self.move_count, last_seq: self.last_event_seq, last_hash: self.last_hash };
+        let game = Game {
+            id: self.id,
+            tournament_id: self.tournament_id,
+            round: self.round,
+            table_number: self.table_number,
+            black: Player { id: self.b_id, name: self.b_name, rank: self.b_rank, federation_id: self.b_fed },
+            white: Player { id: self.w_id, name: self.w_name, rank: self.w_rank, federation_id: self.w_fed },
+            board_width: self.board_width,
+            board_height: self.board_height,
+            komi: self.komi,
+            handicap: self.handicap,
+            rule_set: self.rule_set,
+            state,
+            setup: self.setup,
+            created_at: self.created_at,
+            move_count: self.move_count,
+            last_event_seq: self.last_event_seq,
+        };
+        Ok((game, head))
+    }
 }
 
 /// The first event of a new game, `game_created`.
@@ -163,30 +175,31 @@ impl Store {
         }
         let head = events.last().expect("game_created").clone();
         insert_game_row(&mut tx, id, g, &setup, state, moves.len() as i32, &head).await?;
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
              SELECT $1, t.* FROM UNNEST($2::int8[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::bytea[], $7::bytea[]) AS t",
+            id,
+            &events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            &events.iter().map(|e| e.kind.clone()).collect::<Vec<_>>(),
+            &events.iter().map(|e| e.payload.clone()).collect::<Vec<_>>(),
+            &events.iter().map(|e| e.created_at).collect::<Vec<_>>(),
+            &events.iter().map(|e| e.prev_hash.clone()).collect::<Vec<_>>(),
+            &events.iter().map(|e| e.hash.clone()).collect::<Vec<_>>(),
         )
-        .bind(id)
-        .bind(events.iter().map(|e| e.seq).collect::<Vec<_>>())
-        .bind(events.iter().map(|e| e.kind.clone()).collect::<Vec<_>>())
-        .bind(events.iter().map(|e| e.payload.clone()).collect::<Vec<_>>())
-        .bind(events.iter().map(|e| e.created_at).collect::<Vec<_>>())
-        .bind(events.iter().map(|e| e.prev_hash.clone()).collect::<Vec<_>>())
-        .bind(events.iter().map(|e| e.hash.clone()).collect::<Vec<_>>())
         .execute(&mut *tx)
         .await?;
         if !moves.is_empty() {
-            sqlx::query(
+            // points and client times may be NULL: `as _` binds their `Option` arrays unchecked
+            sqlx::query!(
                 "INSERT INTO moves (game_id, move_number, colour, point, client_time, event_seq)
                  SELECT $1, t.* FROM UNNEST($2::int4[], $3::text[], $4::text[], $5::timestamptz[], $6::int8[]) AS t",
+                id,
+                &(1..=moves.len() as i32).collect::<Vec<_>>(),
+                &moves.iter().map(|m| m.colour.as_str().to_string()).collect::<Vec<_>>(),
+                moves.iter().map(|m| m.point.clone()).collect::<Vec<_>>() as _,
+                moves.iter().map(|m| m.client_time).collect::<Vec<_>>() as _,
+                &(2..=moves.len() as i64 + 1).collect::<Vec<_>>(),
             )
-            .bind(id)
-            .bind((1..=moves.len() as i32).collect::<Vec<_>>())
-            .bind(moves.iter().map(|m| m.colour.as_str().to_string()).collect::<Vec<_>>())
-            .bind(moves.iter().map(|m| m.point.clone()).collect::<Vec<_>>())
-            .bind(moves.iter().map(|m| m.client_time).collect::<Vec<_>>())
-            .bind((2..=moves.len() as i64 + 1).collect::<Vec<_>>())
             .execute(&mut *tx)
             .await?;
         }
@@ -197,33 +210,50 @@ impl Store {
 
     /// A game with its players, move count and last event number. Errors: [`StoreError::NotFound`].
     pub async fn get_game(&self, id: Uuid) -> StoreResult<Game> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{GAME_SELECT} WHERE g.id = $1")))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("game {id}")))?;
-        let game = game_from_row(&row)?;
+        let (game, head) = sqlx::query_as!(
+            GameRow,
+            "SELECT g.id, g.tournament_id, g.round, g.table_number, g.board_width, g.board_height,
+                    g.komi, g.handicap, g.rule_set, g.state, g.setup, g.created_at,
+                    b.id AS b_id, b.name AS b_name, b.rank AS b_rank, b.federation_id AS b_fed,
+                    w.id AS w_id, w.name AS w_name, w.rank AS w_rank, w.federation_id AS w_fed,
+                    g.move_count, g.last_seq AS last_event_seq, g.last_hash
+             FROM games g
+             JOIN players b ON b.id = g.black_player_id
+             JOIN players w ON w.id = g.white_player_id
+             WHERE g.id = $1",
+            id
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("game {id}")))?
+        .into_game()?;
         // A write that follows (a move) finds the head read here, as if read itself: a head
         // that has moved on meanwhile only makes the write's compare-and-swap fail and re-read.
-        self.cache_head(
-            id,
-            Head { state: game.state, move_count: game.move_count, last_seq: game.last_event_seq, last_hash: row.try_get("last_hash")? },
-        );
+        self.cache_head(id, head);
         Ok(game)
     }
 
     /// Games of a tournament (all tournaments when `None`), optionally of one round, ordered by
     /// round, table number and creation time.
     pub async fn list_games(&self, tournament_id: Option<Uuid>, round: Option<i32>) -> StoreResult<Vec<Game>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{GAME_SELECT} WHERE ($1::uuid IS NULL OR g.tournament_id = $1) AND ($2::int4 IS NULL OR g.round = $2)
-             ORDER BY g.round NULLS LAST, g.table_number NULLS LAST, g.created_at, g.id"
-        )))
-        .bind(tournament_id)
-        .bind(round)
+        let rows = sqlx::query_as!(
+            GameRow,
+            "SELECT g.id, g.tournament_id, g.round, g.table_number, g.board_width, g.board_height,
+                    g.komi, g.handicap, g.rule_set, g.state, g.setup, g.created_at,
+                    b.id AS b_id, b.name AS b_name, b.rank AS b_rank, b.federation_id AS b_fed,
+                    w.id AS w_id, w.name AS w_name, w.rank AS w_rank, w.federation_id AS w_fed,
+                    g.move_count, g.last_seq AS last_event_seq, g.last_hash
+             FROM games g
+             JOIN players b ON b.id = g.black_player_id
+             JOIN players w ON w.id = g.white_player_id
+             WHERE ($1::uuid IS NULL OR g.tournament_id = $1) AND ($2::int4 IS NULL OR g.round = $2)
+             ORDER BY g.round NULLS LAST, g.table_number NULLS LAST, g.created_at, g.id",
+            tournament_id,
+            round
+        )
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(game_from_row).collect()
+        rows.into_iter().map(|r| r.into_game().map(|(game, _)| game)).collect()
     }
 
     /// All moves of a game in order (moves 1..=n).
@@ -281,7 +311,7 @@ impl Store {
         if old == GameState::Final {
             return Err(StoreError::Immutable(Immutability::Final(format!("game {game_id} is final (第十条)"))));
         }
-        sqlx::query("UPDATE games SET state = $2 WHERE id = $1").bind(game_id).bind(state.as_str()).execute(&mut *tx).await?;
+        sqlx::query!("UPDATE games SET state = $2 WHERE id = $1", game_id, state.as_str()).execute(&mut *tx).await?;
         let mut payload = object_or_empty(event.payload())?;
         payload.insert("from_state".into(), json!(old.as_str()));
         payload.insert("to_state".into(), json!(state.as_str()));
@@ -326,30 +356,30 @@ async fn insert_game_row(
     move_count: i32,
     head: &StoredEvent,
 ) -> StoreResult<()> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO games (id, tournament_id, round, table_number, black_player_id, white_player_id,
                             board_width, board_height, komi, handicap, rule_set, setup, state,
                             move_count, last_seq, last_hash, idempotency_key, request_digest)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+        id,
+        g.tournament_id,
+        g.round,
+        g.table_number,
+        g.black_player_id,
+        g.white_player_id,
+        g.board_width,
+        g.board_height,
+        g.komi,
+        g.handicap,
+        &g.rule_set,
+        setup,
+        state.as_str(),
+        move_count,
+        head.seq,
+        &head.hash,
+        g.key.as_ref().map(|k| &k.key),
+        g.key.as_ref().map(|k| &k.request_digest),
     )
-    .bind(id)
-    .bind(g.tournament_id)
-    .bind(g.round)
-    .bind(g.table_number)
-    .bind(g.black_player_id)
-    .bind(g.white_player_id)
-    .bind(g.board_width)
-    .bind(g.board_height)
-    .bind(g.komi)
-    .bind(g.handicap)
-    .bind(&g.rule_set)
-    .bind(setup)
-    .bind(state.as_str())
-    .bind(move_count)
-    .bind(head.seq)
-    .bind(&head.hash)
-    .bind(g.key.as_ref().map(|k| &k.key))
-    .bind(g.key.as_ref().map(|k| &k.request_digest))
     .execute(&mut **tx)
     .await?;
     Ok(())

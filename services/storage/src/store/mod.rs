@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use serde_json::{json, Value};
-use sqlx::postgres::{PgPool, PgRow};
-use sqlx::{Postgres, Row, Transaction};
+use sqlx::postgres::PgPool;
+use sqlx::{Postgres, Transaction};
 use uuid::Uuid;
 
 use crate::chain::{self, GENESIS};
@@ -76,15 +76,20 @@ async fn append_raw_locked(tx: &mut Transaction<'_, Postgres>, game_id: Uuid, ki
     let (last_seq, last_hash) = (head.last_seq, head.last_hash);
     let last = (last_seq > 0).then_some((last_seq, last_hash));
     let event = build_event(game_id, last, kind, payload);
-    bind_event(
-        sqlx::query(
-            "WITH ev AS (
+    let e = &event;
+    sqlx::query!(
+        "WITH ev AS (
             INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
          )
          UPDATE games SET last_seq = $2, last_hash = $7 WHERE id = $1",
-        ),
-        &event,
+        e.game_id,
+        e.seq,
+        &e.kind,
+        &e.payload,
+        e.created_at,
+        &e.prev_hash,
+        &e.hash
     )
     .execute(&mut **tx)
     .await?;
@@ -104,26 +109,21 @@ pub(crate) fn build_event(game_id: Uuid, last: Option<(i64, Vec<u8>)>, kind: &st
 }
 
 async fn insert_event(tx: &mut Transaction<'_, Postgres>, e: &StoredEvent) -> StoreResult<()> {
-    bind_event(
-        sqlx::query(
-            "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
+    sqlx::query!(
+        "INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        ),
-        e,
+        e.game_id,
+        e.seq,
+        &e.kind,
+        &e.payload,
+        e.created_at,
+        &e.prev_hash,
+        &e.hash
     )
     .execute(&mut **tx)
     .await?;
     Ok(())
 }
-
-/// Binds an event's columns to `$1`..`$7` of a statement, in the order `game_id, seq, kind,
-/// payload, created_at, prev_hash, hash` (the columns of `events`).
-pub(crate) fn bind_event<'q>(q: PgQuery<'q>, e: &'q StoredEvent) -> PgQuery<'q> {
-    q.bind(e.game_id).bind(e.seq).bind(&e.kind).bind(&e.payload).bind(e.created_at).bind(&e.prev_hash).bind(&e.hash)
-}
-
-/// A statement of `sqlx::query` on PostgreSQL.
-pub(crate) type PgQuery<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
 
 impl Store {
     /// Wrap a pool (migrations are not run; see [`crate::migrate`] or [`Store::connect`]).
@@ -188,7 +188,7 @@ impl Store {
 
     /// Whether the database answers (for health checks). Errors: [`StoreError::Unavailable`].
     pub async fn ping(&self) -> StoreResult<()> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        sqlx::query_scalar!("SELECT 1").fetch_one(&self.pool).await?;
         Ok(())
     }
 
@@ -261,20 +261,9 @@ pub(crate) struct Head {
 
 /// Lock a game's row for the rest of the transaction; returns its head.
 pub(crate) async fn lock_head(tx: &mut Transaction<'_, Postgres>, game_id: Uuid) -> StoreResult<Head> {
-    let row = sqlx::query("SELECT state, move_count, last_seq, last_hash FROM games WHERE id = $1 FOR UPDATE")
-        .bind(game_id)
+    let row = sqlx::query!("SELECT state, move_count, last_seq, last_hash FROM games WHERE id = $1 FOR UPDATE", game_id)
         .fetch_optional(&mut **tx)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("game {game_id}")))?;
-    head_from_row(&row)
-}
-
-fn head_from_row(row: &PgRow) -> StoreResult<Head> {
-    let state: String = row.try_get("state")?;
-    Ok(Head {
-        state: state.parse()?,
-        move_count: row.try_get("move_count")?,
-        last_seq: row.try_get("last_seq")?,
-        last_hash: row.try_get("last_hash")?,
-    })
+    Ok(Head { state: row.state.parse()?, move_count: row.move_count, last_seq: row.last_seq, last_hash: row.last_hash })
 }

@@ -1,8 +1,7 @@
 //! Tournaments and players.
 
+use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sqlx::postgres::PgRow;
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::*;
@@ -10,77 +9,94 @@ use crate::error::{StoreError, StoreResult};
 use crate::event::{Event, PlayerFacts, PreviousPlayer};
 use crate::model::*;
 
-fn tournament_from_row(r: &PgRow) -> StoreResult<Tournament> {
-    let settings: Value = r.try_get("settings")?;
-    Ok(Tournament {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        settings: serde_json::from_value(settings).map_err(|e| StoreError::Other(format!("bad tournament settings: {e}")))?,
-        created_at: r.try_get("created_at")?,
-    })
+/// A row of `tournaments` as read; its settings are decoded by [`TournamentRow::into_tournament`].
+struct TournamentRow {
+    id: Uuid,
+    name: String,
+    settings: Value,
+    created_at: DateTime<Utc>,
+}
+
+impl TournamentRow {
+    fn into_tournament(self) -> StoreResult<Tournament> {
+        Ok(Tournament {
+            id: self.id,
+            name: self.name,
+            settings: serde_json::from_value(self.settings).map_err(|e| StoreError::Other(format!("bad tournament settings: {e}")))?,
+            created_at: self.created_at,
+        })
+    }
 }
 
 impl Store {
     /// Create a tournament. Errors: [`StoreError::AlreadyExists`] when the name is taken.
     pub async fn create_tournament(&self, name: &str, settings: &TournamentSettings) -> StoreResult<Tournament> {
         let settings = serde_json::to_value(settings).map_err(|e| StoreError::Other(e.to_string()))?;
-        let row = sqlx::query("INSERT INTO tournaments (id, name, settings) VALUES ($1, $2, $3) RETURNING id, name, settings, created_at")
-            .bind(Uuid::new_v4())
-            .bind(name)
-            .bind(settings)
-            .fetch_one(&self.pool)
-            .await?;
-        tournament_from_row(&row)
+        sqlx::query_as!(
+            TournamentRow,
+            "INSERT INTO tournaments (id, name, settings) VALUES ($1, $2, $3) RETURNING id, name, settings, created_at",
+            Uuid::new_v4(),
+            name,
+            settings
+        )
+        .fetch_one(&self.pool)
+        .await?
+        .into_tournament()
     }
 
     /// The tournament named `name`, created with `settings` if it does not exist yet.
     pub async fn ensure_tournament(&self, name: &str, settings: &TournamentSettings) -> StoreResult<Tournament> {
         let settings_json = serde_json::to_value(settings).map_err(|e| StoreError::Other(e.to_string()))?;
-        sqlx::query("INSERT INTO tournaments (id, name, settings) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING")
-            .bind(Uuid::new_v4())
-            .bind(name)
-            .bind(settings_json)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query!(
+            "INSERT INTO tournaments (id, name, settings) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+            Uuid::new_v4(),
+            name,
+            settings_json
+        )
+        .execute(&self.pool)
+        .await?;
         self.find_tournament(name).await?.ok_or_else(|| StoreError::NotFound(format!("tournament {name:?}")))
     }
 
     /// A tournament by id. Errors: [`StoreError::NotFound`].
     pub async fn get_tournament(&self, id: Uuid) -> StoreResult<Tournament> {
-        let row = sqlx::query("SELECT id, name, settings, created_at FROM tournaments WHERE id = $1")
-            .bind(id)
+        sqlx::query_as!(TournamentRow, "SELECT id, name, settings, created_at FROM tournaments WHERE id = $1", id)
             .fetch_optional(&self.pool)
             .await?
-            .ok_or_else(|| StoreError::NotFound(format!("tournament {id}")))?;
-        tournament_from_row(&row)
+            .ok_or_else(|| StoreError::NotFound(format!("tournament {id}")))?
+            .into_tournament()
     }
 
     /// A tournament by name, if it exists.
     pub async fn find_tournament(&self, name: &str) -> StoreResult<Option<Tournament>> {
-        let row = sqlx::query("SELECT id, name, settings, created_at FROM tournaments WHERE name = $1")
-            .bind(name)
+        sqlx::query_as!(TournamentRow, "SELECT id, name, settings, created_at FROM tournaments WHERE name = $1", name)
             .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(tournament_from_row).transpose()
+            .await?
+            .map(TournamentRow::into_tournament)
+            .transpose()
     }
 
     /// All tournaments, oldest first.
     pub async fn list_tournaments(&self) -> StoreResult<Vec<Tournament>> {
-        let rows =
-            sqlx::query("SELECT id, name, settings, created_at FROM tournaments ORDER BY created_at, name").fetch_all(&self.pool).await?;
-        rows.iter().map(tournament_from_row).collect()
+        let rows = sqlx::query_as!(TournamentRow, "SELECT id, name, settings, created_at FROM tournaments ORDER BY created_at, name")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.into_iter().map(TournamentRow::into_tournament).collect()
     }
 
     /// Replace a tournament's settings (e.g. its 無勝負 policy). Errors: [`StoreError::NotFound`].
     pub async fn update_tournament_settings(&self, id: Uuid, settings: &TournamentSettings) -> StoreResult<Tournament> {
         let settings = serde_json::to_value(settings).map_err(|e| StoreError::Other(e.to_string()))?;
-        let row = sqlx::query("UPDATE tournaments SET settings = $2 WHERE id = $1 RETURNING id, name, settings, created_at")
-            .bind(id)
-            .bind(settings)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("tournament {id}")))?;
-        tournament_from_row(&row)
+        sqlx::query_as!(
+            TournamentRow,
+            "UPDATE tournaments SET settings = $2 WHERE id = $1 RETURNING id, name, settings, created_at",
+            id,
+            settings
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("tournament {id}")))?
+        .into_tournament()
     }
 
     /// Insert or update a player. With a federation id, the player with that id is updated
@@ -167,11 +183,13 @@ impl Store {
             return Ok(row);
         }
         let mut tx = self.pool.begin().await?;
-        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('shinpan.player:' || $1 || chr(31) || coalesce($2, chr(30)), 0))")
-            .bind(&p.name)
-            .bind(&p.rank)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query!(
+            "SELECT pg_advisory_xact_lock(hashtextextended('shinpan.player:' || $1 || chr(31) || coalesce($2, chr(30)), 0))",
+            &p.name,
+            p.rank.as_deref()
+        )
+        .fetch_one(&mut *tx)
+        .await?;
         let existing = sqlx::query_as!(
             Player,
             "SELECT id, name, rank, federation_id FROM players

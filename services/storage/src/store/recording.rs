@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
-use sqlx::{Postgres, Row};
+use sqlx::Postgres;
 use uuid::Uuid;
 
 use super::*;
@@ -303,24 +303,26 @@ struct StoredAnswer {
 }
 
 async fn read_head(ex: &mut sqlx::PgConnection, game_id: Uuid, key: Option<&str>) -> StoreResult<(Head, Option<StoredAnswer>)> {
-    let row = sqlx::query(
-        "SELECT g.state, g.move_count, g.last_seq, g.last_hash,
-                i.request AS i_request, i.response AS i_response, i.move_number AS i_move, i.event_seq AS i_seq
+    let row = sqlx::query!(
+        r#"SELECT g.state, g.move_count, g.last_seq, g.last_hash,
+                i.request AS "i_request?", i.response AS "i_response?", i.move_number AS "i_move?", i.event_seq AS "i_seq?"
          FROM games g LEFT JOIN idempotency i ON i.game_id = g.id AND i.key = $2::text
-         WHERE g.id = $1",
+         WHERE g.id = $1"#,
+        game_id,
+        key
     )
-    .bind(game_id)
-    .bind(key)
     .fetch_optional(ex)
     .await?
     .ok_or_else(|| StoreError::NotFound(format!("game {game_id}")))?;
-    let head = head_from_row(&row)?;
-    let stored = match row.try_get::<Option<Value>, _>("i_request")? {
+    let head = Head { state: row.state.parse()?, move_count: row.move_count, last_seq: row.last_seq, last_hash: row.last_hash };
+    // the joined row is there exactly when its request (a NOT NULL column) is
+    let missing = |c: &str| StoreError::Other(format!("idempotency record of game {game_id} without its {c}"));
+    let stored = match row.i_request {
         Some(request) => Some(StoredAnswer {
             request,
-            response: row.try_get("i_response")?,
-            move_number: row.try_get("i_move")?,
-            event_seq: row.try_get("i_seq")?,
+            response: row.i_response.ok_or_else(|| missing("response"))?,
+            move_number: row.i_move,
+            event_seq: row.i_seq.ok_or_else(|| missing("event_seq"))?,
         }),
         None => None,
     };
@@ -415,13 +417,12 @@ fn plan_write(w: &GameWrite, head: &Head, mut payload: serde_json::Map<String, V
 async fn apply_write(ex: &mut sqlx::PgConnection, w: &GameWrite, p: &Planned, fingerprint: &Value) -> StoreResult<Option<WriteOutcome>> {
     let e = &p.event;
     // the event is built for `w.game_id` (plan_write), so it binds `$1` too
-    let row = bind_event(
-        sqlx::query(
-            "WITH upd AS (
+    let row = sqlx::query!(
+        r#"WITH upd AS (
             UPDATE games SET last_seq = $2, last_hash = $7,
                    move_count = coalesce($8::int4, move_count),
                    state = coalesce($15::text, state)
-            WHERE id = $1 AND last_seq = $2 - 1 AND last_hash = $6
+            WHERE id = $1 AND last_seq = $2::int8 - 1 AND last_hash = $6
             RETURNING id
          ), ev AS (
             INSERT INTO events (game_id, seq, kind, payload, created_at, prev_hash, hash)
@@ -438,25 +439,29 @@ async fn apply_write(ex: &mut sqlx::PgConnection, w: &GameWrite, p: &Planned, fi
             WHERE $12::text IS NOT NULL
             RETURNING 1
          )
-         SELECT (SELECT count(*) FROM upd) AS applied, (SELECT recorded_at FROM mv) AS recorded_at",
-        ),
-        e,
+         SELECT (SELECT count(*) FROM upd) AS "applied!", (SELECT recorded_at FROM mv) AS "recorded_at?""#,
+        e.game_id,
+        e.seq,
+        &e.kind,
+        &e.payload,
+        e.created_at,
+        &e.prev_hash,
+        &e.hash,
+        p.move_number,
+        w.mv.as_ref().map(|m| m.colour.as_str()),
+        w.mv.as_ref().and_then(|m| m.point.clone()),
+        w.mv.as_ref().and_then(|m| m.client_time),
+        w.idempotency_key.as_deref(),
+        fingerprint,
+        &w.response,
+        w.set_state.map(|s| s.as_str()),
     )
-    .bind(p.move_number)
-    .bind(w.mv.as_ref().map(|m| m.colour.as_str()))
-    .bind(w.mv.as_ref().and_then(|m| m.point.clone()))
-    .bind(w.mv.as_ref().and_then(|m| m.client_time))
-    .bind(&w.idempotency_key)
-    .bind(fingerprint)
-    .bind(&w.response)
-    .bind(w.set_state.map(|s| s.as_str()))
     .fetch_one(ex)
     .await?;
-    let applied: i64 = row.try_get("applied")?;
-    if applied == 0 {
+    if row.applied == 0 {
         return Ok(None);
     }
-    let recorded_at: Option<DateTime<Utc>> = row.try_get("recorded_at")?;
+    let recorded_at = row.recorded_at;
     Ok(Some(outcome(w, p, recorded_at)))
 }
 
