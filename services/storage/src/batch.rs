@@ -27,7 +27,6 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sqlx::Row;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use uuid::Uuid;
 
@@ -239,8 +238,10 @@ fn unknown_outcome(e: StoreError) -> StoreError {
 /// event, move and idempotency record; one answer per row, in order.
 async fn apply_rows(conn: &mut sqlx::PgConnection, rows: &[&BatchRow]) -> StoreResult<Vec<Applied>> {
     let col = |f: fn(&BatchRow) -> Value| -> Vec<Value> { rows.iter().map(|r| f(r)).collect() };
-    let out = sqlx::query(
-        "WITH v AS MATERIALIZED (
+    // arrays of borrowed or optional elements are bound with `as _`: the macro knows only
+    // arrays of owned, non-null elements
+    let out = sqlx::query!(
+        r#"WITH v AS MATERIALIZED (
             SELECT * FROM unnest($1::uuid[], $2::int8[], $3::text[], $4::jsonb[], $5::timestamptz[],
                                  $6::bytea[], $7::bytea[], $8::int4[], $9::text[], $10::text[],
                                  $11::timestamptz[], $12::text[], $13::jsonb[], $14::jsonb[], $15::text[])
@@ -271,30 +272,25 @@ async fn apply_rows(conn: &mut sqlx::PgConnection, rows: &[&BatchRow]) -> StoreR
             SELECT game_id, key, request, response, move_number, seq FROM ok
             WHERE key IS NOT NULL
          )
-         SELECT ok.game_id, mv.recorded_at FROM ok LEFT JOIN mv ON mv.game_id = ok.game_id",
+         SELECT ok.game_id AS "game_id!", mv.recorded_at AS "recorded_at?" FROM ok LEFT JOIN mv ON mv.game_id = ok.game_id"#,
+        &rows.iter().map(|r| r.game_id).collect::<Vec<_>>(),
+        &rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
+        rows.iter().map(|r| r.kind.as_str()).collect::<Vec<_>>() as _,
+        &col(|r| r.payload.clone()),
+        &rows.iter().map(|r| r.created_at).collect::<Vec<_>>(),
+        rows.iter().map(|r| r.prev_hash.as_slice()).collect::<Vec<_>>() as _,
+        rows.iter().map(|r| r.hash.as_slice()).collect::<Vec<_>>() as _,
+        rows.iter().map(|r| r.move_number).collect::<Vec<_>>() as _,
+        rows.iter().map(|r| r.colour.as_deref()).collect::<Vec<_>>() as _,
+        rows.iter().map(|r| r.point.as_deref()).collect::<Vec<_>>() as _,
+        rows.iter().map(|r| r.client_time).collect::<Vec<_>>() as _,
+        rows.iter().map(|r| r.key.as_deref()).collect::<Vec<_>>() as _,
+        &col(|r| r.request.clone()),
+        &col(|r| r.response.clone()),
+        rows.iter().map(|r| r.set_state.as_deref()).collect::<Vec<_>>() as _,
     )
-    .bind(rows.iter().map(|r| r.game_id).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.seq).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.kind.as_str()).collect::<Vec<_>>())
-    .bind(col(|r| r.payload.clone()))
-    .bind(rows.iter().map(|r| r.created_at).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.prev_hash.as_slice()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.hash.as_slice()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.move_number).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.colour.as_deref()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.point.as_deref()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.client_time).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.key.as_deref()).collect::<Vec<_>>())
-    .bind(col(|r| r.request.clone()))
-    .bind(col(|r| r.response.clone()))
-    .bind(rows.iter().map(|r| r.set_state.as_deref()).collect::<Vec<_>>())
     .fetch_all(&mut *conn)
     .await?;
-    let mut done = std::collections::HashMap::with_capacity(out.len());
-    for r in &out {
-        let g: Uuid = r.try_get(0)?;
-        let at: Option<DateTime<Utc>> = r.try_get(1)?;
-        done.insert(g, at);
-    }
+    let done: std::collections::HashMap<Uuid, Option<DateTime<Utc>>> = out.into_iter().map(|r| (r.game_id, r.recorded_at)).collect();
     Ok(rows.iter().map(|r| done.get(&r.game_id).copied()).collect())
 }

@@ -145,13 +145,12 @@ impl Store {
                 "case id `{prefix}`: give the case's UUID or at least its first 4 hexadecimal digits"
             )));
         }
-        let ids: Vec<(Uuid,)> = sqlx::query_as("SELECT id FROM cases WHERE id::text LIKE $1 || '%' ORDER BY id LIMIT 2")
-            .bind(&prefix)
+        let ids: Vec<Uuid> = sqlx::query_scalar!("SELECT id FROM cases WHERE id::text LIKE $1 || '%' ORDER BY id LIMIT 2", &prefix)
             .fetch_all(&self.pool)
             .await?;
         match ids.as_slice() {
             [] => Err(StoreError::NotFound(format!("case {prefix}…"))),
-            [(id,)] => Ok(*id),
+            [id] => Ok(*id),
             _ => Err(StoreError::InvalidArgument(format!(
                 "case id `{prefix}` is the start of more than one case's id: give more characters"
             ))),

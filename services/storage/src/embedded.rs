@@ -616,9 +616,10 @@ impl EmbeddedPostgres {
         use sqlx::Connection;
         let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
         let exists: Option<i32> =
-            sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1").bind(database).fetch_optional(&mut conn).await?;
+            sqlx::query_scalar!(r#"SELECT 1 AS "one!" FROM pg_database WHERE datname = $1"#, database).fetch_optional(&mut conn).await?;
         if exists.is_none() {
             let q = format!("CREATE DATABASE \"{}\"", database.replace('"', "\"\""));
+            // dynamic: the database's name is an identifier, which cannot be a bind parameter
             match sqlx::query(sqlx::AssertSqlSafe(q)).execute(&mut conn).await {
                 Ok(_) => {}
                 Err(e) => match crate::StoreError::from(e) {

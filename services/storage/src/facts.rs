@@ -40,7 +40,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use sqlx::{Postgres, Row, Transaction};
+use sqlx::{Postgres, Transaction};
 use uuid::Uuid;
 
 use crate::chain::{BreakKind, ChainBreak};
@@ -85,17 +85,11 @@ const FIELDS: &[(&str, &str)] = &[
 pub(crate) async fn genesis_facts(tx: &mut Transaction<'_, Postgres>, g: &NewGame, setup: &Value) -> StoreResult<GameFacts> {
     let mut players = Vec::with_capacity(2);
     for id in [g.black_player_id, g.white_player_id] {
-        let row = sqlx::query("SELECT id, name, rank, federation_id FROM players WHERE id = $1 FOR SHARE")
-            .bind(id)
+        let player = sqlx::query_as!(PlayerFacts, "SELECT id, name, rank, federation_id FROM players WHERE id = $1 FOR SHARE", id)
             .fetch_optional(&mut **tx)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("player {id}")))?;
-        players.push(PlayerFacts {
-            id: row.try_get("id")?,
-            name: row.try_get("name")?,
-            rank: row.try_get("rank")?,
-            federation_id: row.try_get("federation_id")?,
-        });
+        players.push(player);
     }
     let tournament: Option<String> = match g.tournament_id {
         None => None,
@@ -130,41 +124,41 @@ pub(crate) async fn genesis_facts(tx: &mut Transaction<'_, Postgres>, g: &NewGam
 /// values, so that a row no longer readable as a game (e.g. a setup that is not a position)
 /// is still compared, not an error. Errors: [`StoreError::NotFound`] when the game is gone.
 pub(crate) async fn stored_facts(pool: &sqlx::PgPool, game_id: Uuid) -> StoreResult<BTreeMap<&'static str, Value>> {
-    let r = sqlx::query(
-        "SELECT g.tournament_id, t.name AS tournament, g.round, g.table_number,
+    let r = sqlx::query!(
+        r#"SELECT g.tournament_id, t.name AS "tournament?", g.round, g.table_number,
                 g.black_player_id, g.white_player_id,
-                b.name AS b_name, b.rank AS b_rank, b.federation_id AS b_fed,
-                w.name AS w_name, w.rank AS w_rank, w.federation_id AS w_fed,
+                b.name AS "b_name?", b.rank AS "b_rank?", b.federation_id AS "b_fed?",
+                w.name AS "w_name?", w.rank AS "w_rank?", w.federation_id AS "w_fed?",
                 g.board_width, g.board_height, g.rule_set, g.komi, g.handicap, g.setup
          FROM games g
          LEFT JOIN tournaments t ON t.id = g.tournament_id
          LEFT JOIN players b ON b.id = g.black_player_id
          LEFT JOIN players w ON w.id = g.white_player_id
-         WHERE g.id = $1",
+         WHERE g.id = $1"#,
+        game_id
     )
-    .bind(game_id)
     .fetch_optional(pool)
     .await?
     .ok_or_else(|| StoreError::NotFound(format!("game {game_id}")))?;
     let mut m = BTreeMap::new();
-    m.insert("tournament_id", json!(r.try_get::<Option<Uuid>, _>("tournament_id")?));
-    m.insert("tournament", json!(r.try_get::<Option<String>, _>("tournament")?));
-    m.insert("round", json!(r.try_get::<Option<i32>, _>("round")?));
-    m.insert("table_number", json!(r.try_get::<Option<i32>, _>("table_number")?));
-    m.insert("black_player_id", json!(r.try_get::<Uuid, _>("black_player_id")?));
-    m.insert("white_player_id", json!(r.try_get::<Uuid, _>("white_player_id")?));
-    m.insert("black.name", json!(r.try_get::<Option<String>, _>("b_name")?));
-    m.insert("black.rank", json!(r.try_get::<Option<String>, _>("b_rank")?));
-    m.insert("black.federation_id", json!(r.try_get::<Option<String>, _>("b_fed")?));
-    m.insert("white.name", json!(r.try_get::<Option<String>, _>("w_name")?));
-    m.insert("white.rank", json!(r.try_get::<Option<String>, _>("w_rank")?));
-    m.insert("white.federation_id", json!(r.try_get::<Option<String>, _>("w_fed")?));
-    m.insert("board_width", json!(r.try_get::<i16, _>("board_width")?));
-    m.insert("board_height", json!(r.try_get::<i16, _>("board_height")?));
-    m.insert("rule_set", json!(r.try_get::<String, _>("rule_set")?));
-    m.insert("komi", json!(r.try_get::<f64, _>("komi")?));
-    m.insert("handicap", json!(r.try_get::<i16, _>("handicap")?));
-    m.insert("setup", r.try_get::<Value, _>("setup")?);
+    m.insert("tournament_id", json!(r.tournament_id));
+    m.insert("tournament", json!(r.tournament));
+    m.insert("round", json!(r.round));
+    m.insert("table_number", json!(r.table_number));
+    m.insert("black_player_id", json!(r.black_player_id));
+    m.insert("white_player_id", json!(r.white_player_id));
+    m.insert("black.name", json!(r.b_name));
+    m.insert("black.rank", json!(r.b_rank));
+    m.insert("black.federation_id", json!(r.b_fed));
+    m.insert("white.name", json!(r.w_name));
+    m.insert("white.rank", json!(r.w_rank));
+    m.insert("white.federation_id", json!(r.w_fed));
+    m.insert("board_width", json!(r.board_width));
+    m.insert("board_height", json!(r.board_height));
+    m.insert("rule_set", json!(r.rule_set));
+    m.insert("komi", json!(r.komi));
+    m.insert("handicap", json!(r.handicap));
+    m.insert("setup", r.setup);
     Ok(m)
 }
 

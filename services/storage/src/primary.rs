@@ -34,7 +34,7 @@ const REFUSAL_EXPLAINS: Duration = Duration::from_secs(10);
 /// Refuses `conn` with [`StoreError::Unavailable`] ([`IN_RECOVERY`]) when its server is in
 /// recovery; errors of the query itself as usual.
 pub(crate) async fn require_primary(conn: &mut sqlx::PgConnection) -> StoreResult<()> {
-    let in_recovery: bool = sqlx::query_scalar("SELECT pg_is_in_recovery()").fetch_one(&mut *conn).await?;
+    let in_recovery: bool = sqlx::query_scalar!(r#"SELECT pg_is_in_recovery() AS "in_recovery!""#).fetch_one(&mut *conn).await?;
     if in_recovery {
         *LAST_REFUSAL.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
         return Err(StoreError::Unavailable(IN_RECOVERY.into()));

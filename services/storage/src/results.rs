@@ -118,13 +118,14 @@ impl Store {
             ))));
         }
         if state == GameState::Playing {
-            sqlx::query("UPDATE games SET state = 'ended' WHERE id = $1").bind(r.game_id).execute(&mut *tx).await?;
+            sqlx::query!("UPDATE games SET state = 'ended' WHERE id = $1", r.game_id).execute(&mut *tx).await?;
         }
-        let previous: Option<Uuid> =
-            sqlx::query_scalar("UPDATE results SET state = 'superseded' WHERE game_id = $1 AND state = 'proposed' RETURNING id")
-                .bind(r.game_id)
-                .fetch_optional(&mut *tx)
-                .await?;
+        let previous: Option<Uuid> = sqlx::query_scalar!(
+            "UPDATE results SET state = 'superseded' WHERE game_id = $1 AND state = 'proposed' RETURNING id",
+            r.game_id
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
         let id = Uuid::new_v4();
         let stored = sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
             "INSERT INTO results (id, game_id, state, result, reason, statuses, detail, proposed_by, supersedes_result_id)
@@ -185,10 +186,7 @@ impl Store {
             }
             ResultState::Proposed => {}
         }
-        sqlx::query("INSERT INTO confirmations (result_id, role, who) VALUES ($1, $2, $3)")
-            .bind(result_id)
-            .bind(role.as_str())
-            .bind(who)
+        sqlx::query!("INSERT INTO confirmations (result_id, role, who) VALUES ($1, $2, $3)", result_id, role.as_str(), who)
             .execute(&mut *tx)
             .await
             .map_err(|e| match StoreError::from(e) {
@@ -505,7 +503,7 @@ async fn finalize_locked(
     .bind(current.id)
     .fetch_one(&mut **tx)
     .await?;
-    sqlx::query("UPDATE games SET state = 'final' WHERE id = $1").bind(current.game_id).execute(&mut **tx).await?;
+    sqlx::query!("UPDATE games SET state = 'final' WHERE id = $1", current.game_id).execute(&mut **tx).await?;
     append_event_locked(
         tx,
         current.game_id,

@@ -88,6 +88,7 @@ pub async fn fresh_pool() -> PgPool {
     let opts: PgConnectOptions = url.parse().expect("DATABASE_URL parses");
     let name = format!("shinpan_fresh_{}", uuid::Uuid::new_v4().simple());
     let mut admin = sqlx::PgConnection::connect_with(&opts).await.expect("connect to the test server");
+    // dynamic: the database's name is an identifier, which cannot be a bind parameter
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\""))).execute(&mut admin).await.expect("create test database");
     let _ = admin.close().await;
     let pool = PgPoolOptions::new().max_connections(20).connect_with(opts.database(&name)).await.expect("connect to the fresh database");

@@ -261,7 +261,7 @@ async fn notifier(pool: sqlx::PgPool, mut rx: mpsc::UnboundedReceiver<(Uuid, i64
         let entries: Vec<String> = latest.into_iter().map(|(g, s)| format!("{g}:{s}")).collect();
         for chunk in entries.chunks(ENTRIES_PER_NOTIFY) {
             let payload = chunk.join(",");
-            if let Err(e) = sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(&payload).execute(&mut *c).await {
+            if let Err(e) = sqlx::query!("SELECT pg_notify($1, $2)", CHANNEL, &payload).fetch_one(&mut *c).await {
                 tracing::debug!(error = %e, "NOTIFY failed; watchers will poll");
                 conn = None; // reconnect on the next announcement
                 break;
