@@ -94,8 +94,11 @@
 //!     cargo check -p shinpan-storage --all-targets
 //! ```
 //!
-//! The queries built at run time (column lists shared through constants, rows mapped with
-//! `FromRow`) are checked by the tests.
+//! Bind parameters that are arrays of borrowed or nullable elements (`Vec<&str>`,
+//! `Vec<Option<i32>>`) are passed `as _`: the macros check their SQL types only for arrays of
+//! owned, non-null elements. The queries built at run time (column lists shared through
+//! constants, rows mapped with `FromRow`; `CREATE DATABASE`, whose name is an identifier and
+//! cannot be a bind parameter) are checked by the tests.
 
 #![warn(missing_docs)]
 
