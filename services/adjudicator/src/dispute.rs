@@ -207,29 +207,6 @@ pub(crate) fn adjudicate_agreed(
                 searched[gi(q)] = true;
             }
         }
-        let owner = board.get(d).expect("a stone");
-        if let Some(line) = two_links(board, &pts, owner, opts) {
-            // Every chain of the region is the owner's: all dead by the same strategy.
-            let mut done = vec![false; n];
-            for &q in &pts {
-                if !want[gi(q)] || done[gi(q)] {
-                    continue;
-                }
-                let mut stones = board.chain(q);
-                stones.sort();
-                for &s in &stones {
-                    done[gi(s)] = true;
-                }
-                found.set_chain(board, q, Status::Dead);
-                proofs.retain(|pr| pr.stones != stones);
-                proofs.push(Proof { stones, color: owner, status: Status::Dead, line: line.clone(), nodes: 0, undecided: None });
-            }
-            let chains = pts.iter().copied().filter(|&q| want[gi(q)] && board.chain_id(q) == Some(q)).collect();
-            let report = RegionReport { index: reports.len(), of: 0, points: pts, chains, nodes: 0, decided: true };
-            progress(&report);
-            reports.push(report);
-            continue;
-        }
         // The disputed chains first, with the region's whole budget; then, with a budget of
         // their own, the chains drawn in (their status is the search's, not the agreement's).
         let first = |q: Point| want[gi(q)] && disputed(q);
@@ -281,64 +258,6 @@ pub(crate) fn adjudicate_agreed(
         pr.status != Status::Undecided || searched[gi(p)]
     });
     Adjudication { status, proofs, refuted_agreements: refuted, regions: reports, drawn_in: drawn }
-}
-
-/// Dead by two links (Müller, "Playing it safe", 1997; Fuego's
-/// `GoSafetyUtil::Find2ConnectionsForAll`, at depth one): the region `pts` of the owner
-/// `c`'s disputed chains is enclosed by the opponent's stones only (walls or pass-alive
-/// chains, never captured), holds no opponent stone and no pending ko, and every point of
-/// it that is not next to an opponent stone has two empty neighbours that are, no such
-/// neighbour serving two points. The opponent's strategy: when the owner plays one of a
-/// point's two links, play the other (it joins a wall, which is never captured); otherwise
-/// play a link of a point not yet next to an opponent stone. Each opponent move leaves one
-/// more point next to its stones for good and none fewer, so the play reaches a position
-/// where every point of the region is next to the opponent's never-captured stones: the
-/// region is in the opponent's unconditional area (module `benson`: no interior point), and
-/// every stone of the owner in it is dead (第七条), whoever moves first (2011 or 1989).
-/// Returns a line that shows it (the owner passing, the opponent filling one link per
-/// point), or `None` when the rule does not apply.
-fn two_links(board: &Board, pts: &[Point], c: Color, opts: &Options) -> Option<Vec<(Color, goban::Move)>> {
-    let w = board.width() as usize;
-    let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let o = c.opponent();
-    let mut in_region = vec![false; w * board.height() as usize];
-    for &p in pts {
-        in_region[gi(p)] = true;
-    }
-    if opts.ko_pending.is_some_and(|k| in_region[gi(k)]) {
-        return None;
-    }
-    for &p in pts {
-        if board.get(p) == Some(o) {
-            return None;
-        }
-        for q in board.adjacent(p) {
-            if !in_region[gi(q)] && board.get(q) != Some(o) {
-                return None;
-            }
-        }
-    }
-    let attached = |p: Point| board.adjacent(p).any(|q| board.get(q) == Some(o));
-    let mut needy: Vec<(Point, Vec<Point>)> = pts
-        .iter()
-        .filter(|&&p| !attached(p))
-        .map(|&p| (p, board.adjacent(p).filter(|&q| in_region[gi(q)] && board.get(q).is_none() && attached(q)).collect()))
-        .collect();
-    needy.sort_by_key(|(_, links)| links.len());
-    let mut used = vec![false; w * board.height() as usize];
-    let mut line = Vec::new();
-    for (_, links) in &needy {
-        let free: Vec<Point> = links.iter().copied().filter(|&q| !used[gi(q)]).take(2).collect();
-        if free.len() < 2 {
-            return None;
-        }
-        for &q in &free {
-            used[gi(q)] = true;
-        }
-        line.push((c, goban::Move::Pass));
-        line.push((o, goban::Move::Play(free[0])));
-    }
-    Some(line)
 }
 
 /// Whether the wall chain through `r` is drawn into the dispute of the chain whose stones

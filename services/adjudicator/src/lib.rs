@@ -173,10 +173,24 @@
 //! 5. Agreement first (第九条): with agreed statuses ([`Options::agreed`]) only the
 //!    disputed chains are searched, with the agreement as the context of hypothetical play
 //!    (module `dispute`: agreed-alive chains are walls, agreed-dead stones stay on the board,
-//!    agreed chains a disputed one depends on are drawn in — [`DrawnIn`] — and a region
-//!    enclosed by the opponent alone in which every point has two links to its stones is
-//!    dead statically); agreed statuses stand for every other chain, and every agreement
-//!    that steps 1–2 (which assume nothing) prove wrong is reported.
+//!    agreed chains a disputed one depends on are drawn in — [`DrawnIn`]); agreed statuses
+//!    stand for every other chain, and every agreement that steps 1–2 (which assume nothing)
+//!    prove wrong is reported.
+//!
+//! **Enclosures filled through private links** (module `search::links`, after Müller 1997
+//! and Fuego's `Find2ConnectionsForAll`). A chain with a point in an *enclosure* of the
+//! opponent — points bounded only by the opponent's stones that never change or chains
+//! touching them — in which every point not yet next to such a stone has two empty
+//! neighbours that are, no neighbour serving two points (at most two adjacent points may go
+//! without), is dead: the opponent answers a move on one of a point's two links with the
+//! other and otherwise fills a link, which reaches Benson's dead end in at most one move per
+//! point whatever the owner does (the proof is in the module). It is checked before a
+//! chain's search (dead at once, with the line that fills the links, whatever the region's
+//! size) and, under the 2011 draft, as an end of every line of the search, where it cuts the
+//! lines short once the opponent's stones have made the area thin. Under 1989 only at the
+//! start with no ko-pass ban on the opponent (要請II-\[iv\]): a ban the position does not
+//! show could bar a link. A randomized cross-check against the exact search without it
+//! (both rule sets) finds no disagreement.
 //!
 //! ## Limits (known)
 //!

@@ -30,6 +30,11 @@ pub struct Options {
     /// the side that moves first, or a miai; crate docs, Engine step 4). On by default; off
     /// only to test the other steps alone.
     pub one_move_proofs: bool,
+    /// Whether a chain in an enclosure the opponent fills through private pairs of links is
+    /// dead at once, and such an enclosure ends the lines of the search (crate docs,
+    /// "Enclosures filled through private links"). On by default; off only to test the other
+    /// steps alone.
+    pub enclosure_links: bool,
     /// A cancellation flag: once another thread sets it ([`Stop::stop`]), the search stops
     /// within about a thousand nodes and leaves every chain it has not decided
     /// [`Status::Undecided`](crate::Status::Undecided) ([`Undecided::Stopped`](crate::Undecided::Stopped), [`StopReason::Cancelled`](crate::StopReason::Cancelled)). `None`: the
@@ -61,6 +66,7 @@ impl Default for Options {
             max_region_empty: 40,
             safe_territories: true,
             one_move_proofs: true,
+            enclosure_links: true,
             stop: None,
             deadline: None,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,

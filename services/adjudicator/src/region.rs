@@ -30,6 +30,7 @@ pub(crate) fn solve_region(
     let scope = Scope::new(board, pts.clone());
     let mut region = Region::new(scope, mode, opts.budget_nodes);
     region.halt = halt::Halt::of(opts);
+    region.links_end = opts.enclosure_links;
     if opts.safe_territories && board.width() as usize * board.height() as usize <= SAFE_END_MAX_BOARD {
         region.base = Some(board.clone());
     }
@@ -72,7 +73,11 @@ pub(crate) fn solve_region(
         let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
         left = left.saturating_sub(1);
         region.budget = before + share;
-        let (status, line) = if !too_big {
+        let (status, line) = if let Some(line) = at_once(&region, board, &locals, c, opts) {
+            // An enclosure the opponent fills through private pairs of links (module
+            // `search::links`): dead without search, whatever the region's size.
+            (Status::Dead, line)
+        } else if !too_big {
             decide(&mut region, board, &locals, c, opts)
         } else if let Some(found) = opts.one_move_proofs.then(|| short_proof(&mut region, board, &locals, c, opts, safe)).flatten() {
             found
@@ -125,4 +130,16 @@ pub(crate) fn solve_region(
     }
     let decided = proofs[first_proof..].iter().all(|pr| pr.status != Status::Undecided);
     RegionReport { index: index.0, of: index.1, points: pts, chains: reps, nodes: region.nodes, decided }
+}
+
+/// The rule of [`Region::dead_at_once_line`] for a chain of a region too large to search,
+/// from the position on the board: under 1989 not when a ko was just taken (its ban may bind
+/// the opponent).
+fn at_once(region: &Region, board: &Board, locals: &[usize], c: Color, opts: &Options) -> Option<Vec<(Color, Move)>> {
+    if region.mode == Mode::Kiyaku1989 && opts.ko_pending.is_some() {
+        return None;
+    }
+    let root =
+        crate::search::State { cells: region.scope.cells(board), to_move: c, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+    region.dead_at_once_line(&root, locals, c)
 }

@@ -66,6 +66,9 @@ pub(crate) struct Region {
     pub base: Option<goban::Board>,
     /// Whether territories proved safe end a line too (see [`Region::safe_end`]).
     pub safety_end: bool,
+    /// Whether an enclosure with private pairs of links ends a line as *dead* (module
+    /// `links`); on by default, off only to check that end against the search without it.
+    pub links_end: bool,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
     /// When the search stops before its budget (cancelled, deadline, memory cap), polled by
@@ -155,6 +158,7 @@ impl Region {
             scratch: Default::default(),
             base: None,
             safety_end: false,
+            links_end: true,
             scache: Default::default(),
             halt: crate::halt::Halt::none(),
         }
@@ -257,6 +261,29 @@ impl Region {
         (0..cells.len()).map(|i| cells[i] == EMPTY && !a[0].get(i) && !a[1].get(i)).collect()
     }
 
+    /// Whether the opponent of `owner` forces the dead end of the chain `stones` from
+    /// `cells` through an enclosure with private pairs of links (module `links`), when that
+    /// end is on. Under the 2011 draft only, where it is an end of every line: under 1989 a
+    /// ko-pass ban (要請II-\[iv\]) the cells do not show could bar a link (see
+    /// [`Region::dead_at_once_line`]).
+    pub fn dead_at_once(&self, cells: &[u8], stones: &[usize], owner: Color) -> bool {
+        self.links_end && self.mode == Mode::Kiyaku2011 && links::dead_by_links(&self.scope, cells, stones, owner)
+    }
+
+    /// The rule of [`Region::dead_at_once`] at the state `st`, with the line that shows it: the
+    /// owner passes and the opponent fills one link of each paired point, which reaches
+    /// Benson's dead end. Under 1989 only when no ko-pass ban binds the opponent in `st`: the
+    /// bans that arise later name points where `owner` captured an opponent stone that was not
+    /// fixed, never a link of the pairing.
+    pub fn dead_at_once_line(&self, st: &State, stones: &[usize], owner: Color) -> Option<Vec<(Color, Move)>> {
+        let bans_clear = self.mode == Mode::Kiyaku2011 || st.bans[owner.opponent().index()].is_empty();
+        if !self.links_end || !bans_clear {
+            return None;
+        }
+        let links = links::links_line(&self.scope, &st.cells, stones, owner)?;
+        Some(links.into_iter().flat_map(|l| [(owner, Move::Pass), (owner.opponent(), self.move_at(Some(l)))]).collect())
+    }
+
     /// End condition for the stones at local indices `stones` of `owner`.
     pub fn end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
         if let Some(t) = self.territory.take() {
@@ -280,6 +307,9 @@ impl Region {
         let own = slot[owner.index()].get_or_insert_with(|| unconditional(cells, owner, scope).area);
         if stones.iter().all(|&s| own.get(s)) {
             return Some(End::Alive);
+        }
+        if self.dead_at_once(cells, stones, owner) {
+            return Some(End::Dead);
         }
         if self.safety_end && self.base.is_some() {
             return self.safe_end(cells, stones, owner);
@@ -552,6 +582,7 @@ pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], f
     out
 }
 
+mod links;
 mod prover;
 #[cfg(test)]
 mod tests;

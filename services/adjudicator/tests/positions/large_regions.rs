@@ -69,19 +69,28 @@ pub(super) fn in_a_region_too_large_to_search_a_chain_dead_in_one_move_is_dead_1
         let adj = adjudicate(&b, r, opts);
         adj.proofs.iter().find(|p| p.stones.contains(&q)).unwrap().clone()
     };
-    let pr = proof(RuleSet::Japanese1989, &no_region_search());
+    let one_move = Options { enclosure_links: false, ..no_region_search() };
+    let pr = proof(RuleSet::Japanese1989, &one_move);
     assert_eq!(pr.status, Status::Dead);
     assert_eq!(pr.line.len(), 1);
     assert_eq!(pr.line[0].0, Color::White);
-    assert_eq!(proof(RuleSet::Japanese2011, &territory_proofs_only()).status, Status::Undecided);
-    assert_eq!(proof(RuleSet::Japanese1989, &territory_proofs_only()).status, Status::Undecided, "the rule, not another step");
+    let territories = Options { enclosure_links: false, ..territory_proofs_only() };
+    assert_eq!(proof(RuleSet::Japanese2011, &territories).status, Status::Undecided);
+    assert_eq!(proof(RuleSet::Japanese1989, &territories).status, Status::Undecided, "the rule, not another step");
     assert_eq!(proof(RuleSet::Japanese1989, &Options::default()).status, Status::Dead);
+    // Each interior point (cc, dc, ec) has two private links on the ring (cb/cd, db/dd,
+    // eb/ed): an enclosure White fills through them, so dead at once under both rule sets,
+    // without search, with the line of White's fills (Black passing).
+    for r in BOTH {
+        let pr = proof(r, &territory_proofs_only());
+        assert_eq!((pr.status, pr.nodes, pr.line.len()), (Status::Dead, 0, 6), "{r}: {:?}", pr.line_text());
+    }
 }
 
 #[test]
 pub(super) fn in_a_region_too_large_to_search_a_miai_of_one_move_lives_is_alive_1989() {
     // Region search off, territory proofs off: only the short proofs decide.
-    let opts = Options { safe_territories: false, ..no_region_search() };
+    let opts = Options { safe_territories: false, enclosure_links: false, ..no_region_search() };
     // 1989, the opponent moves first: Black's two one-eyed chains of BAMBOO connect at ea or
     // eb, each alone making one chain with two eyes (pass-alive): miai, so whatever White
     // plays first, Black connects at the other — alive. (Under 2011 Black, moving first,

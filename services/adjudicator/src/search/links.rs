@@ -1,0 +1,317 @@
+//! A forced *dead* end without search: an enclosed area its surrounder fills through
+//! private pairs of links (after Müller, "Playing it safe", 1997, and Fuego's
+//! `GoSafetyUtil::Find2ConnectionsForAll`, where every interior point of a region needs two
+//! private liberties of the safe boundary).
+//!
+//! **Definitions.** Let `o` be the opponent of the examined stones' owner `c`. A stone of `o`
+//! is *fixed* when it lies outside the scope (the scope's neighbours never change: pass-alive,
+//! or agreed alive in a dispute) or belongs to a chain of the scope that touches one: such a
+//! chain is one chain with a stone nobody can capture, so nobody can capture it. An *enclosure*
+//! `T` is a maximal 4-connected set of points of the scope holding no fixed `o` stone whose
+//! every neighbour outside `T` is a fixed `o` stone. A *link* is an empty point of `T` next to
+//! a fixed stone; every other point of `T` (empty, or holding any stone) is *inner*. A
+//! *pairing* gives inner points two links each, next to them, no link given twice; at most
+//! two inner points, next to each other if two, may go without.
+//!
+//! **Rule.** If a point of the examined chain `S` lies in an enclosure with a pairing, `o`
+//! forces the *dead* end of hypothetical play (第七条; crate docs) whoever moves next.
+//!
+//! **Why.** `o`'s strategy: when `c` plays on a link of an inner point that has no fixed
+//! neighbour yet, `o` plays its other link at once; otherwise `o` plays one link of such a
+//! point. Every move of `o` is legal (it joins a fixed chain, so it is never suicide, and never
+//! retakes a ko: the stone it joins is not a single stone, 第五条; under 1989 no ko ban can
+//! name its point, as a stone there could never have been captured) and makes its stone fixed
+//! for good; one `c` move takes at most one link, and links are private, so `c` never holds
+//! both links of an inner point that has no fixed neighbour. Each `o` move gives such a point a
+//! fixed neighbour, so after at most one `o` move per paired point every point of `T` but the
+//! unpaired ones is next to a fixed stone; the fixed stones only grow, so no state repeats on
+//! the way. Then every maximal set of `T`'s points not holding fixed stones is enclosed by
+//! fixed stones — pass-alive for the region's Benson computation — with every point next to
+//! one but at most two adjacent interior points: the definition of `U_o` (module `benson`).
+//! So every point of `T`, the point of `S` included, is in `U_o`: the dead end. Taking this
+//! state as that end changes no status, as with the safe territories (crate docs, Engine
+//! step 4): it only shortens the lines (a line reaching `U_c` first is impossible, as `U_c`
+//! is `c`'s for good and the strategy ends in `U_o`).
+
+use crate::benson::{cell, Scope, EMPTY, NONE, OUT};
+
+/// Reused buffers of [`dead_by_links`] (it runs at every node of a search that Benson's end
+/// does not settle): fixed stones, points met, the flood's stack and the enclosure.
+#[derive(Default)]
+struct Scratch {
+    fixed: Vec<bool>,
+    seen: Vec<bool>,
+    stack: Vec<u32>,
+    area: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// Whether a point of `stones` (local indices of a chain of `owner`, on the board or already
+/// captured) lies in an enclosure of the opponent with a pairing (module docs): then the
+/// opponent forces the dead end. Only the first enclosure met is examined (a chain's points
+/// lie in one unless the opponent has captured and refilled part of it). Cost: linear in
+/// the scope.
+pub(crate) fn dead_by_links(sc: &Scope, cells: &[u8], stones: &[usize], owner: goban::Color) -> bool {
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        let Scratch { fixed, seen, stack, area } = &mut *s;
+        dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, None)
+    })
+}
+
+/// As [`dead_by_links`], with a line that shows the end: one link of each paired point
+/// (local indices), which the opponent fills while the owner passes; after them every point
+/// of the enclosure but the unpaired ones is next to a fixed stone, Benson's dead end.
+/// `None` when the rule does not apply.
+pub(crate) fn links_line(sc: &Scope, cells: &[u8], stones: &[usize], owner: goban::Color) -> Option<Vec<u32>> {
+    let mut line = Vec::new();
+    let mut s = Scratch::default();
+    let Scratch { fixed, seen, stack, area } = &mut s;
+    dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, Some(&mut line)).then_some(line)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dead_by_links_in(
+    sc: &Scope,
+    cells: &[u8],
+    stones: &[usize],
+    owner: goban::Color,
+    fixed: &mut Vec<bool>,
+    seen: &mut Vec<bool>,
+    stack: &mut Vec<u32>,
+    area: &mut Vec<u32>,
+    line: Option<&mut Vec<u32>>,
+) -> bool {
+    let o = cell(owner.opponent());
+    let n = sc.len();
+    let out_is_o = |g: u32| g >= OUT && g != NONE && sc.ext[(g - OUT) as usize].0 == o;
+    // Fixed stones of the scope: `o` chains touching an outside `o` stone.
+    fixed.clear();
+    fixed.resize(n, false);
+    stack.clear();
+    for l in 0..n {
+        if cells[l] == o && !fixed[l] && sc.nbrs[l].iter().any(|&g| out_is_o(g)) {
+            fixed[l] = true;
+            stack.push(l as u32);
+            while let Some(k) = stack.pop() {
+                for &g in &sc.nbrs[k as usize] {
+                    if g < OUT && cells[g as usize] == o && !fixed[g as usize] {
+                        fixed[g as usize] = true;
+                        stack.push(g);
+                    }
+                }
+            }
+        }
+    }
+    let fixed = &*fixed;
+    let next_to_fixed = |l: usize| sc.nbrs[l].iter().any(|&g| out_is_o(g) || (g < OUT && fixed[g as usize]));
+    let Some(&s) = stones.iter().find(|&&s| !fixed[s]) else { return false };
+    // The enclosure of `s`, given up at an outside neighbour that is not a fixed stone or at
+    // a third inner point with fewer than two links.
+    seen.clear();
+    seen.resize(n, false);
+    area.clear();
+    area.push(s as u32);
+    seen[s] = true;
+    let mut short: [usize; 2] = [usize::MAX; 2];
+    let mut shorts = 0;
+    let mut k = 0;
+    while k < area.len() {
+        let l = area[k] as usize;
+        k += 1;
+        for &g in &sc.nbrs[l] {
+            if g == NONE {
+                continue;
+            }
+            if g >= OUT {
+                if !out_is_o(g) {
+                    return false;
+                }
+            } else if !fixed[g as usize] && !seen[g as usize] {
+                seen[g as usize] = true;
+                area.push(g);
+            }
+        }
+        if !next_to_fixed(l) {
+            let links = sc.nbrs[l].iter().filter(|&&g| g < OUT && cells[g as usize] == EMPTY && next_to_fixed(g as usize)).count();
+            if links < 2 {
+                if shorts == 2 {
+                    return false;
+                }
+                short[shorts] = l;
+                shorts += 1;
+            }
+        }
+    }
+    if shorts == 2 && !sc.nbrs[short[0]].contains(&(short[1] as u32)) {
+        return false;
+    }
+    paired(sc, cells, area, &next_to_fixed, line)
+}
+
+/// Whether the inner points of the enclosure `area` have a pairing (module docs), found
+/// greedily (pushing one link of each pair to `line`): the inner points with fewest free
+/// links first, each taking the links fewest
+/// other inner points could use. A pairing found is a pairing; one missed only leaves the
+/// line to the search.
+fn paired(sc: &Scope, cells: &[u8], area: &[u32], next_to_fixed: &dyn Fn(usize) -> bool, mut line: Option<&mut Vec<u32>>) -> bool {
+    let link = |l: usize| cells[l] == EMPTY && next_to_fixed(l);
+    let inner: Vec<usize> = area.iter().map(|&l| l as usize).filter(|&l| !next_to_fixed(l)).collect();
+    if inner.len() <= 2 && (inner.len() < 2 || sc.nbrs[inner[0]].contains(&(inner[1] as u32))) {
+        return true;
+    }
+    let links_of = |l: usize| sc.nbrs[l].iter().filter(|&&g| g < OUT && link(g as usize)).map(|&g| g as usize).collect::<Vec<_>>();
+    let mut is_inner = vec![false; cells.len()];
+    for &q in &inner {
+        is_inner[q] = true;
+    }
+    // How many inner points each link could serve.
+    let demand = |g: usize| sc.nbrs[g].iter().filter(|&&h| h < OUT && is_inner[h as usize]).count();
+    let mut order: Vec<(usize, Vec<usize>)> = inner.iter().map(|&q| (q, links_of(q))).collect();
+    order.sort_by_key(|(q, ls)| (ls.len(), *q));
+    let mut used: Vec<usize> = Vec::new();
+    let mut unpaired: Vec<usize> = Vec::new();
+    for (q, mut ls) in order {
+        ls.retain(|g| !used.contains(g));
+        ls.sort_by_key(|&g| (demand(g), g));
+        if ls.len() >= 2 {
+            used.extend_from_slice(&ls[..2]);
+            if let Some(line) = line.as_mut() {
+                line.push(ls[0] as u32);
+            }
+        } else {
+            unpaired.push(q);
+            let adjacent = unpaired.len() == 2 && sc.nbrs[unpaired[0]].contains(&(unpaired[1] as u32));
+            if unpaired.len() > 2 || (unpaired.len() == 2 && !adjacent) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{End, Mode, Region, State, Trap};
+    use goban::{Board, Color, Point};
+
+    /// The rule against the exact avoidance search without it, on random positions of
+    /// `rows` x `cols` areas of the board's top edge closed by stones that never change
+    /// (mostly White's, one row below and one column each side): every Black chain the rule
+    /// calls dead while Benson's end does not must be dead by the search (Black cannot keep
+    /// the play out of the dead end), whoever moves first, under both rule sets' ko rules.
+    /// Returns (positions the rule ended, positions the search confirmed).
+    fn cross_check(seed: u64, positions: usize, rows: u32, cols: u32, black: u64, white: u64) -> (usize, usize) {
+        let mut rand = crate::xorshift(seed);
+        let (mut fired, mut checked) = (0, 0);
+        for _ in 0..positions {
+            let mut board = Board::new(cols + 2, rows + 1).unwrap();
+            let mut inner: Vec<Point> = Vec::new();
+            for p in board.points().collect::<Vec<_>>() {
+                let ring = p.x == 0 || u32::from(p.x) == cols + 1 || u32::from(p.y) == rows;
+                let c = if ring {
+                    Some(if rand().is_multiple_of(20) { Color::Black } else { Color::White })
+                } else {
+                    inner.push(p);
+                    let r = rand() % 100;
+                    if r < black {
+                        Some(Color::Black)
+                    } else if r < black + white {
+                        Some(Color::White)
+                    } else {
+                        None
+                    }
+                };
+                board.set(p, c).unwrap();
+            }
+            if board.points().any(|p| board.get(p).is_some() && board.liberty_count(p) == 0) {
+                continue;
+            }
+            let scope = Scope::new(&board, inner.clone());
+            let cells = scope.cells(&board);
+            let mut seen = std::collections::HashSet::new();
+            for &p in &inner {
+                if board.get(p) != Some(Color::Black) || !seen.insert(board.chain_id(p).unwrap()) {
+                    continue;
+                }
+                let stones: Vec<usize> = board.chain(p).iter().map(|&q| scope.local_of(q) as usize).collect();
+                if stones.contains(&(crate::benson::NONE as usize)) || !dead_by_links(&scope, &cells, &stones, Color::Black) {
+                    continue;
+                }
+                // The line (Black passes, White fills one link per pair) reaches Benson's end.
+                let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
+                plain.links_end = false;
+                let mut cur =
+                    State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+                for l in links_line(&scope, &cells, &stones, Color::Black).expect("the line of the rule") {
+                    cur = plain.play(&cur, None).expect("a pass");
+                    cur = plain.play(&cur, Some(l)).expect("a link is always legal for White");
+                }
+                assert_eq!(plain.end(&cur.cells, &stones, Color::Black), Some(End::Dead), "the line ends in Benson's dead end");
+                for mode in [Mode::Kiyaku2011, Mode::Kiyaku1989] {
+                    let mut region = Region::new(scope.clone(), mode, 300_000);
+                    region.links_end = false;
+                    if region.end(&cells, &stones, Color::Black) == Some(End::Dead) {
+                        continue;
+                    }
+                    fired += 1;
+                    for to_move in [Color::Black, Color::White] {
+                        let root = State { cells: cells.clone(), to_move, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+                        let mut region = Region::new(scope.clone(), mode, 300_000);
+                        region.links_end = false;
+                        if let Ok(avoidable) = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root) {
+                            checked += 1;
+                            assert!(!avoidable, "{mode:?}, {} to move: Black at {} keeps out of dead", to_move.letter(), p.to_sgf());
+                        }
+                    }
+                }
+            }
+        }
+        (fired, checked)
+    }
+
+    /// Areas two rows deep along the edge, where Black can live or make seki with few stones
+    /// (the rule must not fire there), and 4x4 areas with more White stones inside.
+    #[test]
+    fn every_enclosure_with_a_pairing_is_dead_by_the_exact_search() {
+        let (f1, c1) = cross_check(0x1_2026_1125, 3000, 2, 7, 35, 20);
+        let (f2, c2) = cross_check(0x2_2026_1125, 1500, 3, 5, 30, 20);
+        eprintln!("the rule ended {} positions before Benson's end; {} checked by the exact search", f1 + f2, c1 + c2);
+        assert!(c1 >= 100 && c2 >= 100, "only {c1} and {c2} positions checked");
+    }
+
+    /// A territory two rows deep along the edge, White's stones on its second row every
+    /// other point, and a Black stone on the first row: not yet in White's unconditional
+    /// area (five first-row points have no White neighbour), but paired, so dead at once —
+    /// and dead by the exact search too.
+    #[test]
+    fn a_thin_edge_territory_with_an_invader_is_dead_at_once() {
+        let mut board = Board::new(9, 3).unwrap();
+        for x in 0..9 {
+            board.set(Point { x, y: 2 }, Some(Color::White)).unwrap();
+        }
+        for x in [1, 3, 5, 7] {
+            board.set(Point { x, y: 1 }, Some(Color::White)).unwrap();
+        }
+        board.set(Point { x: 4, y: 0 }, Some(Color::Black)).unwrap();
+        let inner: Vec<Point> = board.points().filter(|p| p.y < 2).collect();
+        let scope = Scope::new(&board, inner);
+        let cells = scope.cells(&board);
+        let stones = vec![scope.local_of(Point { x: 4, y: 0 }) as usize];
+        assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
+        let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 1_000_000);
+        region.links_end = false;
+        assert_eq!(region.end(&cells, &stones, Color::Black), None, "not yet in Benson's area");
+        let root = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+        let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
+        assert!(matches!(avoidable, Ok(false)), "the exact search: {avoidable:?}");
+        // Without White's stone at db there are too few links to pair the first row.
+        board.set(Point { x: 3, y: 1 }, None).unwrap();
+        let cells = scope.cells(&board);
+        assert!(!dead_by_links(&scope, &cells, &stones, Color::Black));
+    }
+}
