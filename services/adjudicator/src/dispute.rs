@@ -13,7 +13,9 @@
 //!   either colour's unconditional area (the whole-board analysis of the crate docs, which
 //!   assumes nothing). Every neighbour of the region is then a stone that is never
 //!   captured, exactly the situation of the crate's ordinary regions (bounded by pass-alive
-//!   chains), and the same search decides the disputed chain inside it. A chain the
+//!   chains), and the same search decides the disputed chain inside it, exhaustively up to
+//!   half as many empty points again as a region of the whole board
+//!   ([`DISPUTE_REGION_FACTOR`]: its few chains have the whole budget). A chain the
 //!   whole-board analysis proves dead is never a wall, whatever was agreed.
 //! * **Agreed-dead stones stay on the board as ordinary stones.** 第七条's hypothetical
 //!   play starts from the position at the end of play (終局時の局面); an agreement that a
@@ -48,6 +50,12 @@ use crate::safety::Safety;
 use crate::search::Mode;
 use crate::{solve_region, Adjudication, Options, Proof, Refutation, RegionReport, Status, StatusMap};
 use goban::{Board, Color, Point};
+
+/// How much larger than [`Options::max_region_empty`] a disputed chain's region may be and
+/// still be searched exhaustively (numerator, denominator): 3/2, 60 empty points by default.
+/// Only the disputed chains (and those drawn in) are searched there, so each has the whole
+/// budget where a region of the whole-board analysis shares it among all its chains.
+pub(crate) const DISPUTE_REGION_FACTOR: (usize, usize) = (3, 2);
 
 /// An agreed chain drawn into a dispute (module docs): it was searched together with the
 /// disputed chains, and its status in the answer is the one found, not the agreed one.
@@ -207,6 +215,10 @@ pub(crate) fn adjudicate_agreed(
                 searched[gi(q)] = true;
             }
         }
+        // A disputed region is searched exhaustively up to `DISPUTE_REGION_FACTOR` times the
+        // usual size: its few chains share the budget a whole-board region shares among all.
+        let searched_opts =
+            Options { max_region_empty: opts.max_region_empty * DISPUTE_REGION_FACTOR.0 / DISPUTE_REGION_FACTOR.1, ..opts.clone() };
         // The disputed chains first, with the region's whole budget; then, with a budget of
         // their own, the chains drawn in (their status is the search's, not the agreement's).
         let first = |q: Point| want[gi(q)] && disputed(q);
@@ -216,7 +228,7 @@ pub(crate) fn adjudicate_agreed(
                 continue;
             }
             let index = (reports.len(), 0);
-            let report = solve_region(board, pts.clone(), index, mode, opts, safe, settled, wanted, &mut found, &mut proofs);
+            let report = solve_region(board, pts.clone(), index, mode, &searched_opts, safe, settled, wanted, &mut found, &mut proofs);
             progress(&report);
             reports.push(report);
         }
