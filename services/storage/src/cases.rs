@@ -15,9 +15,6 @@ use crate::event::Event;
 use crate::model::*;
 use crate::store::{append_event_locked, lock_game, Store};
 
-pub(crate) const CASE_COLUMNS: &str = "id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason, \
-     opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at";
-
 /// A case to open.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewCase {
@@ -55,30 +52,37 @@ pub(crate) async fn open_case_locked(tx: &mut sqlx::Transaction<'_, sqlx::Postgr
         v => v.clone(),
     };
     if let Some(key) = &c.dedupe_key {
-        let existing = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
-            "SELECT {CASE_COLUMNS} FROM cases WHERE game_id = $1 AND dedupe_key = $2"
-        )))
-        .bind(c.game_id)
-        .bind(key)
+        let existing = sqlx::query_as!(
+            CaseRow,
+            "SELECT id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason,
+                    opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at
+             FROM cases WHERE game_id = $1 AND dedupe_key = $2",
+            c.game_id,
+            key
+        )
         .fetch_optional(&mut **tx)
         .await?;
         if let Some(case) = existing {
-            return Ok((case, false));
+            return Ok((case.into_case()?, false));
         }
     }
-    let case = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
+    let case = sqlx::query_as!(
+        CaseRow,
         "INSERT INTO cases (id, game_id, kind, evidence, dedupe_key, opened_by, opened_reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {CASE_COLUMNS}"
-    )))
-    .bind(Uuid::new_v4())
-    .bind(c.game_id)
-    .bind(c.kind.as_str())
-    .bind(&evidence)
-    .bind(&c.dedupe_key)
-    .bind(&c.opened_by)
-    .bind(&c.reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         RETURNING id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason,
+                   opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at",
+        Uuid::new_v4(),
+        c.game_id,
+        c.kind.as_str(),
+        &evidence,
+        c.dedupe_key.as_deref(),
+        &c.opened_by,
+        &c.reason
+    )
     .fetch_one(&mut **tx)
-    .await?;
+    .await?
+    .into_case()?;
     append_event_locked(
         tx,
         c.game_id,
@@ -103,11 +107,17 @@ async fn case_game(store: &Store, case_id: Uuid) -> StoreResult<Uuid> {
 }
 
 async fn lock_case(tx: &mut sqlx::Transaction<'_, sqlx::Postgres>, case_id: Uuid) -> StoreResult<Case> {
-    sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!("SELECT {CASE_COLUMNS} FROM cases WHERE id = $1 FOR UPDATE")))
-        .bind(case_id)
-        .fetch_optional(&mut **tx)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("case {case_id}")))
+    sqlx::query_as!(
+        CaseRow,
+        "SELECT id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason,
+                opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at
+         FROM cases WHERE id = $1 FOR UPDATE",
+        case_id
+    )
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or_else(|| StoreError::NotFound(format!("case {case_id}")))?
+    .into_case()
 }
 
 impl Store {
@@ -124,11 +134,17 @@ impl Store {
 
     /// A case by id. Errors: [`StoreError::NotFound`].
     pub async fn get_case(&self, id: Uuid) -> StoreResult<Case> {
-        sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!("SELECT {CASE_COLUMNS} FROM cases WHERE id = $1")))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("case {id}")))
+        sqlx::query_as!(
+            CaseRow,
+            "SELECT id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason,
+                    opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at
+             FROM cases WHERE id = $1",
+            id
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("case {id}")))?
+        .into_case()
     }
 
     /// The case whose id (hyphenated lower-case UUID text) starts with `prefix`, as a referee
@@ -159,19 +175,22 @@ impl Store {
 
     /// Cases matching `f`, oldest first.
     pub async fn list_cases(&self, f: &CaseFilter) -> StoreResult<Vec<Case>> {
-        let cols = CASE_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
-        Ok(sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
-            "SELECT {cols} FROM cases c JOIN games g ON g.id = c.game_id
+        let rows = sqlx::query_as!(
+            CaseRow,
+            "SELECT c.id, c.game_id, c.kind, c.state, c.evidence, c.dedupe_key, c.opened_by, c.opened_reason,
+                    c.opened_at, c.updated_at, c.ruling, c.ruled_by, c.ruled_at, c.ruling_reason, c.closed_at
+             FROM cases c JOIN games g ON g.id = c.game_id
              WHERE ($1::uuid IS NULL OR g.tournament_id = $1) AND ($2::uuid IS NULL OR c.game_id = $2)
                AND ($3::text IS NULL OR c.state = $3) AND ($4::text IS NULL OR c.kind = $4)
-             ORDER BY c.opened_at, c.id"
-        )))
-        .bind(f.tournament_id)
-        .bind(f.game_id)
-        .bind(f.state.map(|s| s.as_str()))
-        .bind(f.kind.map(|k| k.as_str()))
+             ORDER BY c.opened_at, c.id",
+            f.tournament_id,
+            f.game_id,
+            f.state.map(|s| s.as_str()),
+            f.kind.map(|k| k.as_str())
+        )
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        rows.into_iter().map(CaseRow::into_case).collect()
     }
 
     /// Merge `evidence` (a JSON object) into a case's evidence (top-level keys replaced), while
@@ -188,13 +207,17 @@ impl Store {
         if matches!(case.state, CaseState::Ruled | CaseState::Closed) {
             return Err(StoreError::FailedPrecondition(Precondition::Other(format!("case {case_id} is {}", case.state))));
         }
-        let updated = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
-            "UPDATE cases SET evidence = evidence || $2, updated_at = now() WHERE id = $1 RETURNING {CASE_COLUMNS}"
-        )))
-        .bind(case_id)
-        .bind(&evidence)
+        let updated = sqlx::query_as!(
+            CaseRow,
+            "UPDATE cases SET evidence = evidence || $2, updated_at = now() WHERE id = $1
+             RETURNING id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason,
+                       opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at",
+            case_id,
+            &evidence
+        )
         .fetch_one(&mut *tx)
-        .await?;
+        .await?
+        .into_case()?;
         append_event_locked(&mut tx, game_id, &Event::CaseEvidenceAdded { case_id, evidence: evidence.clone(), who: who.to_string() })
             .await?;
         self.commit_announce(tx, game_id).await?;
@@ -219,15 +242,19 @@ impl Store {
                 case.state
             ))));
         }
-        let updated = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
+        let updated = sqlx::query_as!(
+            CaseRow,
             "UPDATE cases SET state = $2, updated_at = now(),
                     closed_at = CASE WHEN $2 = 'closed' THEN now() ELSE closed_at END
-             WHERE id = $1 RETURNING {CASE_COLUMNS}"
-        )))
-        .bind(case_id)
-        .bind(to.as_str())
+             WHERE id = $1
+             RETURNING id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason,
+                       opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at",
+            case_id,
+            to.as_str()
+        )
         .fetch_one(&mut *tx)
-        .await?;
+        .await?
+        .into_case()?;
         append_event_locked(
             &mut tx,
             game_id,
@@ -258,17 +285,21 @@ impl Store {
                 case.state
             ))));
         }
-        let updated = sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!(
+        let updated = sqlx::query_as!(
+            CaseRow,
             "UPDATE cases SET state = 'ruled', ruling = $2, ruled_by = $3, ruled_at = now(), ruling_reason = $4,
                     updated_at = now()
-             WHERE id = $1 RETURNING {CASE_COLUMNS}"
-        )))
-        .bind(case_id)
-        .bind(&ruling)
-        .bind(who)
-        .bind(why)
+             WHERE id = $1
+             RETURNING id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason,
+                       opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at",
+            case_id,
+            &ruling,
+            who,
+            why
+        )
         .fetch_one(&mut *tx)
-        .await?;
+        .await?
+        .into_case()?;
         append_event_locked(
             &mut tx,
             game_id,

@@ -82,11 +82,12 @@
 //!
 //! ## Compile-time checked queries
 //!
-//! The queries written with `sqlx::query!`, `query_as!` and `query_scalar!` are checked against
-//! the schema when the crate is built: against the database at `DATABASE_URL` when it is set at
-//! build time (it must hold every migration), else against the descriptions kept in
-//! `services/storage/.sqlx/` (`SQLX_OFFLINE=true` forces these, as CI does). After adding or
-//! changing such a query, refresh them from a migrated database:
+//! Every query of the library but two is written with `sqlx::query!`, `query_as!` or
+//! `query_scalar!`, and so checked against the schema when the crate is built: against the
+//! database at `DATABASE_URL` when it is set at build time (it must hold every migration), else
+//! against the descriptions kept in `services/storage/.sqlx/` (`SQLX_OFFLINE=true` forces
+//! these, as CI does). After adding or changing such a query, refresh them from a migrated
+//! database:
 //!
 //! ```text
 //! rm services/storage/.sqlx/*.json; touch services/storage/src/lib.rs
@@ -96,9 +97,12 @@
 //!
 //! Bind parameters that are arrays of borrowed or nullable elements (`Vec<&str>`,
 //! `Vec<Option<i32>>`) are passed `as _`: the macros check their SQL types only for arrays of
-//! owned, non-null elements. The queries built at run time (column lists shared through
-//! constants, rows mapped with `FromRow`; `CREATE DATABASE`, whose name is an identifier and
-//! cannot be a bind parameter) are checked by the tests.
+//! owned, non-null elements. Rows with enums stored as text ([`Case`], [`StoredResult`],
+//! [`Objection`], [`Confirmation`], [`StoredMove`], [`Game`]) are read into private row types
+//! that hold the columns' own types and are then parsed; an unknown text is
+//! [`StoreError::Other`]. The two queries built at run time are the `CREATE DATABASE` statements
+//! of [`EmbeddedPostgres::ensure_database`] and `testing::fresh_pool`: a database's name is an
+//! identifier, which cannot be a bind parameter; the tests check them.
 
 #![warn(missing_docs)]
 

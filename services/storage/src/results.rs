@@ -20,10 +20,6 @@ use crate::event::Event;
 use crate::model::*;
 use crate::store::{append_event_locked, lock_game, Store};
 
-pub(crate) const RESULT_COLUMNS: &str = "id, game_id, state, result, reason, statuses, detail, proposed_by, \
-     created_at, finalized_at, supersedes_result_id, corrects_result_id";
-const OBJECTION_COLUMNS: &str = "id, game_id, result_id, role, who, reason, created_at, case_id, reconstruction, adjudication";
-
 /// A result to propose (or, for [`Store::correct_result`], the corrected result).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewResult {
@@ -75,11 +71,17 @@ async fn result_game(store: &Store, result_id: Uuid) -> StoreResult<Uuid> {
 }
 
 async fn lock_result(tx: &mut sqlx::Transaction<'_, sqlx::Postgres>, result_id: Uuid) -> StoreResult<StoredResult> {
-    sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!("SELECT {RESULT_COLUMNS} FROM results WHERE id = $1 FOR UPDATE")))
-        .bind(result_id)
-        .fetch_optional(&mut **tx)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("result {result_id}")))
+    sqlx::query_as!(
+        ResultRow,
+        "SELECT id, game_id, state, result, reason, statuses, detail, proposed_by,
+                created_at, finalized_at, supersedes_result_id, corrects_result_id
+         FROM results WHERE id = $1 FOR UPDATE",
+        result_id
+    )
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or_else(|| StoreError::NotFound(format!("result {result_id}")))?
+    .into_result()
 }
 
 fn detail_object(v: &Value) -> StoreResult<Value> {
@@ -127,20 +129,24 @@ impl Store {
         .fetch_optional(&mut *tx)
         .await?;
         let id = Uuid::new_v4();
-        let stored = sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
+        let stored = sqlx::query_as!(
+            ResultRow,
             "INSERT INTO results (id, game_id, state, result, reason, statuses, detail, proposed_by, supersedes_result_id)
-             VALUES ($1, $2, 'proposed', $3, $4, $5, $6, $7, $8) RETURNING {RESULT_COLUMNS}"
-        )))
-        .bind(id)
-        .bind(r.game_id)
-        .bind(&r.result)
-        .bind(&r.reason)
-        .bind(&statuses)
-        .bind(&detail)
-        .bind(&r.proposed_by)
-        .bind(previous)
+             VALUES ($1, $2, 'proposed', $3, $4, $5, $6, $7, $8)
+             RETURNING id, game_id, state, result, reason, statuses, detail, proposed_by,
+                       created_at, finalized_at, supersedes_result_id, corrects_result_id",
+            id,
+            r.game_id,
+            &r.result,
+            &r.reason,
+            &statuses,
+            &detail,
+            &r.proposed_by,
+            previous
+        )
         .fetch_one(&mut *tx)
-        .await?;
+        .await?
+        .into_result()?;
         append_event_locked(
             &mut tx,
             r.game_id,
@@ -196,12 +202,16 @@ impl Store {
                 other => other,
             })?;
         append_event_locked(&mut tx, game_id, &Event::ResultConfirmed { result_id, role, who: who.to_string() }).await?;
-        let confirmations = sqlx::query_as::<_, Confirmation>(
+        let confirmations = sqlx::query_as!(
+            ConfirmationRow,
             "SELECT result_id, role, who, confirmed_at FROM confirmations WHERE result_id = $1 ORDER BY confirmed_at, role",
+            result_id
         )
-        .bind(result_id)
         .fetch_all(&mut *tx)
-        .await?;
+        .await?
+        .into_iter()
+        .map(ConfirmationRow::into_confirmation)
+        .collect::<StoreResult<Vec<_>>>()?;
         let complete = required.iter().all(|r| confirmations.iter().any(|c| c.role == *r));
         let result = if complete {
             let r = finalize_locked(&mut tx, &current, who, "confirmations complete").await?;
@@ -259,24 +269,28 @@ impl Store {
             ))));
         }
         let id = Uuid::new_v4();
-        let stored = sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
+        let stored = sqlx::query_as!(
+            ResultRow,
             "INSERT INTO results (id, game_id, state, result, reason, statuses, detail, proposed_by, finalized_at, corrects_result_id)
-             VALUES ($1, $2, 'final', $3, $4, $5, $6, $7, now(), $8) RETURNING {RESULT_COLUMNS}"
-        )))
-        .bind(id)
-        .bind(game_id)
-        .bind(&r.result)
-        .bind(&r.reason)
-        .bind(&statuses)
-        .bind(&detail)
-        .bind(&r.proposed_by)
-        .bind(corrects)
+             VALUES ($1, $2, 'final', $3, $4, $5, $6, $7, now(), $8)
+             RETURNING id, game_id, state, result, reason, statuses, detail, proposed_by,
+                       created_at, finalized_at, supersedes_result_id, corrects_result_id",
+            id,
+            game_id,
+            &r.result,
+            &r.reason,
+            &statuses,
+            &detail,
+            &r.proposed_by,
+            corrects
+        )
         .fetch_one(&mut *tx)
         .await
         .map_err(|e| match StoreError::from(e) {
             StoreError::AlreadyExists(_) => StoreError::AlreadyExists(Exists::Row(format!("result {corrects} was already corrected"))),
             other => other,
-        })?;
+        })?
+        .into_result()?;
         append_event_locked(
             &mut tx,
             game_id,
@@ -297,21 +311,31 @@ impl Store {
 
     /// A result by id. Errors: [`StoreError::NotFound`].
     pub async fn get_result(&self, id: Uuid) -> StoreResult<StoredResult> {
-        sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!("SELECT {RESULT_COLUMNS} FROM results WHERE id = $1")))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("result {id}")))
+        sqlx::query_as!(
+            ResultRow,
+            "SELECT id, game_id, state, result, reason, statuses, detail, proposed_by,
+                    created_at, finalized_at, supersedes_result_id, corrects_result_id
+             FROM results WHERE id = $1",
+            id
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("result {id}")))?
+        .into_result()
     }
 
     /// Every result row of a game (proposals, superseded ones, the final one, corrections), oldest first.
     pub async fn results_of_game(&self, game_id: Uuid) -> StoreResult<Vec<StoredResult>> {
-        Ok(sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
-            "SELECT {RESULT_COLUMNS} FROM results WHERE game_id = $1 ORDER BY created_at, id"
-        )))
-        .bind(game_id)
+        let rows = sqlx::query_as!(
+            ResultRow,
+            "SELECT id, game_id, state, result, reason, statuses, detail, proposed_by,
+                    created_at, finalized_at, supersedes_result_id, corrects_result_id
+             FROM results WHERE game_id = $1 ORDER BY created_at, id",
+            game_id
+        )
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        rows.into_iter().map(ResultRow::into_result).collect()
     }
 
     /// The game's result in force: the last correction of its final result, else its final
@@ -323,26 +347,33 @@ impl Store {
 
     /// The confirmations of a result, in order.
     pub async fn confirmations(&self, result_id: Uuid) -> StoreResult<Vec<Confirmation>> {
-        Ok(sqlx::query_as::<_, Confirmation>(
+        let rows = sqlx::query_as!(
+            ConfirmationRow,
             "SELECT result_id, role, who, confirmed_at FROM confirmations WHERE result_id = $1 ORDER BY confirmed_at, role",
+            result_id
         )
-        .bind(result_id)
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        rows.into_iter().map(ConfirmationRow::into_confirmation).collect()
     }
 
     /// The final results in force of a tournament's games (corrections applied), with their
     /// games, ordered by round and table — the archive of `ExportResults`.
     pub async fn final_results(&self, tournament_id: Uuid) -> StoreResult<Vec<(Game, StoredResult)>> {
         let games = self.list_games(Some(tournament_id), None).await?;
-        let rows = sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
-            "SELECT {} FROM results r JOIN games g ON g.id = r.game_id
+        let rows = sqlx::query_as!(
+            ResultRow,
+            "SELECT r.id, r.game_id, r.state, r.result, r.reason, r.statuses, r.detail, r.proposed_by,
+                    r.created_at, r.finalized_at, r.supersedes_result_id, r.corrects_result_id
+             FROM results r JOIN games g ON g.id = r.game_id
              WHERE g.tournament_id = $1 AND r.state = 'final' ORDER BY r.created_at, r.id",
-            RESULT_COLUMNS.split(", ").map(|c| format!("r.{c}")).collect::<Vec<_>>().join(", ")
-        )))
-        .bind(tournament_id)
+            tournament_id
+        )
         .fetch_all(&self.pool)
-        .await?;
+        .await?
+        .into_iter()
+        .map(ResultRow::into_result)
+        .collect::<StoreResult<Vec<_>>>()?;
         let mut out = Vec::new();
         for g in games {
             let mine: Vec<StoredResult> = rows.iter().filter(|r| r.game_id == g.id).cloned().collect();
@@ -395,19 +426,22 @@ impl Store {
             },
         )
         .await?;
-        let objection = sqlx::query_as::<_, Objection>(sqlx::AssertSqlSafe(format!(
+        let objection = sqlx::query_as!(
+            ObjectionRow,
             "INSERT INTO objections (id, game_id, result_id, role, who, reason, case_id)
-             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {OBJECTION_COLUMNS}"
-        )))
-        .bind(objection_id)
-        .bind(o.game_id)
-        .bind(result_id)
-        .bind(o.role.as_str())
-        .bind(&o.who)
-        .bind(&o.reason)
-        .bind(case.id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             RETURNING id, game_id, result_id, role, who, reason, created_at, case_id, reconstruction, adjudication",
+            objection_id,
+            o.game_id,
+            result_id,
+            o.role.as_str(),
+            &o.who,
+            &o.reason,
+            case.id
+        )
         .fetch_one(&mut *tx)
-        .await?;
+        .await?
+        .into_objection()?;
         append_event_locked(
             &mut tx,
             o.game_id,
@@ -444,15 +478,18 @@ impl Store {
         if state == GameState::Final {
             return Err(StoreError::Immutable(Immutability::Final(format!("game {game_id} is final (第十条)"))));
         }
-        let o = sqlx::query_as::<_, Objection>(sqlx::AssertSqlSafe(format!(
+        let o = sqlx::query_as!(
+            ObjectionRow,
             "UPDATE objections SET reconstruction = coalesce($2, reconstruction), adjudication = coalesce($3, adjudication)
-             WHERE id = $1 RETURNING {OBJECTION_COLUMNS}"
-        )))
-        .bind(objection_id)
-        .bind(&reconstruction)
-        .bind(&adjudication)
+             WHERE id = $1
+             RETURNING id, game_id, result_id, role, who, reason, created_at, case_id, reconstruction, adjudication",
+            objection_id,
+            reconstruction.as_ref(),
+            adjudication.as_ref()
+        )
         .fetch_one(&mut *tx)
-        .await?;
+        .await?
+        .into_objection()?;
         append_event_locked(
             &mut tx,
             game_id,
@@ -465,29 +502,43 @@ impl Store {
 
     /// An objection by id. Errors: [`StoreError::NotFound`].
     pub async fn get_objection(&self, id: Uuid) -> StoreResult<Objection> {
-        sqlx::query_as::<_, Objection>(sqlx::AssertSqlSafe(format!("SELECT {OBJECTION_COLUMNS} FROM objections WHERE id = $1")))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("objection {id}")))
+        sqlx::query_as!(
+            ObjectionRow,
+            "SELECT id, game_id, result_id, role, who, reason, created_at, case_id, reconstruction, adjudication
+             FROM objections WHERE id = $1",
+            id
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("objection {id}")))?
+        .into_objection()
     }
 
     /// The objection that opened a case, if the case is an objection case.
     pub async fn objection_of_case(&self, case_id: Uuid) -> StoreResult<Option<Objection>> {
-        Ok(sqlx::query_as::<_, Objection>(sqlx::AssertSqlSafe(format!("SELECT {OBJECTION_COLUMNS} FROM objections WHERE case_id = $1")))
-            .bind(case_id)
-            .fetch_optional(&self.pool)
-            .await?)
+        sqlx::query_as!(
+            ObjectionRow,
+            "SELECT id, game_id, result_id, role, who, reason, created_at, case_id, reconstruction, adjudication
+             FROM objections WHERE case_id = $1",
+            case_id
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .map(ObjectionRow::into_objection)
+        .transpose()
     }
 
     /// The objections of a game, oldest first.
     pub async fn objections(&self, game_id: Uuid) -> StoreResult<Vec<Objection>> {
-        Ok(sqlx::query_as::<_, Objection>(sqlx::AssertSqlSafe(format!(
-            "SELECT {OBJECTION_COLUMNS} FROM objections WHERE game_id = $1 ORDER BY created_at, id"
-        )))
-        .bind(game_id)
+        let rows = sqlx::query_as!(
+            ObjectionRow,
+            "SELECT id, game_id, result_id, role, who, reason, created_at, case_id, reconstruction, adjudication
+             FROM objections WHERE game_id = $1 ORDER BY created_at, id",
+            game_id
+        )
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        rows.into_iter().map(ObjectionRow::into_objection).collect()
     }
 }
 
@@ -497,12 +548,16 @@ async fn finalize_locked(
     who: &str,
     why: &str,
 ) -> StoreResult<StoredResult> {
-    let r = sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
-        "UPDATE results SET state = 'final', finalized_at = now() WHERE id = $1 RETURNING {RESULT_COLUMNS}"
-    )))
-    .bind(current.id)
+    let r = sqlx::query_as!(
+        ResultRow,
+        "UPDATE results SET state = 'final', finalized_at = now() WHERE id = $1
+         RETURNING id, game_id, state, result, reason, statuses, detail, proposed_by,
+                   created_at, finalized_at, supersedes_result_id, corrects_result_id",
+        current.id
+    )
     .fetch_one(&mut **tx)
-    .await?;
+    .await?
+    .into_result()?;
     sqlx::query!("UPDATE games SET state = 'final' WHERE id = $1", current.game_id).execute(&mut **tx).await?;
     append_event_locked(
         tx,

@@ -24,24 +24,29 @@ impl Store {
     /// Events of a game with `seq > after_seq`, in order, at most `limit` of them (`after_seq = 0`
     /// gives the log from the start).
     pub async fn events_since(&self, game_id: Uuid, after_seq: i64, limit: i64) -> StoreResult<Vec<StoredEvent>> {
-        Ok(sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
-            "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
-        )))
-        .bind(game_id)
-        .bind(after_seq)
-        .bind(limit)
+        Ok(sqlx::query_as!(
+            StoredEvent,
+            "SELECT game_id, seq, kind, payload, created_at, prev_hash, hash
+             FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+            game_id,
+            after_seq,
+            limit
+        )
         .fetch_all(&self.pool)
         .await?)
     }
 
     /// One event of a game. Errors: [`StoreError::NotFound`].
     pub async fn get_event(&self, game_id: Uuid, seq: i64) -> StoreResult<StoredEvent> {
-        sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!("SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq = $2")))
-            .bind(game_id)
-            .bind(seq)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("event {seq} of game {game_id}")))
+        sqlx::query_as!(
+            StoredEvent,
+            "SELECT game_id, seq, kind, payload, created_at, prev_hash, hash FROM events WHERE game_id = $1 AND seq = $2",
+            game_id,
+            seq
+        )
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("event {seq} of game {game_id}")))
     }
 
     /// The tail of every game's event log, ordered by game id ([`crate::ChainHead`]; read

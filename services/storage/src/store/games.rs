@@ -266,13 +266,18 @@ impl Store {
     pub async fn moves(&self, game_id: Uuid) -> StoreResult<Vec<StoredMove>> {
         if let Some(kept) = self.cached_moves(game_id) {
             if let Some(last) = kept.last() {
-                let rest = sqlx::query_as::<_, StoredMove>(sqlx::AssertSqlSafe(format!(
-                    "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND move_number >= $2 ORDER BY move_number"
-                )))
-                .bind(game_id)
-                .bind(last.move_number)
+                let rest = sqlx::query_as!(
+                    MoveRow,
+                    "SELECT game_id, move_number, colour, point, client_time, idempotency_key, event_seq, recorded_at
+                     FROM moves WHERE game_id = $1 AND move_number >= $2 ORDER BY move_number",
+                    game_id,
+                    last.move_number
+                )
                 .fetch_all(&self.pool)
-                .await?;
+                .await?
+                .into_iter()
+                .map(MoveRow::into_move)
+                .collect::<StoreResult<Vec<_>>>()?;
                 if rest.first() == Some(last) {
                     if rest.len() == 1 {
                         return Ok(kept.to_vec());
@@ -292,12 +297,15 @@ impl Store {
 
     /// All moves of a game in order, read from the database (none kept from before).
     pub(crate) async fn stored_moves(&self, game_id: Uuid) -> StoreResult<Vec<StoredMove>> {
-        Ok(sqlx::query_as::<_, StoredMove>(sqlx::AssertSqlSafe(format!(
-            "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 ORDER BY move_number"
-        )))
-        .bind(game_id)
+        let rows = sqlx::query_as!(
+            MoveRow,
+            "SELECT game_id, move_number, colour, point, client_time, idempotency_key, event_seq, recorded_at
+             FROM moves WHERE game_id = $1 ORDER BY move_number",
+            game_id
+        )
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        rows.into_iter().map(MoveRow::into_move).collect()
     }
 
     /// Set a game's state and record `event` about it, atomically (e.g. [`Event::PlayResumed`]

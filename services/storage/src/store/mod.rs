@@ -51,9 +51,6 @@ struct MoveCache {
     held: usize,
 }
 
-pub(crate) const EVENT_COLUMNS: &str = "game_id, seq, kind, payload, created_at, prev_hash, hash";
-const MOVE_COLUMNS: &str = "game_id, move_number, colour, point, client_time, idempotency_key, event_seq, recorded_at";
-
 /// Lock a game's row for the rest of the transaction; returns its state.
 pub(crate) async fn lock_game(tx: &mut Transaction<'_, Postgres>, game_id: Uuid) -> StoreResult<GameState> {
     let state: Option<String> =

@@ -337,22 +337,26 @@ async fn replay(conn: &mut sqlx::PgConnection, w: &GameWrite, fingerprint: &Valu
             w.game_id
         ))));
     }
-    let event = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
-        "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq = $2"
-    )))
-    .bind(w.game_id)
-    .bind(stored.event_seq)
+    let event = sqlx::query_as!(
+        StoredEvent,
+        "SELECT game_id, seq, kind, payload, created_at, prev_hash, hash FROM events WHERE game_id = $1 AND seq = $2",
+        w.game_id,
+        stored.event_seq
+    )
     .fetch_one(&mut *conn)
     .await?;
     let mv = match stored.move_number {
         Some(n) => Some(
-            sqlx::query_as::<_, StoredMove>(sqlx::AssertSqlSafe(format!(
-                "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND move_number = $2"
-            )))
-            .bind(w.game_id)
-            .bind(n)
+            sqlx::query_as!(
+                MoveRow,
+                "SELECT game_id, move_number, colour, point, client_time, idempotency_key, event_seq, recorded_at
+                 FROM moves WHERE game_id = $1 AND move_number = $2",
+                w.game_id,
+                n
+            )
             .fetch_one(&mut *conn)
-            .await?,
+            .await?
+            .into_move()?,
         ),
         None => None,
     };

@@ -57,10 +57,11 @@ impl Store {
         let mut made_final: Option<(i64, String)> = None;
         let mut facts = crate::facts::FactsRecorder::new(game_id);
         {
-            let mut rows = sqlx::query_as::<_, StoredEvent>(sqlx::AssertSqlSafe(format!(
-                "SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 ORDER BY seq"
-            )))
-            .bind(game_id)
+            let mut rows = sqlx::query_as!(
+                StoredEvent,
+                "SELECT game_id, seq, kind, payload, created_at, prev_hash, hash FROM events WHERE game_id = $1 ORDER BY seq",
+                game_id
+            )
             .fetch(&self.pool);
             while let Some(e) = rows.try_next().await? {
                 report.events += 1;
@@ -131,13 +132,18 @@ impl Store {
             }
         }
         // Results against their events.
-        let results = sqlx::query_as::<_, StoredResult>(sqlx::AssertSqlSafe(format!(
-            "SELECT {} FROM results WHERE game_id = $1",
-            crate::results::RESULT_COLUMNS
-        )))
-        .bind(game_id)
+        let results = sqlx::query_as!(
+            ResultRow,
+            "SELECT id, game_id, state, result, reason, statuses, detail, proposed_by,
+                    created_at, finalized_at, supersedes_result_id, corrects_result_id
+             FROM results WHERE game_id = $1",
+            game_id
+        )
         .fetch_all(&self.pool)
-        .await?;
+        .await?
+        .into_iter()
+        .map(ResultRow::into_result)
+        .collect::<StoreResult<Vec<_>>>()?;
         // The proposals an amended proposal superseded, as its event recorded.
         let superseded: std::collections::HashSet<Uuid> = result_events
             .values()
@@ -201,13 +207,17 @@ impl Store {
             });
         }
         // Confirmations against their events, both ways.
-        let confirmations = sqlx::query_as::<_, Confirmation>(
+        let confirmations = sqlx::query_as!(
+            ConfirmationRow,
             "SELECT c.result_id, c.role, c.who, c.confirmed_at FROM confirmations c
              JOIN results r ON r.id = c.result_id WHERE r.game_id = $1",
+            game_id
         )
-        .bind(game_id)
         .fetch_all(&self.pool)
-        .await?;
+        .await?
+        .into_iter()
+        .map(ConfirmationRow::into_confirmation)
+        .collect::<StoreResult<Vec<_>>>()?;
         for c in &confirmations {
             let evs = result_events.get(&c.result_id).map(Vec::as_slice).unwrap_or(&[]);
             let found = evs.iter().find(|(_, k, p)| {
@@ -230,11 +240,18 @@ impl Store {
             }
         }
         // Cases: opened as recorded, ruled as recorded (or not at all), none missing.
-        let cases =
-            sqlx::query_as::<_, Case>(sqlx::AssertSqlSafe(format!("SELECT {} FROM cases WHERE game_id = $1", crate::cases::CASE_COLUMNS)))
-                .bind(game_id)
-                .fetch_all(&self.pool)
-                .await?;
+        let cases = sqlx::query_as!(
+            CaseRow,
+            "SELECT id, game_id, kind, state, evidence, dedupe_key, opened_by, opened_reason,
+                    opened_at, updated_at, ruling, ruled_by, ruled_at, ruling_reason, closed_at
+             FROM cases WHERE game_id = $1",
+            game_id
+        )
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .map(CaseRow::into_case)
+        .collect::<StoreResult<Vec<_>>>()?;
         for c in &cases {
             let evs = case_events.get(&c.id).map(Vec::as_slice).unwrap_or(&[]);
             let opened = evs.iter().find(|(_, k, _)| k == "case_opened");
