@@ -273,14 +273,15 @@ impl Validator {
     }
 
     /// Validates one move given the game's start and history (see [`validate_move`]).
-    /// A remote transport failure is UNAVAILABLE.
+    /// A remote transport failure is UNAVAILABLE, and so is a call the remote service
+    /// cancelled (it does so when it shuts down mid-call; our caller cancelled nothing).
     pub async fn validate_move(&self, req: pb::ValidateMoveRequest) -> Result<pb::ValidateMoveResponse, AppError> {
         match self {
             Validator::Local => validate_move(&req),
             Validator::Remote(client) => {
                 let mut client = client.clone();
                 client.validate_move(Request::new(req)).await.map(Response::into_inner).map_err(|s| match s.code() {
-                    tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded => {
+                    tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded | tonic::Code::Cancelled => {
                         AppError::Unavailable(format!("rule validation service: {}", s.message()))
                     }
                     _ => AppError::Remote(Box::new(s)),
