@@ -14,7 +14,7 @@
 //!   assumes nothing). Every neighbour of the region is then a stone that is never
 //!   captured, exactly the situation of the crate's ordinary regions (bounded by pass-alive
 //!   chains), and the same search decides the disputed chain inside it, exhaustively up to
-//!   half as many empty points again as a region of the whole board
+//!   twice as many empty points as a region of the whole board
 //!   ([`DISPUTE_REGION_FACTOR`]: its few chains have the whole budget). A chain the
 //!   whole-board analysis proves dead is never a wall, whatever was agreed.
 //! * **Agreed-dead stones stay on the board as ordinary stones.** 第七条's hypothetical
@@ -52,10 +52,10 @@ use crate::{solve_region, Adjudication, Options, Proof, Refutation, RegionReport
 use goban::{Board, Color, Point};
 
 /// How much larger than [`Options::max_region_empty`] a disputed chain's region may be and
-/// still be searched exhaustively (numerator, denominator): 3/2, 60 empty points by default.
+/// still be searched exhaustively (numerator, denominator): twice, 80 empty points by default.
 /// Only the disputed chains (and those drawn in) are searched there, so each has the whole
 /// budget where a region of the whole-board analysis shares it among all its chains.
-pub(crate) const DISPUTE_REGION_FACTOR: (usize, usize) = (3, 2);
+pub(crate) const DISPUTE_REGION_FACTOR: (usize, usize) = (2, 1);
 
 /// An agreed chain drawn into a dispute (module docs): it was searched together with the
 /// disputed chains, and its status in the answer is the one found, not the agreed one.
