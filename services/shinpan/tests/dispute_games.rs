@@ -15,7 +15,7 @@
 //!
 //! Asserted: every decision that differs from the marks is reported as a refuted agreement
 //! carrying its proof; every undecided disputed chain says why; on the records whose marks
-//! reproduce `RE`, at least 45% of the disputes are decided (the product's target is 95%;
+//! reproduce `RE`, at least 55% of the disputes are decided (the product's target is 95%;
 //! the printed figure is what the engine reaches today).
 
 use goban::{Point, Status};
@@ -164,5 +164,5 @@ fn every_marked_dead_chain_disputed_alone() {
     }
     assert!(records > 0 && all > 0);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(strict.decided * 100 >= strict.disputes * 45, "only {} of {} disputes decided", strict.decided, strict.disputes);
+    assert!(strict.decided * 100 >= strict.disputes * 55, "only {} of {} disputes decided", strict.decided, strict.disputes);
 }
