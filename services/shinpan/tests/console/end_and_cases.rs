@@ -44,8 +44,9 @@ pub(super) async fn the_end_of_a_game_proposal_dispute_confirmation_and_the_resu
     assert!(disputed.body.contains("Proof line") || disputed.body.contains("undecided-reason"), "{}", disputed.body);
     assert!(disputed.body.contains("class=\"count\""), "{}", disputed.body);
     if disputed.body.contains("Proof line") {
-        // The line is drawn numbered on the board, to be stepped through move by move.
-        assert!(disputed.body.contains("data-steps=") && disputed.body.contains("data-step=\"1\""), "{}", disputed.body);
+        // The line is drawn numbered on the board, to be stepped through move by move (a
+        // pass, which may come first, draws no stone).
+        assert!(disputed.body.contains("data-steps=") && disputed.body.contains("class=\"line-step\" data-step=\""), "{}", disputed.body);
     }
 
     // The same dispute followed live (AdjudicateStream as server-sent events), as the page's
