@@ -116,6 +116,20 @@ pub fn foul_info(f: &goban::Foul) -> FoulInfo {
     }
 }
 
+/// Protobuf form of a move's verdict ([`crate::validation::MoveCheck`]): points in SGF
+/// coordinates, the foul with its rule and article (第十二条).
+pub fn move_check_to_pb(v: crate::validation::MoveCheck) -> pb::ValidateMoveResponse {
+    pb::ValidateMoveResponse {
+        legal: v.legal(),
+        move_number: v.move_number,
+        captured: v.captured.iter().map(|p| p.to_sgf()).collect(),
+        ko_point: v.ko_point.map(|p| p.to_sgf()),
+        foul: v.foul.as_ref().map(foul_to_pb),
+        repetition: v.repetition.as_ref().map(repetition_to_pb),
+        phase: phase_to_pb(v.phase),
+    }
+}
+
 /// Protobuf form of a whole-board repetition.
 pub fn repetition_to_pb(r: &goban::Repetition) -> pb::Repetition {
     pb::Repetition {

@@ -41,8 +41,8 @@ pub async fn case(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
                 a href={"/console/games/" (k.game_id) "?at=" (r.again)} { (r.again) } " ×" (r.cycles)
             }
         }
-        @for pr in &e.proofs { p.proof { (status_name(lang, pr.status)) ": " (pr.line.join(" ")) " " (pr.reason) } }
-        @if let Some(a) = &e.readjudication { (count_table(lang, a)) }
+        @for pr in &e.proofs { p.proof { (status_name_pb(lang, pr.status)) ": " (pr.line.join(" ")) " " (pr.reason) } }
+        @if let Some(a) = &e.readjudication { (count_table_pb(lang, a)) }
         @if !e.note.is_empty() { p { (e.note) } }
         @if let Some(r) = &k.ruling {
             h2 { (lang.t("ruling")) }

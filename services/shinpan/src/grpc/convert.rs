@@ -1,0 +1,319 @@
+//! The protocol's edge: the `shinpan.v1` messages decoded into the use cases' commands and
+//! their answers encoded back, for the gRPC handlers ([`crate::grpc`]) and the console.
+//!
+//! Decoding validates: every malformed field becomes an [`AppError::InvalidArgument`] naming
+//! the field (`"game.moves[3].point"`), with the same codes, messages and details as the use
+//! cases' own checks. Points cross the boundary as SGF coordinates (`"dd"`: column letter
+//! then row letter, `"aa"` = top-left).
+//!
+//! The conversions that use cases of the application layer still need themselves (colours,
+//! moves, fouls, game states, timestamps: [`shinpan_application::convert`]) are defined there
+//! and re-exported here, so that the transports name one module.
+
+pub use shinpan_application::convert::*;
+
+use crate::app::adjudication::{Adjudicate, Adjudicated, Agreement, Progress, Proposed, Source, Subject};
+use crate::app::limits::{self, MAX_NAME_BYTES};
+use crate::app::validation::{self, MoveContext, Position, RecordCheck, ValidateMove, ValidateRecord};
+use crate::error::AppError;
+use goban::{Color, Move, Point, RuleSet, Score, StatusMap};
+use shinpan_proto::v1 as pb;
+
+/// The moves of a game history on a `size × size` board as (colour, move); errors name
+/// `field[i]` (`"game.moves[2].point"`).
+///
+/// # Errors
+/// `INVALID_ARGUMENT`: a missing or unknown colour, a move neither a point nor a pass, a
+/// point that is not SGF or off the board.
+pub fn moves_from_pb(field: &str, moves: &[pb::Move], size: u32) -> Result<Vec<(Color, Move)>, AppError> {
+    moves.iter().enumerate().map(|(i, m)| move_from_pb(&format!("{field}[{i}]"), Some(m), size, size)).collect()
+}
+
+/// A bare `Position` with its fields named `{prefix}.width`, `{prefix}.black[i]`, ...; its
+/// height is `height` (the transport's default applied: `position.height`, or for an
+/// adjudication the width when 0). Points are checked against the board.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` naming the field: a board side outside 2..=25 (0 = 19), a point that is
+/// not SGF or off the board, a colour to move that is not BLACK or WHITE.
+pub fn position_from_pb(prefix: &str, pos: &pb::Position, height: u32) -> Result<Position, AppError> {
+    let width = board_size(&format!("{prefix}.width"), pos.width)?;
+    let height = board_size(&format!("{prefix}.height"), height)?;
+    let black = points_from_sgf(&format!("{prefix}.black"), &pos.black, width, height)?;
+    let white = points_from_sgf(&format!("{prefix}.white"), &pos.white, width, height)?;
+    let to_move = color_from_pb(&format!("{prefix}.to_move"), pos.to_move)?;
+    let ko_point = match &pos.ko_point {
+        Some(k) if !k.is_empty() => Some(point_from_sgf(&format!("{prefix}.ko_point"), k, width, height)?),
+        _ => None,
+    };
+    Ok(Position { width, height, black, white, to_move, ko_point })
+}
+
+/// Decodes a `ValidateMoveRequest`: the game (`game.*`: start, then moves), the position
+/// (`rule_set`, `position.*`) or the SGF record (`sgf`, `rule_set`), then the move (`move`;
+/// for a record, its point is checked against the record's board by the use case).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` naming the field: no state, an unknown rule set or colour, a bad
+/// board size or point, a missing move.
+pub fn validate_move_from_pb(req: &pb::ValidateMoveRequest) -> Result<ValidateMove, AppError> {
+    use pb::validate_move_request::State;
+    let (context, (width, height)) = match &req.state {
+        Some(State::Game(state)) => {
+            let start = game_start(state)?;
+            let moves = moves_from_pb("game.moves", &state.moves, start.size)?;
+            let size = start.size;
+            (MoveContext::Game { start, moves }, (size, size))
+        }
+        Some(State::Position(pos)) => {
+            let rules = rule_set("rule_set", &req.rule_set)?;
+            let position = position_from_pb("position", pos, pos.height)?;
+            let (width, height) = (position.width, position.height);
+            (MoveContext::Position { rules, position }, (width, height))
+        }
+        Some(State::Sgf(text)) => (MoveContext::Sgf { text: text.clone(), rule_set: req.rule_set.clone() }, (MAX_BOARD, MAX_BOARD)),
+        None => return Err(AppError::field("state", "give a game (start and moves), a position or an SGF record")),
+    };
+    let (color, mv) = move_from_pb("move", req.r#move.as_ref(), width, height)?;
+    Ok(ValidateMove { context, color, mv })
+}
+
+/// Decodes a `ValidateRecordRequest`: the SGF record (`sgf`, `rule_set`) or the game
+/// (`game.*`: start, then moves).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` naming the field: no record, an unknown rule set or colour, a bad
+/// board size or point.
+pub fn validate_record_from_pb(req: pb::ValidateRecordRequest) -> Result<ValidateRecord, AppError> {
+    use pb::validate_record_request::Record;
+    match req.record {
+        Some(Record::Sgf(text)) => Ok(ValidateRecord::Sgf { text, rule_set: req.rule_set }),
+        Some(Record::Game(state)) => {
+            let start = game_start(&state)?;
+            let moves = moves_from_pb("game.moves", &state.moves, start.size)?;
+            Ok(ValidateRecord::Game { start, moves })
+        }
+        None => Err(AppError::field("record", "give an SGF record or a game (start and moves)")),
+    }
+}
+
+/// Protobuf form of a record's verdict ([`RecordCheck`]).
+pub fn record_check_to_pb(r: &RecordCheck) -> pb::ValidateRecordResponse {
+    pb::ValidateRecordResponse {
+        moves_checked: r.moves_checked,
+        first_foul: r.first_foul.as_ref().map(foul_to_pb),
+        repetitions: r.repetitions.iter().map(repetition_to_pb).collect(),
+        phase: phase_to_pb(r.phase),
+        rule_set: r.rules.name().to_string(),
+    }
+}
+
+/// Protobuf form of a rule set (`ListRuleSets`): its names, komi on 19×19, ko rule
+/// (`basic`, `positional-superko`), scoring (`territory`, `area`, `jungo`,
+/// `japanese-jungo`), suicide, passes and description.
+pub fn rule_set_to_pb(r: RuleSet) -> pb::RuleSet {
+    pb::RuleSet {
+        name: r.name().to_string(),
+        sgf_ru: r.sgf_ru().to_string(),
+        default_komi_19: r.default_komi(19, 19),
+        ko_rule: match r.ko_rule() {
+            goban::KoRule::Basic => "basic".to_string(),
+            goban::KoRule::PositionalSuperko => "positional-superko".to_string(),
+        },
+        scoring: match r.scoring() {
+            goban::Scoring::Territory => "territory",
+            goban::Scoring::Area => "area",
+            goban::Scoring::Jungo => "jungo",
+            goban::Scoring::JapaneseJungo => "japanese-jungo",
+        }
+        .to_string(),
+        allow_suicide: r.allow_suicide(),
+        passes_to_stop: r.passes_to_stop(),
+        passes_to_end: r.passes_to_end().unwrap_or(0),
+        description: validation::describe_rules(r).to_string(),
+    }
+}
+
+/// A chain status (第七条) from the wire enum `shinpan.v1.ChainStatus`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` on `field` for `CHAIN_STATUS_UNSPECIFIED` or an unknown value.
+pub fn chain_status_from_pb(field: &str, s: i32) -> Result<goban::Status, AppError> {
+    status_from_pb(s)
+        .ok_or_else(|| AppError::field(field, "CHAIN_STATUS_ALIVE, CHAIN_STATUS_DEAD, CHAIN_STATUS_SEKI or CHAIN_STATUS_UNDECIDED"))
+}
+
+/// Decodes an `AdjudicateRequest` (and the request inside `Propose`, `AdjudicateStream`):
+/// `rule_set`, the position (`game_id` as a UUID, `sgf`, or `board.*` whose height 0 means
+/// its width), `agreements[i]` (status, then at least one stone), `disputed[i]`. Stones are
+/// SGF points; the use case checks them against the position's board.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` naming the field: an unknown or over-long rule set, no position, a
+/// game id that is not a UUID, a bad board, status or point.
+pub fn adjudicate_from_pb(req: &pb::AdjudicateRequest) -> Result<Adjudicate, AppError> {
+    use pb::adjudicate_request::Position as P;
+    let rules = if req.rule_set.trim().is_empty() { None } else { Some(rule_set("rule_set", &req.rule_set)?) };
+    limits::check(&[("rule_set", &req.rule_set, MAX_NAME_BYTES)])?;
+    let source = match &req.position {
+        Some(P::GameId(id)) => Source::Game(
+            uuid::Uuid::parse_str(id.trim()).map_err(|_| AppError::field("game_id", format!("`{}` is not a UUID", limits::excerpt(id))))?,
+        ),
+        Some(P::Sgf(text)) => Source::Sgf(text.clone()),
+        Some(P::Board(pos)) => Source::Board(position_from_pb("board", pos, if pos.height == 0 { pos.width } else { pos.height })?),
+        None => return Err(AppError::field("position", "give a game_id, an sgf record or a board")),
+    };
+    let mut agreements = Vec::with_capacity(req.agreements.len());
+    for (i, a) in req.agreements.iter().enumerate() {
+        let status = chain_status_from_pb(&format!("agreements[{i}].status"), a.status)?;
+        if a.stones.is_empty() {
+            return Err(AppError::field(format!("agreements[{i}].stones"), "name at least one stone"));
+        }
+        let stones = points_from_sgf(&format!("agreements[{i}].stones"), &a.stones, MAX_BOARD, MAX_BOARD)?;
+        agreements.push(Agreement { stones, status });
+    }
+    let disputed = points_from_sgf("disputed", &req.disputed, MAX_BOARD, MAX_BOARD)?;
+    Ok(Adjudicate { source, rules, komi: req.komi, agreements, disputed, budget_nodes: req.budget_nodes, budget_ms: req.budget_ms })
+}
+
+/// Protobuf form of agreements (第九条): each chain's stones in SGF and its status.
+pub fn agreements_to_pb(agreements: &[Agreement]) -> Vec<pb::Agreement> {
+    agreements.iter().map(|a| pb::Agreement { stones: sgf_points(&a.stones), status: status_to_pb(a.status) }).collect()
+}
+
+/// SGF points of a list of points.
+fn sgf_points(v: &[Point]) -> Vec<String> {
+    v.iter().map(|p| p.to_sgf()).collect()
+}
+
+/// The count of `subject`'s position with the statuses `status` in protobuf form: every
+/// stone's status, territory, dame, prisoners, scores and result (第八条・第十条); no proofs.
+fn count_to_pb(subject: &Subject, status: &StatusMap, count: &Score) -> pb::AdjudicateResponse {
+    let board = &subject.board;
+    let statuses = board
+        .points()
+        .filter_map(|p| {
+            board.get(p).map(|c| pb::PointStatus { point: p.to_sgf(), color: color_to_pb(c), status: status_to_pb(status.get(p)) })
+        })
+        .collect();
+    pb::AdjudicateResponse {
+        statuses,
+        territory_black: sgf_points(&count.territory[0]),
+        territory_white: sgf_points(&count.territory[1]),
+        dame: sgf_points(&count.dame),
+        prisoners_black: count.prisoners[0],
+        prisoners_white: count.prisoners[1],
+        score_black: count.score[0],
+        score_white: count.score[1],
+        result: count.result.to_sgf(),
+        rule_set: subject.rules.name().to_string(),
+        komi: subject.komi,
+        ..Default::default()
+    }
+}
+
+/// Protobuf form of an engine proof: the chain, its status, the line (`"B dd"`), nodes and,
+/// for an undecided chain, the reason.
+fn proof_to_pb(p: &shinpan_adjudicator::Proof) -> pb::Proof {
+    pb::Proof {
+        stones: sgf_points(&p.stones),
+        status: status_to_pb(p.status),
+        line: p.line_text(),
+        nodes: p.nodes,
+        reason: p.undecided.map(|u| u.to_string()).unwrap_or_default(),
+        ..Default::default()
+    }
+}
+
+/// Protobuf form of an adjudication (`AdjudicateResponse`): statuses of every stone,
+/// territory, dame, prisoners, score and result (第八条・第十条), proofs, refuted
+/// agreements, the agreed chains drawn into a dispute, nodes and the stored event's
+/// sequence (0 when nothing was stored).
+pub fn adjudicated_to_pb(a: &Adjudicated) -> pb::AdjudicateResponse {
+    let adj = &a.adjudication;
+    let refuted = adj
+        .refuted_agreements
+        .iter()
+        .map(|r| pb::Refutation {
+            stones: sgf_points(&r.stones),
+            agreed: status_to_pb(r.agreed),
+            found: status_to_pb(r.found),
+            proof: Some(pb::Proof {
+                stones: sgf_points(&r.stones),
+                status: status_to_pb(r.found),
+                line: r.line.iter().map(|(c, m)| format!("{} {}", c.letter(), m)).collect(),
+                nodes: adj.proofs.iter().find(|p| p.stones == r.stones).map(|p| p.nodes).unwrap_or(0),
+                reason: String::new(), // a refutation is a decided status
+                ..Default::default()
+            }),
+        })
+        .collect();
+    pb::AdjudicateResponse {
+        proofs: adj.proofs.iter().map(proof_to_pb).collect(),
+        refuted,
+        drawn_in: adj
+            .drawn_in
+            .iter()
+            .map(|d| pb::DrawnIn {
+                stones: sgf_points(&d.stones),
+                agreed: status_to_pb(d.agreed),
+                by: d.by.to_sgf(),
+                reason: d.reason.to_string(),
+            })
+            .collect(),
+        nodes: a.nodes(),
+        sequence: a.sequence.unwrap_or(0),
+        ..count_to_pb(&a.subject, &adj.status, &a.count)
+    }
+}
+
+/// Protobuf form of a proposal (`ProposeResponse`, 第九条): the count with the proposal's
+/// statuses, one proof per chain with its basis and source, the proved result and the
+/// estimator's outcome.
+pub fn proposed_to_pb(p: &Proposed) -> pb::ProposeResponse {
+    let prop = &p.proposal;
+    let mut out = count_to_pb(&p.subject, &prop.status, &p.count);
+    out.nodes = p.nodes();
+    out.proofs = prop
+        .chains
+        .iter()
+        .map(|c| pb::Proof {
+            stones: sgf_points(&c.stones),
+            status: status_to_pb(c.status),
+            line: c.line.clone(),
+            nodes: c.nodes,
+            reason: c.reason.clone().unwrap_or_default(),
+            basis: c.basis.name().to_string(),
+            source: c.source.clone(),
+            estimate_overruled: c.estimate_overruled.map_or(0, status_to_pb),
+            pass_alive: c.pass_alive,
+        })
+        .collect();
+    let est = prop.estimator.as_ref();
+    pb::ProposeResponse {
+        proposal: Some(out),
+        proved_result: prop.proved_score.result.to_sgf(),
+        estimator_source: est.map(|e| e.source.clone()).unwrap_or_default(),
+        estimator_error: est.and_then(|e| e.error.clone()).unwrap_or_default(),
+        estimator_seconds: est.map_or(0.0, |e| e.elapsed.as_secs_f64()),
+    }
+}
+
+/// Protobuf form of one message of `AdjudicateStream`: a region solved, or the last with the
+/// adjudication (every region done).
+pub fn progress_to_pb(p: &Progress) -> pb::AdjudicateStreamResponse {
+    match p {
+        Progress::Region { done, total, nodes } => {
+            pb::AdjudicateStreamResponse { regions_done: *done, regions_total: *total, nodes: *nodes, result: None }
+        }
+        Progress::Done(a) => {
+            let regions = a.adjudication.regions.len() as u32;
+            pb::AdjudicateStreamResponse {
+                regions_done: regions,
+                regions_total: regions,
+                nodes: a.nodes(),
+                result: Some(adjudicated_to_pb(a)),
+            }
+        }
+    }
+}
