@@ -27,8 +27,8 @@
 //! never the other way. The transports decode a request, call a use case here and encode its
 //! answer; every use case fails with the one error enum [`AppError`], mapped once to a
 //! `tonic::Status` (`From<AppError> for tonic::Status`, [`error`]). The use cases of
-//! [`validation`] and [`adjudication`] take commands and answer in the domain's types (the
-//! transport converts); those of [`recording`], [`results`] and [`arbitration`] still take and
+//! [`validation`], [`adjudication`] and [`results`] take commands and answer in the domain's
+//! types (the transport converts); those of [`recording`] and [`arbitration`] still take and
 //! answer the protocol's messages (`shinpan_proto::v1`), converted to and from the domain by
 //! [`convert`], as does the remote [`validator`] (a client of the protocol).
 

@@ -13,11 +13,59 @@
 pub use shinpan_application::convert::*;
 
 use crate::app::adjudication::{Adjudicate, Adjudicated, Agreement, Progress, Proposed, Source, Subject};
-use crate::app::limits::{self, MAX_NAME_BYTES};
+use crate::app::games::uuid_field;
+use crate::app::lifecycle::{Ending, ResultStage};
+use crate::app::limits::{self, MAX_NAME_BYTES, MAX_TEXT_BYTES};
+use crate::app::results::{ConfirmResult, CorrectResult, Export, ExportResults, Objection, ProposeResult, ResultView};
 use crate::app::validation::{self, MoveContext, Position, RecordCheck, ValidateMove, ValidateRecord};
 use crate::error::AppError;
 use goban::{Color, Move, Point, RuleSet, Score, StatusMap};
 use shinpan_proto::v1 as pb;
+
+/// An optional colour on the wire: `COLOR_UNSPECIFIED` (0) for `None`.
+pub fn opt_color_to_pb(c: Option<Color>) -> i32 {
+    c.map_or(pb::Color::Unspecified as i32, color_to_pb)
+}
+
+/// Reads a [`pb::GameState`]'s start (everything but the moves).
+pub fn game_start(s: &pb::GameState) -> Result<GameStart, AppError> {
+    let rules = rule_set("game.rule_set", &s.rule_set)?;
+    let size = board_size("game.board_size", s.board_size)?;
+    let first_to_move = match s.first_to_move {
+        0 => None,
+        c => Some(color_from_pb("game.first_to_move", c)?),
+    };
+    Ok(GameStart {
+        rules,
+        size,
+        handicap: s.handicap,
+        setup_black: points_from_sgf("game.setup_black", &s.setup_black, size, size)?,
+        setup_white: points_from_sgf("game.setup_white", &s.setup_white, size, size)?,
+        first_to_move,
+    })
+}
+
+/// A stone's status (第七条) as the wire enum `shinpan.v1.Status`.
+pub fn status_to_pb(s: goban::Status) -> i32 {
+    (match s {
+        goban::Status::Alive => pb::ChainStatus::Alive,
+        goban::Status::Dead => pb::ChainStatus::Dead,
+        goban::Status::Seki => pb::ChainStatus::Seki,
+        goban::Status::Undecided => pb::ChainStatus::Undecided,
+    }) as i32
+}
+
+/// The wire enum `shinpan.v1.Status` as a stone's status; `None` for
+/// `STATUS_UNSPECIFIED` or an unknown value (the caller names the field in its error).
+pub fn status_from_pb(s: i32) -> Option<goban::Status> {
+    match pb::ChainStatus::try_from(s) {
+        Ok(pb::ChainStatus::Alive) => Some(goban::Status::Alive),
+        Ok(pb::ChainStatus::Dead) => Some(goban::Status::Dead),
+        Ok(pb::ChainStatus::Seki) => Some(goban::Status::Seki),
+        Ok(pb::ChainStatus::Undecided) => Some(goban::Status::Undecided),
+        _ => None,
+    }
+}
 
 /// The moves of a game history on a `size × size` board as (colour, move); errors name
 /// `field[i]` (`"game.moves[2].point"`).
@@ -176,11 +224,6 @@ pub fn adjudicate_from_pb(req: &pb::AdjudicateRequest) -> Result<Adjudicate, App
     Ok(Adjudicate { source, rules, komi: req.komi, agreements, disputed, budget_nodes: req.budget_nodes, budget_ms: req.budget_ms })
 }
 
-/// Protobuf form of agreements (第九条): each chain's stones in SGF and its status.
-pub fn agreements_to_pb(agreements: &[Agreement]) -> Vec<pb::Agreement> {
-    agreements.iter().map(|a| pb::Agreement { stones: sgf_points(&a.stones), status: status_to_pb(a.status) }).collect()
-}
-
 /// SGF points of a list of points.
 fn sgf_points(v: &[Point]) -> Vec<String> {
     v.iter().map(|p| p.to_sgf()).collect()
@@ -315,5 +358,197 @@ pub fn progress_to_pb(p: &Progress) -> pb::AdjudicateStreamResponse {
                 result: Some(adjudicated_to_pb(a)),
             }
         }
+    }
+}
+
+/// The wire enum `shinpan.v1.Ending` of an ending (`ENDING_UNSPECIFIED` for none).
+pub fn ending_to_pb(e: Option<Ending>) -> i32 {
+    (match e {
+        Some(Ending::Resignation) => pb::Ending::Resignation,
+        Some(Ending::Count) => pb::Ending::Count,
+        Some(Ending::TimeForfeit) => pb::Ending::TimeForfeit,
+        Some(Ending::FoulLoss) => pb::Ending::FoulLoss,
+        Some(Ending::NoResult) => pb::Ending::NoResult,
+        Some(Ending::BothLose) => pb::Ending::BothLose,
+        Some(Ending::Jigo) => pb::Ending::Jigo,
+        None => pb::Ending::Unspecified,
+    }) as i32
+}
+
+/// The ending of the wire enum `shinpan.v1.Ending`; `None` for `ENDING_UNSPECIFIED` or an
+/// unknown value (the use case refuses it where an ending is required).
+pub fn ending_from_pb(e: i32) -> Option<Ending> {
+    match pb::Ending::try_from(e) {
+        Ok(pb::Ending::Resignation) => Some(Ending::Resignation),
+        Ok(pb::Ending::Count) => Some(Ending::Count),
+        Ok(pb::Ending::TimeForfeit) => Some(Ending::TimeForfeit),
+        Ok(pb::Ending::FoulLoss) => Some(Ending::FoulLoss),
+        Ok(pb::Ending::NoResult) => Some(Ending::NoResult),
+        Ok(pb::Ending::BothLose) => Some(Ending::BothLose),
+        Ok(pb::Ending::Jigo) => Some(Ending::Jigo),
+        _ => None,
+    }
+}
+
+/// An optional colour on the wire: `COLOR_UNSPECIFIED` (0) is `None`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` on `field` for an unknown value.
+fn opt_color_from_pb(field: &str, c: i32) -> Result<Option<Color>, AppError> {
+    match c {
+        0 => Ok(None),
+        c => color_from_pb(field, c).map(Some),
+    }
+}
+
+/// The agreements of a proposed count (第九条): each status, then its stones as SGF points.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` (no field details): `agreements.status: ...` for an unknown status,
+/// `agreements[i].stones: xx: ...` for a point that is not SGF.
+pub fn count_agreements_from_pb(agreements: &[pb::Agreement]) -> Result<Vec<Agreement>, AppError> {
+    agreements
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let status = status_from_pb(a.status).ok_or_else(|| AppError::invalid("agreements.status: ALIVE, DEAD, SEKI or UNDECIDED"))?;
+            let stones = a
+                .stones
+                .iter()
+                .map(|s| Point::from_sgf(s).map_err(|e| AppError::invalid(format!("agreements[{i}].stones: {s}: {e}"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Agreement { stones, status })
+        })
+        .collect()
+}
+
+/// Decodes a `ProposeResultRequest`: lengths of `game_id` and `note`, the game id, the
+/// winner, the agreements.
+///
+/// # Errors
+/// `INVALID_ARGUMENT`: an over-long field, a game id that is not a UUID, an unknown winner
+/// colour, a bad agreement ([`count_agreements_from_pb`]).
+pub fn propose_result_from_pb(req: pb::ProposeResultRequest) -> Result<ProposeResult, AppError> {
+    limits::check(&[("game_id", &req.game_id, MAX_NAME_BYTES), ("note", &req.note, MAX_TEXT_BYTES)])?;
+    Ok(ProposeResult {
+        game_id: uuid_field("game_id", &req.game_id)?,
+        ending: ending_from_pb(req.ending),
+        winner: opt_color_from_pb("winner", req.winner)?,
+        agreements: count_agreements_from_pb(&req.agreements)?,
+        note: req.note,
+    })
+}
+
+/// Decodes a `ConfirmResultRequest`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT`: a game id that is not a UUID, an unknown colour.
+pub fn confirm_result_from_pb(req: &pb::ConfirmResultRequest) -> Result<ConfirmResult, AppError> {
+    Ok(ConfirmResult { game_id: uuid_field("game_id", &req.game_id)?, color: opt_color_from_pb("color", req.color)?, version: req.version })
+}
+
+/// Decodes an `ObjectRequest` (第十条2).
+///
+/// # Errors
+/// `INVALID_ARGUMENT`: an over-long field, a game id that is not a UUID.
+pub fn objection_from_pb(req: pb::ObjectRequest) -> Result<Objection, AppError> {
+    limits::check(&[("game_id", &req.game_id, MAX_NAME_BYTES), ("reason", &req.reason, MAX_TEXT_BYTES)])?;
+    Ok(Objection { game_id: uuid_field("game_id", &req.game_id)?, reason: req.reason })
+}
+
+/// Decodes an `ExportResultsRequest`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for an over-long field.
+pub fn export_results_from_pb(req: pb::ExportResultsRequest) -> Result<ExportResults, AppError> {
+    limits::check(&[
+        ("tournament", &req.tournament, MAX_NAME_BYTES),
+        ("egf_class", &req.egf_class, MAX_NAME_BYTES),
+        ("egf_place", &req.egf_place, MAX_NAME_BYTES),
+        ("egf_dates", &req.egf_dates, MAX_NAME_BYTES),
+    ])?;
+    Ok(ExportResults {
+        tournament: req.tournament,
+        egf_class: req.egf_class,
+        egf_place: req.egf_place,
+        egf_dates: req.egf_dates,
+        egf_time_minutes: req.egf_time_minutes,
+    })
+}
+
+/// Protobuf form of an export (`ExportResultsResponse`).
+pub fn export_to_pb(e: Export) -> pb::ExportResultsResponse {
+    pb::ExportResultsResponse { sgf: e.sgf, egf_table: e.egf_table }
+}
+
+/// Decodes a `CorrectResultRequest`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT`: an over-long field, a game id that is not a UUID.
+pub fn correct_result_from_pb(req: pb::CorrectResultRequest) -> Result<CorrectResult, AppError> {
+    limits::check(&[
+        ("game_id", &req.game_id, MAX_NAME_BYTES),
+        ("result", &req.result, MAX_NAME_BYTES),
+        ("reason", &req.reason, MAX_TEXT_BYTES),
+    ])?;
+    Ok(CorrectResult {
+        game_id: uuid_field("game_id", &req.game_id)?,
+        result: req.result,
+        ending: ending_from_pb(req.ending),
+        reason: req.reason,
+    })
+}
+
+/// The wire enum `shinpan.v1.ResultState` of a result's stage (`FINAL`, `DISPUTED`, else
+/// `PROPOSED`).
+pub fn result_state_to_pb(stage: ResultStage) -> i32 {
+    (match stage {
+        ResultStage::Final => pb::ResultState::Final,
+        ResultStage::Disputed => pb::ResultState::Disputed,
+        _ => pb::ResultState::Proposed,
+    }) as i32
+}
+
+/// Protobuf form of a result (`GameResult`): ending, result, state, statuses, confirmations
+/// (role `PLAYER` with the colour, `REFEREE`, `CHIEF_ARBITER`), pending parties, the row it
+/// corrects, final time, version, ruling text, proposer and note.
+pub fn result_view_to_pb(r: &ResultView) -> pb::GameResult {
+    use shinpan_storage::Role;
+    pb::GameResult {
+        game_id: r.game_id.to_string(),
+        ending: ending_to_pb(r.ending),
+        result: r.result.clone(),
+        state: result_state_to_pb(r.stage),
+        statuses: r
+            .statuses
+            .iter()
+            .map(|(p, c, st)| pb::PointStatus { point: p.clone(), color: opt_color_to_pb(*c), status: status_to_pb(*st) })
+            .collect(),
+        confirmations: r
+            .confirmations
+            .iter()
+            .map(|c| pb::Confirmation {
+                role: match c.role {
+                    Role::Black | Role::White => pb::Role::Player as i32,
+                    Role::Referee => pb::Role::Referee as i32,
+                    Role::Director => pb::Role::ChiefArbiter as i32,
+                },
+                color: match c.role {
+                    Role::Black => pb::Color::Black as i32,
+                    Role::White => pb::Color::White as i32,
+                    _ => 0,
+                },
+                by: c.who.clone(),
+                confirm_time: Some(timestamp(c.confirmed_at)),
+            })
+            .collect(),
+        pending: r.pending.iter().map(|p| p.name().to_string()).collect(),
+        corrects: r.corrects.map(|u| u.to_string()).unwrap_or_default(),
+        final_time: r.final_time.map(timestamp),
+        version: r.version,
+        result_id: r.result_id.to_string(),
+        ruling_text: r.ruling_text.clone(),
+        proposed_by: r.proposed_by.clone(),
+        note: r.note.clone(),
     }
 }

@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::app::adjudication::{Adjudicate, Adjudicated, Agreement, Progress, Proposed};
+use crate::app::lifecycle::Ending;
+use crate::app::results::{ConfirmResult, Objection, ProposeResult};
 use goban::{Score, Status as StoneStatus};
 use std::sync::Arc;
 
@@ -433,23 +435,25 @@ pub async fn result_action(State(c): State<Console>, Path(id): Path<String>, hea
         match f.action.as_str() {
             "propose" => {
                 let end = end_state(&c, &claims, &id, &q).await?;
-                let req = pb::ProposeResultRequest {
-                    game_id: id.clone(),
-                    ending: pb::Ending::Count as i32,
-                    agreements: crate::convert::agreements_to_pb(&end.agreements(None)),
+                let req = ProposeResult {
+                    game_id: crate::app::games::uuid_field("game_id", &id)?,
+                    ending: Some(Ending::Count),
+                    winner: None,
+                    agreements: end.agreements(None),
                     note: format!("proposed in the console by {}", claims.sub),
-                    ..Default::default()
                 };
                 c.results.propose(&claims, req).await?;
             }
             "confirm" => {
-                c.results.confirm(&claims, pb::ConfirmResultRequest { game_id: id.clone(), ..Default::default() }).await?;
+                let req = ConfirmResult { game_id: crate::app::games::uuid_field("game_id", &id)?, color: None, version: 0 };
+                c.results.confirm(&claims, req).await?;
             }
             "object" => {
                 if f.reason.trim().is_empty() {
                     return Err(Status::invalid_argument(lang.t("objection_reason")));
                 }
-                c.results.object(&claims, pb::ObjectRequest { game_id: id.clone(), reason: f.reason.trim().to_string() }).await?;
+                let req = Objection { game_id: crate::app::games::uuid_field("game_id", &id)?, reason: f.reason.trim().to_string() };
+                c.results.object(&claims, req).await?;
             }
             other => return Err(Status::invalid_argument(format!("action `{other}`"))),
         }

@@ -24,7 +24,8 @@ pub(super) async fn tournament_fragment(c: &Console, claims: &Claims, lang: Lang
     let mut results = HashMap::new();
     if let Ok(games) = &games {
         for g in games.iter().filter(|g| g.phase != pb::Phase::Playing as i32) {
-            if let Ok(r) = c.results.get(claims, &g.id).await {
+            let Ok(id) = crate::app::games::uuid_field("game_id", &g.id) else { continue };
+            if let Ok(r) = c.results.get(claims, id).await {
                 results.insert(g.id.clone(), r);
             }
         }
@@ -59,7 +60,7 @@ pub(super) async fn tournament_fragment(c: &Console, claims: &Claims, lang: Lang
                                     td { a href={"/console/games/" (g.id)} { (player(g.white.as_ref())) } }
                                     td {
                                         (phase_label(lang, g.phase))
-                                        @if let Some(r) = results.get(&g.id) { " · " (result_state_label(lang, r.state)) }
+                                        @if let Some(r) = results.get(&g.id) { " · " (result_state_label(lang, r.stage)) }
                                         @if with_case.contains(&g.id) { " · " span.badge { (lang.t("case")) } }
                                         @if g.flagged { " · " span.badge { (lang.t("flagged")) } }
                                     }
