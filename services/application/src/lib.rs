@@ -13,8 +13,8 @@
 //! * [`validation`]: stateless legality checks by the rules engine; [`validator`]: how
 //!   recording checks a move (in-process, or over gRPC by a remote validation service).
 //! * [`games`], [`count`], [`cases`], [`events`]: what the use cases share (a stored game with
-//!   its tournament, its phase, its reconstruction; the count of a final position; cases and
-//!   stored events in the protocol's form).
+//!   its tournament, its phase, its reconstruction; the count of a final position; the names
+//!   rulings are stored under; stored events in the protocol's form).
 //!
 //! Domain: [`lifecycle`] (the result lifecycle and rulings as pure functions), [`auth`] (roles,
 //! tokens and their rules), [`archive`] (reconstruction, SGF and EGF export), [`proposal`] and
@@ -27,8 +27,8 @@
 //! never the other way. The transports decode a request, call a use case here and encode its
 //! answer; every use case fails with the one error enum [`AppError`], mapped once to a
 //! `tonic::Status` (`From<AppError> for tonic::Status`, [`error`]). The use cases of
-//! [`validation`], [`adjudication`] and [`results`] take commands and answer in the domain's
-//! types (the transport converts); those of [`recording`] and [`arbitration`] still take and
+//! [`validation`], [`adjudication`], [`results`] and [`arbitration`] take commands and answer
+//! in the domain's types (the transport converts); those of [`recording`] still take and
 //! answer the protocol's messages (`shinpan_proto::v1`), converted to and from the domain by
 //! [`convert`], as does the remote [`validator`] (a client of the protocol).
 

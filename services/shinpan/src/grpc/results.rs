@@ -41,7 +41,7 @@ impl pb::result_confirmation_service_server::ResultConfirmationService for Resul
     async fn object(&self, req: Request<pb::ObjectRequest>) -> Result<Response<pb::ObjectResponse>, Status> {
         let c = auth::claims(&req)?;
         let case = self.results.object(&c, convert::objection_from_pb(req.into_inner())?).await?;
-        Ok(Response::new(pb::ObjectResponse { case: Some(crate::app::cases::case_pb(&case)) }))
+        Ok(Response::new(pb::ObjectResponse { case: Some(convert::case_pb(&case)) }))
     }
 
     #[tracing::instrument(name = "ResultConfirmationService.GetResult", skip_all, fields(game = %req.get_ref().game_id))]

@@ -130,8 +130,13 @@ pub async fn game(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
         Ok(uuid) => c.results.get(&claims, uuid).await.ok(),
         Err(_) => None,
     };
-    let cases = match c.arbitration.list(&claims, pb::ListCasesRequest { game_id: id.clone(), ..Default::default() }).await {
-        Ok(r) => r.cases,
+    let cases: Vec<pb::Case> = match crate::app::games::uuid_field("game_id", &id) {
+        Ok(game_id) => {
+            match c.arbitration.list(&claims, crate::app::arbitration::ListCases { game_id: Some(game_id), ..Default::default() }).await {
+                Ok(r) => r.iter().map(crate::convert::case_pb).collect(),
+                Err(_) => Vec::new(),
+            }
+        }
         Err(_) => Vec::new(),
     };
     let g = &v.game;

@@ -8,11 +8,12 @@ pub(super) async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::C
     if claims.role == crate::auth::Role::Player {
         return Ok(Vec::new());
     }
-    let req = pb::ListCasesRequest { tournament: claims.tournament.clone().unwrap_or_default(), ..Default::default() };
-    let all = c.arbitration.list(claims, req).await?.cases;
+    let req = crate::app::arbitration::ListCases { tournament: claims.tournament.clone().unwrap_or_default(), ..Default::default() };
+    let all = c.arbitration.list(claims, req).await?;
     Ok(all
-        .into_iter()
-        .filter(|k| matches!(pb::CaseState::try_from(k.state), Ok(pb::CaseState::Open | pb::CaseState::UnderReview)))
+        .iter()
+        .filter(|k| matches!(k.state, shinpan_storage::CaseState::Open | shinpan_storage::CaseState::UnderReview))
+        .map(crate::convert::case_pb)
         .collect())
 }
 
