@@ -50,6 +50,10 @@
 //! because that appends an event to the game and may open an arbiter case; anyone else —
 //! an archive reader (read-only), a player of another game — gets `PERMISSION_DENIED`.
 //!
+//! The use cases take the request decoded ([`Adjudicate`]: points, colours, statuses and the
+//! rule set read by the transport) and answer in the domain's types ([`Adjudicated`],
+//! [`Proposed`], [`Progress`]); the protocol's form is the transport's.
+//!
 //! Errors: `INVALID_ARGUMENT` (field violations) for a bad point, rule set, status, SGF or
 //! board; `NOT_FOUND` for an unknown game; `PERMISSION_DENIED` as above; `UNAVAILABLE`
 //! without a database (stored games only).
@@ -58,11 +62,11 @@ use crate::auth::Claims;
 use crate::convert;
 use crate::error::AppError;
 use crate::games::GameCtx;
+use crate::validation::Position;
 use crate::{games, validation, AppState};
-use goban::{Board, Color, Point, RuleSet, Status as StoneStatus, StatusMap};
+use goban::{Board, Color, Move, Point, RuleSet, Score, Status as StoneStatus, StatusMap};
 use serde_json::{json, Value};
 use shinpan_adjudicator::{adjudicate_with_progress, Adjudication, Options, RegionReport, Stop};
-use shinpan_proto::v1 as pb;
 use shinpan_storage::{self as storage, NewCase};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
@@ -103,6 +107,65 @@ async fn within<T>(timeout: Option<Duration>, fut: impl std::future::Future<Outp
     }
 }
 
+/// Where the position to adjudicate comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// A stored game, adjudicated after its last move.
+    Game(Uuid),
+    /// An SGF record (main line, at most [`crate::limits::MAX_SGF_BYTES`]), replayed.
+    Sgf(String),
+    /// A bare position, adjudicated as it stands (its points on its board).
+    Board(Position),
+}
+
+/// An agreement of the players on the status of some chains (第九条).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agreement {
+    /// A stone of each chain agreed (at least one; SGF-valid points, checked against the
+    /// position's board by the use case).
+    pub stones: Vec<Point>,
+    /// The agreed status.
+    pub status: StoneStatus,
+}
+
+/// `Adjudicate` (and `Propose`, `AdjudicateStream`): the position, its rules and the bounds
+/// of the search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adjudicate {
+    /// The position.
+    pub source: Source,
+    /// A rule set overriding the game's, the record's (`RU[]`) or the default `japanese-2011`.
+    pub rules: Option<RuleSet>,
+    /// Komi (points added to White) overriding the game's, the record's or the rule set's
+    /// default; within [`crate::limits::komi`].
+    pub komi: Option<f64>,
+    /// The players' agreements (every chain not named is agreed alive); none = no agreement.
+    pub agreements: Vec<Agreement>,
+    /// A stone of each chain in dispute (field `disputed[i]`).
+    pub disputed: Vec<Point>,
+    /// Node budget per region; 0 = [`DEFAULT_BUDGET`]; at most the server's `--max-budget`.
+    pub budget_nodes: u64,
+    /// Search time in milliseconds; 0 = the server's `--max-search-seconds`, which is also
+    /// the most it may ask.
+    pub budget_ms: u64,
+}
+
+impl Adjudicate {
+    /// An adjudication of the stored game `id` after its last move, with its own rule set and
+    /// komi, no agreement, no dispute and the default budgets.
+    pub fn game(id: Uuid) -> Adjudicate {
+        Adjudicate {
+            source: Source::Game(id),
+            rules: None,
+            komi: None,
+            agreements: Vec::new(),
+            disputed: Vec::new(),
+            budget_nodes: 0,
+            budget_ms: 0,
+        }
+    }
+}
+
 /// A final position ready for adjudication: what the request named, resolved.
 #[derive(Clone, Debug)]
 pub struct Subject {
@@ -131,11 +194,15 @@ pub struct Subject {
     pub time_budget: Duration,
 }
 
-use crate::convert::status_to_pb as status_pb;
-
-fn status_from_pb(field: &str, s: i32) -> Result<StoneStatus, AppError> {
-    crate::convert::status_from_pb(s)
-        .ok_or_else(|| AppError::field(field, "CHAIN_STATUS_ALIVE, CHAIN_STATUS_DEAD, CHAIN_STATUS_SEKI or CHAIN_STATUS_UNDECIDED"))
+/// The number of a status in the stored evidence of an `undecided` case (the protocol's
+/// `ChainStatus` numbering: 1 alive, 2 dead, 3 seki, 4 undecided).
+pub fn status_code(s: StoneStatus) -> i32 {
+    match s {
+        StoneStatus::Alive => 1,
+        StoneStatus::Dead => 2,
+        StoneStatus::Seki => 3,
+        StoneStatus::Undecided => 4,
+    }
 }
 
 /// A foul in a record to adjudicate: `FAILED_PRECONDITION` (the record has no legal final
@@ -145,16 +212,19 @@ fn foul_status(f: &goban::Foul) -> AppError {
     AppError::FoulInRecord(convert::foul_info(f))
 }
 
-/// A bare position (`Position`) as a board; errors name `board.*`.
-fn board_of(pos: &pb::Position) -> Result<(Board, Color, Option<Point>), AppError> {
-    let width = convert::board_size("board.width", pos.width)?;
-    let height = convert::board_size("board.height", if pos.height == 0 { pos.width } else { pos.height })?;
+/// A bare position as a board; errors name `board.*`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT`: a board not square (`board.height`), two stones on one point, or a
+/// chain without liberties (第四条: it would have been removed).
+fn board_of(pos: &Position) -> Result<Board, AppError> {
+    let (width, height) = (pos.width, pos.height);
     if width != height {
         return Err(AppError::field("board.height", format!("only square boards are adjudicated ({width}x{height} given)")));
     }
     let mut board = Board::new(width, height).map_err(|e| AppError::field("board.width", e.to_string()))?;
     for (field, color, stones) in [("board.black", Color::Black, &pos.black), ("board.white", Color::White, &pos.white)] {
-        for p in convert::points_from_sgf(field, stones, width, height)? {
+        for &p in stones {
             if board.get(p).is_some() {
                 return Err(AppError::field(field, format!("two stones on {}", p.to_sgf())));
             }
@@ -174,19 +244,14 @@ fn board_of(pos: &pb::Position) -> Result<(Board, Color, Option<Point>), AppErro
             }
         }
     }
-    let to_move = convert::color_from_pb("board.to_move", pos.to_move)?;
-    let ko = match &pos.ko_point {
-        Some(k) if !k.is_empty() => Some(convert::point_from_sgf("board.ko_point", k, width, height)?),
-        _ => None,
-    };
-    Ok((board, to_move, ko))
+    Ok(board)
 }
 
 /// A stone point of `board` named by `field`.
-fn stone_at(field: &str, s: &str, board: &Board) -> Result<Point, AppError> {
-    let p = convert::point_from_sgf(field, s, board.width() as u32, board.height() as u32)?;
+fn stone_at(field: &str, p: Point, board: &Board) -> Result<Point, AppError> {
+    crate::validation::on_board(field, Move::Play(p), board.width() as u32, board.height() as u32)?;
     if board.get(p).is_none() {
-        return Err(AppError::field(field, format!("no stone on {s}")));
+        return Err(AppError::field(field, format!("no stone on {}", p.to_sgf())));
     }
     Ok(p)
 }
@@ -204,9 +269,7 @@ fn after_play(g: &goban::Game) -> (Board, Color, Option<Point>, [u32; 2], [u32; 
 /// # Errors
 /// As the module docs: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION (foul),
 /// UNAVAILABLE.
-pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Subject, AppError> {
-    use pb::adjudicate_request::Position as P;
-    let override_rules = if req.rule_set.trim().is_empty() { None } else { Some(convert::rule_set("rule_set", &req.rule_set)?) };
+pub async fn subject(state: &AppState, req: &Adjudicate) -> Result<Subject, AppError> {
     if req.budget_nodes > state.max_budget_nodes {
         return Err(AppError::field(
             "budget_nodes",
@@ -221,14 +284,12 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
         ));
     }
     let time_budget = if req.budget_ms == 0 { state.search_limits.max_time } else { Duration::from_millis(req.budget_ms) };
-    crate::limits::check(&[("rule_set", &req.rule_set, crate::limits::MAX_NAME_BYTES)])?;
     if let Some(k) = req.komi {
         crate::limits::komi("komi", k)?;
     }
-    let (board, rules, komi, to_move, ko, prisoners, passes, move_number, ctx) = match &req.position {
-        Some(P::GameId(id)) => {
-            let uuid = Uuid::parse_str(id.trim())
-                .map_err(|_| AppError::field("game_id", format!("`{}` is not a UUID", crate::limits::excerpt(id))))?;
+    let (board, rules, komi, to_move, ko, prisoners, passes, move_number, ctx) = match &req.source {
+        Source::Game(uuid) => {
+            let uuid = *uuid;
             let store = state.store()?;
             let ctx = match games::load_game(store, uuid).await {
                 Ok(c) => c,
@@ -238,14 +299,15 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
                 Err(e) => return Err(e),
             };
             let recon = games::reconstruct(store, &ctx).await?;
-            let rules = override_rules.unwrap_or(recon.rules);
+            let rules = req.rules.unwrap_or(recon.rules);
             let komi = req.komi.unwrap_or(ctx.game.komi);
             let (board, to_move, ko, prisoners, passes, move_number) = after_play(&recon.replayed.game);
             (board, rules, komi, to_move, ko, prisoners, passes, move_number, Some(ctx))
         }
-        Some(P::Sgf(text)) => {
+        Source::Sgf(text) => {
             crate::limits::check(&[("sgf", text, crate::limits::MAX_SGF_BYTES)])?;
-            let (record, rules) = validation::parse_sgf("sgf", text, &req.rule_set)?;
+            let (record, recorded_rules) = validation::parse_sgf("sgf", text, "")?;
+            let rules = req.rules.unwrap_or(recorded_rules);
             if record.width != record.height {
                 return Err(AppError::field("sgf", "only square boards are adjudicated"));
             }
@@ -260,32 +322,30 @@ pub async fn subject(state: &AppState, req: &pb::AdjudicateRequest) -> Result<Su
             let (board, to_move, ko, prisoners, passes, move_number) = after_play(&replayed.game);
             (board, rules, komi, to_move, ko, prisoners, passes, move_number, None)
         }
-        Some(P::Board(pos)) => {
-            let (board, to_move, ko) = board_of(pos)?;
-            let rules = override_rules.unwrap_or(RuleSet::Japanese2011);
+        Source::Board(pos) => {
+            let board = board_of(pos)?;
+            let rules = req.rules.unwrap_or(RuleSet::Japanese2011);
             let komi = req.komi.unwrap_or_else(|| rules.default_komi(board.width(), board.height()));
-            (board, rules, komi, to_move, ko, [0, 0], [0, 0], 0, None)
+            (board, rules, komi, pos.to_move, pos.ko_point, [0, 0], [0, 0], 0, None)
         }
-        None => return Err(AppError::field("position", "give a game_id, an sgf record or a board")),
     };
     let agreed = if req.agreements.is_empty() {
         None
     } else {
         let mut m = StatusMap::new(&board);
         for (i, a) in req.agreements.iter().enumerate() {
-            let st = status_from_pb(&format!("agreements[{i}].status"), a.status)?;
             if a.stones.is_empty() {
                 return Err(AppError::field(format!("agreements[{i}].stones"), "name at least one stone"));
             }
-            for (j, s) in a.stones.iter().enumerate() {
+            for (j, &s) in a.stones.iter().enumerate() {
                 let p = stone_at(&format!("agreements[{i}].stones[{j}]"), s, &board)?;
-                m.set_chain(&board, p, st);
+                m.set_chain(&board, p, a.status);
             }
         }
         Some(m)
     };
     let dispute =
-        req.disputed.iter().enumerate().map(|(i, s)| stone_at(&format!("disputed[{i}]"), s, &board)).collect::<Result<Vec<_>, _>>()?;
+        req.disputed.iter().enumerate().map(|(i, &s)| stone_at(&format!("disputed[{i}]"), s, &board)).collect::<Result<Vec<_>, _>>()?;
     let options = Options {
         budget_nodes: if req.budget_nodes == 0 { DEFAULT_BUDGET } else { req.budget_nodes },
         agreed,
@@ -329,108 +389,69 @@ fn stoppable(subject: &Subject) -> (Options, StopOnDrop) {
     (Options { stop: Some(stop.clone()), ..subject.options.clone() }, StopOnDrop(stop))
 }
 
-fn proof_pb(p: &shinpan_adjudicator::Proof) -> pb::Proof {
-    pb::Proof {
-        stones: p.stones.iter().map(|s| s.to_sgf()).collect(),
-        status: status_pb(p.status),
-        line: p.line_text(),
-        nodes: p.nodes,
-        reason: p.undecided.map(|u| u.to_string()).unwrap_or_default(),
-        ..Default::default()
+/// The count of `board` with the statuses `status` (第八条・第十条): territory, dame,
+/// prisoners, scores and result under `subject`'s rules, komi, prisoners and passes.
+fn count(subject: &Subject, status: &StatusMap) -> Score {
+    goban::score(&subject.board, status, subject.prisoners, subject.passes, subject.komi, subject.rules)
+}
+
+/// The answer to `Adjudicate`: the position adjudicated, the engine's adjudication (every
+/// stone's status, proofs, refuted agreements, chains drawn into a dispute, regions with
+/// their nodes) and the count with those statuses (第八条・第十条).
+#[derive(Clone, Debug)]
+pub struct Adjudicated {
+    /// The position, its rules, komi and search options (and the stored game, if any).
+    pub subject: Subject,
+    /// The engine's adjudication.
+    pub adjudication: Adjudication,
+    /// The count with the adjudication's statuses.
+    pub count: Score,
+    /// Sequence number of the `adjudicated` event appended to the stored game's log; `None`
+    /// when nothing was stored (a record or a bare position).
+    pub sequence: Option<u64>,
+}
+
+impl Adjudicated {
+    /// Nodes searched, over every region.
+    pub fn nodes(&self) -> u64 {
+        self.adjudication.regions.iter().map(|r| r.nodes).sum()
     }
 }
 
-/// The count of `subject`'s position with the statuses `status` (第八条・第十条): every
-/// stone's status, territory, dame, prisoners, scores and result; no proofs.
-fn counted(subject: &Subject, status: &StatusMap) -> pb::AdjudicateResponse {
-    let board = &subject.board;
-    let sc = goban::score(board, status, subject.prisoners, subject.passes, subject.komi, subject.rules);
-    let statuses = board
-        .points()
-        .filter_map(|p| {
-            board.get(p).map(|c| pb::PointStatus { point: p.to_sgf(), color: convert::color_to_pb(c), status: status_pb(status.get(p)) })
-        })
-        .collect();
-    let sgf = |v: &[Point]| v.iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
-    pb::AdjudicateResponse {
-        statuses,
-        territory_black: sgf(&sc.territory[0]),
-        territory_white: sgf(&sc.territory[1]),
-        dame: sgf(&sc.dame),
-        prisoners_black: sc.prisoners[0],
-        prisoners_white: sc.prisoners[1],
-        score_black: sc.score[0],
-        score_white: sc.score[1],
-        result: sc.result.to_sgf(),
-        rule_set: subject.rules.name().to_string(),
-        komi: subject.komi,
-        ..Default::default()
+/// The answer to `Propose` (第九条): the position, the advisory proposal (each chain's
+/// status with its basis and source, the estimator's outcome) and the count with the
+/// proposal's statuses.
+#[derive(Clone, Debug)]
+pub struct Proposed {
+    /// The position, its rules and komi.
+    pub subject: Subject,
+    /// The proposal.
+    pub proposal: crate::proposal::Proposal,
+    /// The count with the proposal's statuses (第八条・第十条).
+    pub count: Score,
+}
+
+impl Proposed {
+    /// Nodes searched, over every region.
+    pub fn nodes(&self) -> u64 {
+        self.proposal.adjudication.regions.iter().map(|r| r.nodes).sum()
     }
 }
 
-/// The response for an adjudication of `subject`: statuses of every stone, territory, dame,
-/// prisoners, score and result (第八条・第十条), proofs, refuted agreements and the agreed
-/// chains drawn into a dispute.
-pub fn response(subject: &Subject, adj: &Adjudication) -> pb::AdjudicateResponse {
-    let sgf = |v: &[Point]| v.iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
-    let refuted = adj
-        .refuted_agreements
-        .iter()
-        .map(|r| pb::Refutation {
-            stones: sgf(&r.stones),
-            agreed: status_pb(r.agreed),
-            found: status_pb(r.found),
-            proof: Some(pb::Proof {
-                stones: sgf(&r.stones),
-                status: status_pb(r.found),
-                line: r.line.iter().map(|(c, m)| format!("{} {}", c.letter(), m)).collect(),
-                nodes: adj.proofs.iter().find(|p| p.stones == r.stones).map(|p| p.nodes).unwrap_or(0),
-                reason: String::new(), // a refutation is a decided status
-                ..Default::default()
-            }),
-        })
-        .collect();
-    pb::AdjudicateResponse {
-        proofs: adj.proofs.iter().map(proof_pb).collect(),
-        refuted,
-        drawn_in: adj
-            .drawn_in
-            .iter()
-            .map(|d| pb::DrawnIn { stones: sgf(&d.stones), agreed: status_pb(d.agreed), by: d.by.to_sgf(), reason: d.reason.to_string() })
-            .collect(),
-        nodes: adj.regions.iter().map(|r| r.nodes).sum(),
-        ..counted(subject, &adj.status)
-    }
-}
-
-/// The response to `Propose`: the count with the proposal's statuses, one proof per chain with
-/// its basis and source, and the estimator's outcome.
-pub fn propose_response(subject: &Subject, p: &crate::proposal::Proposal) -> pb::ProposeResponse {
-    let mut out = counted(subject, &p.status);
-    out.nodes = p.adjudication.regions.iter().map(|r| r.nodes).sum();
-    out.proofs = p
-        .chains
-        .iter()
-        .map(|c| pb::Proof {
-            stones: c.stones.iter().map(|s| s.to_sgf()).collect(),
-            status: status_pb(c.status),
-            line: c.line.clone(),
-            nodes: c.nodes,
-            reason: c.reason.clone().unwrap_or_default(),
-            basis: c.basis.name().to_string(),
-            source: c.source.clone(),
-            estimate_overruled: c.estimate_overruled.map_or(0, status_pb),
-            pass_alive: c.pass_alive,
-        })
-        .collect();
-    let est = p.estimator.as_ref();
-    pb::ProposeResponse {
-        proposal: Some(out),
-        proved_result: p.proved_score.result.to_sgf(),
-        estimator_source: est.map(|e| e.source.clone()).unwrap_or_default(),
-        estimator_error: est.and_then(|e| e.error.clone()).unwrap_or_default(),
-        estimator_seconds: est.map_or(0.0, |e| e.elapsed.as_secs_f64()),
-    }
+/// One message of `AdjudicateStream`.
+#[derive(Clone, Debug)]
+pub enum Progress {
+    /// A region solved.
+    Region {
+        /// Regions solved so far (1-based).
+        done: u32,
+        /// Regions to solve.
+        total: u32,
+        /// Nodes searched so far, over every region.
+        nodes: u64,
+    },
+    /// The last message: the adjudication, as [`adjudicate`] answers it.
+    Done(Box<Adjudicated>),
 }
 
 /// For a stored game: appends the `adjudicated` event (sets `out.sequence`) and, when a
@@ -439,7 +460,8 @@ pub fn propose_response(subject: &Subject, p: &crate::proposal::Proposal) -> pb:
 ///
 /// # Errors
 /// The store's errors as statuses ([`crate::error::store_status`]).
-pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out: &mut pb::AdjudicateResponse) -> Result<(), AppError> {
+pub async fn record(state: &AppState, out: &mut Adjudicated) -> Result<(), AppError> {
+    let (subject, adj) = (&out.subject, &out.adjudication);
     let Some(ctx) = &subject.game else { return Ok(()) };
     let store = state.store()?;
     let board = &subject.board;
@@ -449,34 +471,40 @@ pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out
         "seki": pts(StoneStatus::Seki),
         "undecided": pts(StoneStatus::Undecided),
     });
+    let result = out.count.result.to_sgf();
+    let nodes = out.nodes();
     let event = storage::Event::Adjudicated(storage::event::Adjudication {
-        result: out.result.clone(),
-        rule_set: out.rule_set.clone(),
-        komi: out.komi,
+        result: result.clone(),
+        rule_set: subject.rules.name().to_string(),
+        komi: subject.komi,
         move_number: subject.move_number,
-        nodes: out.nodes,
+        nodes,
         statuses: storage::event::AdjudicatedStatuses {
             dead: pts(StoneStatus::Dead),
             seki: pts(StoneStatus::Seki),
             undecided: pts(StoneStatus::Undecided),
         },
-        score: storage::event::Score { black: out.score_black, white: out.score_white },
+        score: storage::event::Score { black: out.count.score[0], white: out.count.score[1] },
         agreements: subject.options.agreed.is_some(),
-        refuted: out.refuted.len() as u64,
+        refuted: adj.refuted_agreements.len() as u64,
     });
     let ev = store.append_event(ctx.game.id, &event).await.map_err(AppError::from)?;
-    out.sequence = ev.seq.max(0) as u64;
+    let sequence = ev.seq.max(0) as u64;
     if adj.undecided(board) {
-        let proofs: Vec<Value> = out
+        let proofs: Vec<Value> = adj
             .proofs
             .iter()
-            .map(|p| json!({"stones": p.stones, "status": p.status, "line": p.line, "nodes": p.nodes, "reason": p.reason}))
+            .map(|p| {
+                let stones: Vec<String> = p.stones.iter().map(|s| s.to_sgf()).collect();
+                let reason = p.undecided.map(|u| u.to_string()).unwrap_or_default();
+                json!({"stones": stones, "status": status_code(p.status), "line": p.line_text(), "nodes": p.nodes, "reason": reason})
+            })
             .collect();
         let (case, _) = store
             .open_case(&NewCase {
                 game_id: ctx.game.id,
                 kind: storage::CaseKind::Undecided,
-                evidence: json!({"statuses": statuses, "proofs": proofs, "move_numbers": [subject.move_number], "adjudicated_sequence": out.sequence}),
+                evidence: json!({"statuses": statuses, "proofs": proofs, "move_numbers": [subject.move_number], "adjudicated_sequence": sequence}),
                 opened_by: "adjudicator".into(),
                 reason: "life and death could not be decided within the search budget (第七条): the arbiter rules".into(),
                 dedupe_key: Some(format!("undecided:{}", subject.move_number)),
@@ -485,7 +513,8 @@ pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out
             .map_err(AppError::from)?;
         tracing::info!(game = %ctx.game.id, case = %case.id, "adjudication undecided: arbiter case open");
     }
-    tracing::info!(game = %ctx.game.id, result = %out.result, nodes = out.nodes, sequence = out.sequence, "adjudicated");
+    tracing::info!(game = %ctx.game.id, result = %result, nodes, sequence, "adjudicated");
+    out.sequence = Some(sequence);
     Ok(())
 }
 
@@ -496,7 +525,7 @@ pub async fn record(state: &AppState, subject: &Subject, adj: &Adjudication, out
 /// # Errors
 /// As [`subject`], and `PERMISSION_DENIED` for a stored game the caller neither plays nor
 /// officiates.
-async fn permitted_subject(state: &AppState, claims: Option<&Claims>, req: &pb::AdjudicateRequest) -> Result<Subject, AppError> {
+async fn permitted_subject(state: &AppState, claims: Option<&Claims>, req: &Adjudicate) -> Result<Subject, AppError> {
     let subject = subject(state, req).await?;
     if let (Some(c), Some(ctx)) = (claims, &subject.game) {
         if !c.may_propose(&ctx.scope) {
@@ -518,14 +547,15 @@ async fn permitted_subject(state: &AppState, claims: Option<&Claims>, req: &pb::
 pub async fn adjudicate(
     state: &AppState,
     claims: Option<&Claims>,
-    req: &pb::AdjudicateRequest,
+    req: &Adjudicate,
     timeout: Option<Duration>,
-) -> Result<pb::AdjudicateResponse, AppError> {
+) -> Result<Adjudicated, AppError> {
     within(timeout, async {
         let subject = permitted_subject(state, claims, req).await?;
-        let adj = search(state, &subject, |_| {}).await?;
-        let mut out = response(&subject, &adj);
-        record(state, &subject, &adj, &mut out).await?;
+        let adjudication = search(state, &subject, |_| {}).await?;
+        let count = count(&subject, &adjudication.status);
+        let mut out = Adjudicated { subject, adjudication, count, sequence: None };
+        record(state, &mut out).await?;
         Ok(out)
     })
     .await
@@ -537,7 +567,7 @@ pub async fn adjudicate(
 /// # Errors
 /// `INVALID_ARGUMENT` for a request with agreements or disputed chains; as [`subject`];
 /// `DEADLINE_EXCEEDED`.
-pub async fn propose(state: &AppState, req: &pb::AdjudicateRequest, timeout: Option<Duration>) -> Result<pb::ProposeResponse, AppError> {
+pub async fn propose(state: &AppState, req: &Adjudicate, timeout: Option<Duration>) -> Result<Proposed, AppError> {
     if !req.agreements.is_empty() || !req.disputed.is_empty() {
         return Err(AppError::field(
             if req.agreements.is_empty() { "disputed" } else { "agreements" },
@@ -565,14 +595,15 @@ pub async fn propose(state: &AppState, req: &pb::AdjudicateRequest, timeout: Opt
                 crate::proposal::propose(&p, Some(estimator.as_ref()), None)
             })
             .await?;
-        Ok(propose_response(&subject, &proposal))
+        let count = count(&subject, &proposal.status);
+        Ok(Proposed { subject, proposal, count })
     })
     .await
 }
 
 /// The progress of an adjudication (`AdjudicateStream`): one message per region solved,
 /// then the last with the result, or the error that ends it.
-pub type ProgressStream = tokio_stream::wrappers::ReceiverStream<Result<pb::AdjudicateStreamResponse, AppError>>;
+pub type ProgressStream = tokio_stream::wrappers::ReceiverStream<Result<Progress, AppError>>;
 
 /// Adjudicates as [`adjudicate`] does, reporting every region solved on the returned stream.
 /// The search stops, and nothing is recorded, when the receiver is dropped or `timeout`
@@ -583,23 +614,18 @@ pub type ProgressStream = tokio_stream::wrappers::ReceiverStream<Result<pb::Adju
 pub async fn adjudicate_stream(
     state: &AppState,
     claims: Option<&Claims>,
-    req: &pb::AdjudicateRequest,
+    req: &Adjudicate,
     timeout: Option<Duration>,
 ) -> Result<ProgressStream, AppError> {
     let subject = permitted_subject(state, claims, req).await?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::AdjudicateStreamResponse, AppError>>(64);
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Progress, AppError>>(64);
     let state = state.clone();
     tokio::spawn(async move {
         let ptx = tx.clone();
         let mut nodes = 0u64;
         let searching = search(&state, &subject, move |r: &RegionReport| {
             nodes += r.nodes;
-            let _ = ptx.blocking_send(Ok(pb::AdjudicateStreamResponse {
-                regions_done: (r.index + 1) as u32,
-                regions_total: r.of as u32,
-                nodes,
-                result: None,
-            }));
+            let _ = ptx.blocking_send(Ok(Progress::Region { done: (r.index + 1) as u32, total: r.of as u32, nodes }));
         });
         // The client gone or the call's deadline passed: the search is dropped (and so
         // stopped) and nothing is recorded.
@@ -608,17 +634,10 @@ pub async fn adjudicate_stream(
             () = tx.closed() => return,
         };
         let last = match adj {
-            Ok(adj) => {
-                let mut out = response(&subject, &adj);
-                match record(&state, &subject, &adj, &mut out).await {
-                    Ok(()) => Ok(pb::AdjudicateStreamResponse {
-                        regions_done: adj.regions.len() as u32,
-                        regions_total: adj.regions.len() as u32,
-                        nodes: out.nodes,
-                        result: Some(out),
-                    }),
-                    Err(e) => Err(e),
-                }
+            Ok(adjudication) => {
+                let count = count(&subject, &adjudication.status);
+                let mut out = Adjudicated { subject, adjudication, count, sequence: None };
+                record(&state, &mut out).await.map(|()| Progress::Done(Box::new(out)))
             }
             Err(e) => Err(e),
         };

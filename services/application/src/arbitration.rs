@@ -25,10 +25,15 @@
 //! Every ruling that keeps or changes the result makes a new proposal carrying the ruling's
 //! text (exported as SGF `GC`), so the players and the referee confirm again. Only officials
 //! (referee of the tournament, chief arbiter, federation admin) open and rule cases.
+//!
+//! The use cases take commands ([`OpenCase`], [`ListCases`], [`RuleCase`], [`SetCaseState`],
+//! [`PolicyRequest`]: identifiers, kinds, states and colours read, lengths within
+//! [`crate::limits`]) and answer with the stored case rows (`shinpan_storage::Case`, its
+//! evidence and ruling as the store's JSON) or a [`TournamentPolicy`]; the protocol's form is
+//! the transport's.
 
 use crate::auth::{Claims, Role};
-use crate::cases::{case_pb, colour_letter, evidence_json, kind_from_pb, ruling_kind_name, state_from_pb};
-use crate::convert;
+use crate::cases::{colour_letter, ruling_kind_name};
 use crate::count::count;
 use crate::error::AppError;
 use crate::games::{find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case, uuid_field, GameCtx};
@@ -36,9 +41,90 @@ use crate::lifecycle::{self, Effect, Ending, FoulRef, NoResultPolicy, RulingInpu
 use crate::AppState;
 use goban::Color;
 use serde_json::{json, Value};
-use shinpan_proto::v1 as pb;
 use shinpan_storage::{self as storage, CaseFilter, NewCase, NewResult, Store};
 use uuid::Uuid;
+
+/// `OpenCase`: a case of a game, opened by one of its officials.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenCase {
+    /// The game.
+    pub game_id: Uuid,
+    /// The kind (a referee's own case is `Manual`; an objection is refused: the players file
+    /// it, 第十条2).
+    pub kind: storage::CaseKind,
+    /// Why (required; trimmed).
+    pub reason: String,
+    /// The evidence attached, as the store keeps it (`move_numbers`, `fouls`, `repetitions`,
+    /// `positions`, `note`); `None` = none. The engine's reconstruction is added.
+    pub evidence: Option<Value>,
+}
+
+/// `ListCases`: the cases of a game or a tournament (at least one of them, unless the caller
+/// may read every tournament's), of one state or any.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ListCases {
+    /// The tournament's name or id; empty = any.
+    pub tournament: String,
+    /// The game; `None` = any.
+    pub game_id: Option<Uuid>,
+    /// The state; `None` = any.
+    pub state: Option<storage::CaseState>,
+}
+
+/// A ruling as asked for (`RuleCase`), checked by [`crate::lifecycle::rule`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ruling {
+    /// What is decided; `None` when the request gave none (refused with `INVALID_ARGUMENT`).
+    pub kind: Option<RulingKind>,
+    /// The written reason (trimmed).
+    pub reason: String,
+    /// The player who loses (反則負け, 第十二条), if named.
+    pub loser: Option<Color>,
+    /// The winner a 無勝負 policy names (第十一条's note), if named.
+    pub winner: Option<Color>,
+    /// The recorded foul a 反則負け is for (move number, rule, article).
+    pub foul: Option<FoulRef>,
+    /// The amended result in SGF `RE` syntax (第十条2); empty = none.
+    pub amended_result: String,
+}
+
+/// `RuleCase`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleCase {
+    /// The case: its UUID or a unique prefix of at least 4 hexadecimal digits.
+    pub case_id: String,
+    /// The ruling; `None` when the request gave none (refused with `INVALID_ARGUMENT`).
+    pub ruling: Option<Ruling>,
+}
+
+/// `SetCaseState`: take a case under review or close it (dismissed without a ruling).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetCaseState {
+    /// The case: its UUID or a unique prefix of at least 4 hexadecimal digits.
+    pub case_id: String,
+    /// The new state: `UnderReview` or `Closed` (anything else, or none, is refused).
+    pub state: Option<storage::CaseState>,
+    /// Why (required; trimmed).
+    pub reason: String,
+}
+
+/// `GetNoResultPolicy` / `SetNoResultPolicy` (第十一条 and its note).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyRequest {
+    /// The tournament's name or id.
+    pub tournament: String,
+    /// The policy to set (`no-result`, `time-used` or `nigiri`); `None` = read it.
+    pub set: Option<String>,
+}
+
+/// A tournament's 無勝負 policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentPolicy {
+    /// The tournament's name.
+    pub tournament: String,
+    /// Its policy.
+    pub policy: NoResultPolicy,
+}
 
 /// The case `text` names (as [`case_id`] reads it), its game, and the check that `c` may
 /// rule on it (the game's officials, 第十一条・第十二条); `doing` names the action in a refusal.
@@ -94,19 +180,10 @@ impl Arbitration {
     ///
     /// # Errors
     /// `INVALID_ARGUMENT`, `NOT_FOUND`, `PERMISSION_DENIED`, store errors.
-    pub async fn open(&self, c: &Claims, req: pb::OpenCaseRequest) -> Result<pb::Case, AppError> {
-        crate::limits::check(&[
-            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
-            ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
-            ("evidence.note", req.evidence.as_ref().map_or("", |e| e.note.as_str()), crate::limits::MAX_TEXT_BYTES),
-            (
-                "evidence.reconstruction_sgf",
-                req.evidence.as_ref().map_or("", |e| e.reconstruction_sgf.as_str()),
-                crate::limits::MAX_SGF_BYTES,
-            ),
-        ])?;
+    pub async fn open(&self, c: &Claims, req: OpenCase) -> Result<storage::Case, AppError> {
+        crate::limits::check(&[("reason", &req.reason, crate::limits::MAX_TEXT_BYTES)])?;
         let store = self.store()?;
-        let id = uuid_field("game_id", &req.game_id)?;
+        let id = req.game_id;
         let ctx = load_game(store, id).await?;
         if !c.may_rule(&ctx.scope) {
             return Err(crate::denied(c, "open an arbiter case"));
@@ -114,8 +191,11 @@ impl Arbitration {
         if req.reason.trim().is_empty() {
             return Err(AppError::invalid("reason: a case is opened with its reason"));
         }
-        let kind = kind_from_pb(req.kind)?;
-        let mut evidence = req.evidence.as_ref().map(evidence_json).unwrap_or_else(|| json!({}));
+        let kind = req.kind;
+        if kind == storage::CaseKind::Objection {
+            return Err(AppError::invalid("kind: objections are filed by the players (ResultConfirmationService.Object)"));
+        }
+        let mut evidence = req.evidence.unwrap_or_else(|| json!({}));
         // The engine's view of the recorded game goes with every case.
         let recon = reconstruct(store, &ctx).await?;
         evidence["reconstruction"] = recon.to_json();
@@ -132,7 +212,7 @@ impl Arbitration {
             .await
             .map_err(AppError::from)?;
         tracing::info!(game = %id, case = %case.id, kind = %kind, by = %c.sub, "case opened");
-        Ok(case_pb(&case))
+        Ok(case)
     }
 
     /// Lists the cases of a game or a tournament, filtered by kind and state, for those who
@@ -140,15 +220,11 @@ impl Arbitration {
     ///
     /// # Errors
     /// `INVALID_ARGUMENT`, `NOT_FOUND`, `PERMISSION_DENIED`, store errors.
-    pub async fn list(&self, c: &Claims, req: pb::ListCasesRequest) -> Result<pb::ListCasesResponse, AppError> {
-        crate::limits::check(&[
-            ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
-            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
-        ])?;
+    pub async fn list(&self, c: &Claims, req: ListCases) -> Result<Vec<storage::Case>, AppError> {
+        crate::limits::check(&[("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES)])?;
         let store = self.store()?;
-        let mut filter = CaseFilter { state: state_from_pb(req.state), ..Default::default() };
-        if !req.game_id.trim().is_empty() {
-            let id = uuid_field("game_id", &req.game_id)?;
+        let mut filter = CaseFilter { state: req.state, ..Default::default() };
+        if let Some(id) = req.game_id {
             let ctx = load_game(store, id).await?;
             if !c.may_read(&ctx.scope) {
                 return Err(crate::denied(c, "read this game's cases"));
@@ -182,21 +258,16 @@ impl Arbitration {
                 return Err(crate::denied(c, "list every tournament's cases (name a tournament or a game)"));
             }
         }
-        let cases = store.list_cases(&filter).await.map_err(AppError::from)?;
-        let mut out = Vec::with_capacity(cases.len());
-        for k in &cases {
-            out.push(case_pb(k));
-        }
-        Ok(pb::ListCasesResponse { cases: out })
+        store.list_cases(&filter).await.map_err(AppError::from)
     }
 
     /// One case by its id (or a unique prefix of at least 4 hexadecimal digits).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT`, `NOT_FOUND`, `PERMISSION_DENIED`, store errors.
-    pub async fn get(&self, c: &Claims, req: pb::GetCaseRequest) -> Result<pb::Case, AppError> {
+    pub async fn get(&self, c: &Claims, case: &str) -> Result<storage::Case, AppError> {
         let store = self.store()?;
-        let id = case_id(store, &req.case_id).await?;
+        let id = case_id(store, case).await?;
         let case = store.get_case(id).await.map_err(AppError::from)?;
         let ctx = load_game(store, case.game_id).await?;
         if !c.may_read(&ctx.scope) {
@@ -206,10 +277,9 @@ impl Arbitration {
             // The engine's newest view of the cycle goes into the case before it is shown.
             let recon = reconstruct(store, &ctx).await?;
             sync_repetition_case(store, &ctx, &recon).await?;
-            let case = store.get_case(id).await.map_err(AppError::from)?;
-            return Ok(case_pb(&case));
+            return store.get_case(id).await.map_err(AppError::from);
         }
-        Ok(case_pb(&case))
+        Ok(case)
     }
 
     /// Rules a case (第九条, 第十条2, 第十一条, 第十二条, 要請II-\[vii\]): the ruling is checked
@@ -219,42 +289,24 @@ impl Arbitration {
     /// # Errors
     /// `FAILED_PRECONDITION` when the evidence does not support it or the result is final,
     /// `INVALID_ARGUMENT`, `NOT_FOUND`, `PERMISSION_DENIED`, store errors.
-    pub async fn rule(&self, c: &Claims, req: pb::RuleCaseRequest) -> Result<pb::Case, AppError> {
+    pub async fn rule(&self, c: &Claims, req: RuleCase) -> Result<storage::Case, AppError> {
+        let r = req.ruling.as_ref();
         crate::limits::check(&[
             ("case_id", &req.case_id, crate::limits::MAX_NAME_BYTES),
-            ("ruling.reason", req.ruling.as_ref().map_or("", |r| r.reason.as_str()), crate::limits::MAX_TEXT_BYTES),
-            ("ruling.amended_result", req.ruling.as_ref().map_or("", |r| r.amended_result.as_str()), crate::limits::MAX_NAME_BYTES),
-            ("ruling.policy", req.ruling.as_ref().map_or("", |r| r.policy.as_str()), crate::limits::MAX_NAME_BYTES),
-            ("ruling.by", req.ruling.as_ref().map_or("", |r| r.by.as_str()), crate::limits::MAX_NAME_BYTES),
-            ("ruling.result", req.ruling.as_ref().map_or("", |r| r.result.as_str()), crate::limits::MAX_NAME_BYTES),
+            ("ruling.reason", r.map_or("", |r| r.reason.as_str()), crate::limits::MAX_TEXT_BYTES),
+            ("ruling.amended_result", r.map_or("", |r| r.amended_result.as_str()), crate::limits::MAX_NAME_BYTES),
         ])?;
         let store = self.store()?;
         let (case_id, case, ctx) = case_to_rule(store, c, &req.case_id, "rule on an arbiter case").await?;
         let r = req.ruling.ok_or_else(|| AppError::invalid("ruling: required"))?;
-        let kind = match pb::RulingKind::try_from(r.kind) {
-            Ok(pb::RulingKind::NoResult) => RulingKind::NoResult,
-            Ok(pb::RulingKind::FoulLoss) => RulingKind::FoulLoss,
-            Ok(pb::RulingKind::BothLose) => RulingKind::BothLose,
-            Ok(pb::RulingKind::Resumption) => RulingKind::Resumption,
-            Ok(pb::RulingKind::Uphold) => RulingKind::Uphold,
-            Ok(pb::RulingKind::Amend) => RulingKind::Amend,
-            Ok(pb::RulingKind::EndByCount) => RulingKind::EndByCount,
-            _ => return Err(AppError::invalid("ruling.kind: required")),
-        };
-        let colour = |field: &str, v: i32| -> Result<Option<Color>, AppError> {
-            if v == 0 {
-                Ok(None)
-            } else {
-                convert::color_from_pb(field, v).map(Some)
-            }
-        };
+        let kind = r.kind.ok_or_else(|| AppError::invalid("ruling.kind: required"))?;
         let input = RulingInput {
             kind,
             reason: r.reason.trim().to_string(),
-            loser: colour("ruling.loser", r.loser)?,
-            foul: r.foul.as_ref().map(|f| FoulRef { move_number: f.move_number, rule: f.rule.clone(), article: f.article.clone() }),
-            amended_result: Some(r.amended_result.clone()).filter(|s| !s.trim().is_empty()),
-            winner: colour("ruling.winner", r.winner)?,
+            loser: r.loser,
+            foul: r.foul,
+            amended_result: Some(r.amended_result).filter(|s| !s.trim().is_empty()),
+            winner: r.winner,
         };
         if !matches!(case.state, storage::CaseState::Open | storage::CaseState::UnderReview) {
             return Err(AppError::precondition(format!("case {case_id} is {}: a ruling is given once", case.state)));
@@ -384,7 +436,7 @@ impl Arbitration {
                     .map_err(AppError::from)?;
             }
         }
-        Ok(case_pb(&ruled))
+        Ok(ruled)
     }
 }
 
@@ -394,16 +446,15 @@ impl Arbitration {
     /// # Errors
     /// `INVALID_ARGUMENT` for another state or no reason, `FAILED_PRECONDITION` for a
     /// transition the case's state refuses, `NOT_FOUND`, `PERMISSION_DENIED`.
-    pub async fn set_state(&self, c: &Claims, req: pb::SetCaseStateRequest) -> Result<pb::Case, AppError> {
+    pub async fn set_state(&self, c: &Claims, req: SetCaseState) -> Result<storage::Case, AppError> {
         crate::limits::check(&[
             ("case_id", &req.case_id, crate::limits::MAX_NAME_BYTES),
             ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
         ])?;
         let store = self.store()?;
         let (case_id, _, _) = case_to_rule(store, c, &req.case_id, "change the state of an arbiter case").await?;
-        let to = match pb::CaseState::try_from(req.state) {
-            Ok(pb::CaseState::UnderReview) => storage::CaseState::UnderReview,
-            Ok(pb::CaseState::Closed) => storage::CaseState::Closed,
+        let to = match req.state {
+            Some(s @ (storage::CaseState::UnderReview | storage::CaseState::Closed)) => s,
             _ => return Err(AppError::invalid("state: UNDER_REVIEW or CLOSED (a case is RULED by RuleCase)")),
         };
         if req.reason.trim().is_empty() {
@@ -411,7 +462,7 @@ impl Arbitration {
         }
         let updated = store.set_case_state(case_id, to, &c.sub, req.reason.trim()).await.map_err(AppError::from)?;
         tracing::info!(case = %case_id, to = %to, by = %c.sub, "case state changed");
-        Ok(case_pb(&updated))
+        Ok(updated)
     }
 }
 
@@ -421,28 +472,35 @@ impl Arbitration {
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for an unknown policy, `NOT_FOUND`, `PERMISSION_DENIED`.
-    pub async fn policy(&self, c: &Claims, req: pb::NoResultPolicy, set: bool) -> Result<pb::NoResultPolicy, AppError> {
+    pub async fn policy(&self, c: &Claims, req: PolicyRequest) -> Result<TournamentPolicy, AppError> {
         crate::limits::check(&[
             ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
-            ("policy", &req.policy, crate::limits::MAX_NAME_BYTES),
+            ("policy", req.set.as_deref().unwrap_or_default(), crate::limits::MAX_NAME_BYTES),
         ])?;
+        let set = req.set.is_some();
         let store = self.store()?;
         let t = find_tournament(store, &req.tournament).await?;
         if !c.may_export(t.id, &t.name) || (c.role == Role::ArchiveReader && set) {
             return Err(crate::denied(c, "see or set this tournament's 無勝負 policy"));
         }
         if !set {
-            return Ok(pb::NoResultPolicy { tournament: t.name, policy: t.settings.no_result_policy.as_str().to_string() });
+            return Ok(TournamentPolicy { tournament: t.name, policy: t.settings.no_result_policy });
         }
         if !matches!(c.role, Role::ChiefArbiter | Role::FederationAdmin) {
             return Err(crate::denied(c, "set the tournament's 無勝負 policy (chief arbiter or federation admin)"));
         }
-        let policy: NoResultPolicy = req.policy.trim().parse().map_err(|_| AppError::invalid("policy: no-result, time-used or nigiri"))?;
+        let policy: NoResultPolicy = req
+            .set
+            .as_deref()
+            .unwrap_or_default()
+            .trim()
+            .parse()
+            .map_err(|_| AppError::invalid("policy: no-result, time-used or nigiri"))?;
         let mut settings = t.settings.clone();
         settings.no_result_policy = policy;
         let t = store.update_tournament_settings(t.id, &settings).await.map_err(AppError::from)?;
         tracing::info!(tournament = %t.name, policy = %policy, by = %c.sub, "無勝負 policy set");
-        Ok(pb::NoResultPolicy { tournament: t.name, policy: t.settings.no_result_policy.as_str().to_string() })
+        Ok(TournamentPolicy { tournament: t.name, policy: t.settings.no_result_policy })
     }
 }
 

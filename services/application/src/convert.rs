@@ -33,11 +33,6 @@ pub fn color_to_pb(c: Color) -> i32 {
     }
 }
 
-/// An optional colour on the wire: `COLOR_UNSPECIFIED` (0) for `None`.
-pub fn opt_color_to_pb(c: Option<Color>) -> i32 {
-    c.map_or(pb::Color::Unspecified as i32, color_to_pb)
-}
-
 /// Parses an SGF point on a `width × height` board. Errors name `field`.
 pub fn point_from_sgf(field: &str, s: &str, width: u32, height: u32) -> Result<Point, AppError> {
     let p = Point::from_sgf(s).map_err(|e| {
@@ -113,6 +108,20 @@ pub fn foul_info(f: &goban::Foul) -> FoulInfo {
         rule: f.rule.code().to_string(),
         article: f.rule.article().to_string(),
         description: f.to_string(),
+    }
+}
+
+/// Protobuf form of a move's verdict ([`crate::validation::MoveCheck`]): points in SGF
+/// coordinates, the foul with its rule and article (第十二条).
+pub fn move_check_to_pb(v: crate::validation::MoveCheck) -> pb::ValidateMoveResponse {
+    pb::ValidateMoveResponse {
+        legal: v.legal(),
+        move_number: v.move_number,
+        captured: v.captured.iter().map(|p| p.to_sgf()).collect(),
+        ko_point: v.ko_point.map(|p| p.to_sgf()),
+        foul: v.foul.as_ref().map(foul_to_pb),
+        repetition: v.repetition.as_ref().map(repetition_to_pb),
+        phase: phase_to_pb(v.phase),
     }
 }
 
@@ -211,24 +220,6 @@ impl GameStart {
     }
 }
 
-/// Reads a [`pb::GameState`]'s start (everything but the moves).
-pub fn game_start(s: &pb::GameState) -> Result<GameStart, AppError> {
-    let rules = rule_set("game.rule_set", &s.rule_set)?;
-    let size = board_size("game.board_size", s.board_size)?;
-    let first_to_move = match s.first_to_move {
-        0 => None,
-        c => Some(color_from_pb("game.first_to_move", c)?),
-    };
-    Ok(GameStart {
-        rules,
-        size,
-        handicap: s.handicap,
-        setup_black: points_from_sgf("game.setup_black", &s.setup_black, size, size)?,
-        setup_white: points_from_sgf("game.setup_white", &s.setup_white, size, size)?,
-        first_to_move,
-    })
-}
-
 /// Replays `moves` from `start`. A foul in the history is [`AppError::Foul`] (a history must
 /// be legal); malformed moves are INVALID_ARGUMENT on `moves[i]`.
 pub fn replay(start: &GameStart, moves: &[pb::Move]) -> Result<Game, AppError> {
@@ -261,26 +252,4 @@ pub fn timestamp(t: chrono::DateTime<chrono::Utc>) -> prost_types::Timestamp {
 /// Converts a protobuf timestamp to `chrono` (None when out of range).
 pub fn from_timestamp(t: &prost_types::Timestamp) -> Option<chrono::DateTime<chrono::Utc>> {
     chrono::DateTime::from_timestamp(t.seconds, t.nanos.max(0) as u32)
-}
-
-/// A stone's status (第七条) as the wire enum `shinpan.v1.Status`.
-pub fn status_to_pb(s: goban::Status) -> i32 {
-    (match s {
-        goban::Status::Alive => pb::ChainStatus::Alive,
-        goban::Status::Dead => pb::ChainStatus::Dead,
-        goban::Status::Seki => pb::ChainStatus::Seki,
-        goban::Status::Undecided => pb::ChainStatus::Undecided,
-    }) as i32
-}
-
-/// The wire enum `shinpan.v1.Status` as a stone's status; `None` for
-/// `STATUS_UNSPECIFIED` or an unknown value (the caller names the field in its error).
-pub fn status_from_pb(s: i32) -> Option<goban::Status> {
-    match pb::ChainStatus::try_from(s) {
-        Ok(pb::ChainStatus::Alive) => Some(goban::Status::Alive),
-        Ok(pb::ChainStatus::Dead) => Some(goban::Status::Dead),
-        Ok(pb::ChainStatus::Seki) => Some(goban::Status::Seki),
-        Ok(pb::ChainStatus::Undecided) => Some(goban::Status::Undecided),
-        _ => None,
-    }
 }

@@ -1,16 +1,12 @@
 //! The count of a final position (第十条), with the players' agreed statuses (第九条) or the
 //! statuses hypothetical play proves (第七条・第八条).
 
+use crate::adjudication::Agreement;
 use crate::archive::Reconstruction;
 use crate::error::AppError;
 use crate::AppState;
-use goban::{Color, GameResult, Point, Status as StoneStatus, StatusMap};
+use goban::{Color, GameResult, Status as StoneStatus, StatusMap};
 use serde_json::{json, Value};
-use shinpan_proto::v1 as pb;
-
-fn status_from_pb(s: i32) -> Result<StoneStatus, AppError> {
-    crate::convert::status_from_pb(s).ok_or_else(|| AppError::invalid("agreements.status: ALIVE, DEAD, SEKI or UNDECIDED"))
-}
 
 /// A count of the final position: statuses, the count's result and the JSON detail.
 pub struct Count {
@@ -29,7 +25,11 @@ pub struct Count {
 /// opens the arbiter's case). What the players can start their agreement from instead — the
 /// proved statuses completed by an estimator's, labelled by basis — is
 /// `AdjudicationService.Propose` ([`crate::proposal`]).
-pub async fn count(state: &AppState, recon: &Reconstruction, komi: f64, agreements: &[pb::Agreement]) -> Result<Count, AppError> {
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for an agreed stone on an empty point (`agreements[i].stones: no stone
+/// on xx`); `INTERNAL` if the search thread panicked.
+pub async fn count(state: &AppState, recon: &Reconstruction, komi: f64, agreements: &[Agreement]) -> Result<Count, AppError> {
     let game = recon.replayed.game.clone();
     let rules = recon.rules;
     let board = game.board().clone();
@@ -37,13 +37,11 @@ pub async fn count(state: &AppState, recon: &Reconstruction, komi: f64, agreemen
     if !agreements.is_empty() {
         let mut m = StatusMap::new(&board);
         for (i, a) in agreements.iter().enumerate() {
-            let st = status_from_pb(a.status)?;
-            for s in &a.stones {
-                let p = Point::from_sgf(s).map_err(|e| AppError::invalid(format!("agreements[{i}].stones: {s}: {e}")))?;
+            for &p in &a.stones {
                 if board.get(p).is_none() {
-                    return Err(AppError::invalid(format!("agreements[{i}].stones: no stone on {s}")));
+                    return Err(AppError::invalid(format!("agreements[{i}].stones: no stone on {}", p.to_sgf())));
                 }
-                m.set_chain(&board, p, st);
+                m.set_chain(&board, p, a.status);
             }
         }
         agreed = Some(m);

@@ -10,10 +10,11 @@
 //! * [`results`]: the result lifecycle (第九条–第十二条): propose, confirm, object, export, correct.
 //! * [`arbitration`]: the arbiter's cases and rulings.
 //! * [`adjudication`]: life and death by hypothetical play (第七条) and the count.
-//! * [`validation`]: stateless legality checks by the rules engine.
+//! * [`validation`]: stateless legality checks by the rules engine; [`validator`]: how
+//!   recording checks a move (in-process, or over gRPC by a remote validation service).
 //! * [`games`], [`count`], [`cases`], [`events`]: what the use cases share (a stored game with
-//!   its tournament, its phase, its reconstruction; the count of a final position; cases and
-//!   stored events in the protocol's form).
+//!   its tournament, its phase, its reconstruction; the count of a final position; the names
+//!   rulings are stored under; stored events in the protocol's form).
 //!
 //! Domain: [`lifecycle`] (the result lifecycle and rulings as pure functions), [`auth`] (roles,
 //! tokens and their rules), [`archive`] (reconstruction, SGF and EGF export), [`proposal`] and
@@ -25,9 +26,11 @@
 //! console and the command line live in the `shinpan` crate, which depends on this one and
 //! never the other way. The transports decode a request, call a use case here and encode its
 //! answer; every use case fails with the one error enum [`AppError`], mapped once to a
-//! `tonic::Status` (`From<AppError> for tonic::Status`, [`error`]). Requests and answers are
-//! the protocol's messages (`shinpan_proto::v1`), converted to and from the domain at the
-//! edges by [`convert`].
+//! `tonic::Status` (`From<AppError> for tonic::Status`, [`error`]). The use cases of
+//! [`validation`], [`adjudication`], [`results`] and [`arbitration`] take commands and answer
+//! in the domain's types (the transport converts); those of [`recording`] still take and
+//! answer the protocol's messages (`shinpan_proto::v1`), converted to and from the domain by
+//! [`convert`], as does the remote [`validator`] (a client of the protocol).
 
 // `AppError` carries rich details (a foul's rule, article, point...); errors are the cold
 // path, so returning it by value is fine.
@@ -52,11 +55,12 @@ pub mod recording;
 pub mod results;
 pub mod trace;
 pub mod validation;
+pub mod validator;
 
 pub use crate::error::AppError;
 
 use shinpan_storage::Store;
-use validation::Validator;
+use validator::Validator;
 
 /// Default node budget per region of an adjudication (a search of `shinpan-adjudicator`)
 /// when a request or the command line gives none: the one default of the service and the

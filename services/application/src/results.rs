@@ -20,48 +20,139 @@
 //!   row linked to the one it corrects).
 //!
 //! Every call needs a bearer token (see [`crate::auth`]); every transition is an event of the
-//! game's hash-chained log (written by `shinpan-storage`).
+//! game's hash-chained log (written by `shinpan-storage`). The use cases take commands
+//! ([`ProposeResult`], [`ConfirmResult`], [`Objection`], [`ExportResults`], [`CorrectResult`]:
+//! identifiers, colours, endings and statuses read, lengths within [`crate::limits`]) and
+//! answer with a [`ResultView`], the objection's case row or an [`Export`]; the protocol's form
+//! is the transport's.
 
+use crate::adjudication::Agreement;
 use crate::archive;
 use crate::auth::{Claims, Role};
-use crate::convert;
 use crate::count::count;
 use crate::error::AppError;
 use crate::events::from_colour;
-use crate::games::{archive_game, find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case, uuid_field};
+use crate::games::{archive_game, find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case};
 use crate::lifecycle::{self, Action, Ending, LifecycleError, Party, ResultStage};
 use crate::AppState;
 use goban::{Color, GameResult, Status as StoneStatus};
 use serde_json::{json, Value};
-use shinpan_proto::v1 as pb;
 use shinpan_storage::{self as storage, CaseFilter, NewCase, NewObjection, NewResult, Store};
+use uuid::Uuid;
 
-/// The proto ending of a stored reason.
-pub fn ending_pb(reason: &str) -> i32 {
-    (match Ending::from_reason(reason) {
-        Some(Ending::Resignation) => pb::Ending::Resignation,
-        Some(Ending::Count) => pb::Ending::Count,
-        Some(Ending::TimeForfeit) => pb::Ending::TimeForfeit,
-        Some(Ending::FoulLoss) => pb::Ending::FoulLoss,
-        Some(Ending::NoResult) => pb::Ending::NoResult,
-        Some(Ending::BothLose) => pb::Ending::BothLose,
-        Some(Ending::Jigo) => pb::Ending::Jigo,
-        None => pb::Ending::Unspecified,
-    }) as i32
+/// `INVALID_ARGUMENT` for a request without an ending (or with one the protocol does not know).
+fn ending_required() -> AppError {
+    AppError::invalid("ending: required (RESIGNATION, COUNT, TIME_FORFEIT, FOUL_LOSS, NO_RESULT, BOTH_LOSE, JIGO)")
 }
 
-/// The lifecycle ending of a proto ending.
-pub fn ending_from_pb(e: i32) -> Result<Ending, AppError> {
-    match pb::Ending::try_from(e) {
-        Ok(pb::Ending::Resignation) => Ok(Ending::Resignation),
-        Ok(pb::Ending::Count) => Ok(Ending::Count),
-        Ok(pb::Ending::TimeForfeit) => Ok(Ending::TimeForfeit),
-        Ok(pb::Ending::FoulLoss) => Ok(Ending::FoulLoss),
-        Ok(pb::Ending::NoResult) => Ok(Ending::NoResult),
-        Ok(pb::Ending::BothLose) => Ok(Ending::BothLose),
-        Ok(pb::Ending::Jigo) => Ok(Ending::Jigo),
-        _ => Err(AppError::invalid("ending: required (RESIGNATION, COUNT, TIME_FORFEIT, FOUL_LOSS, NO_RESULT, BOTH_LOSE, JIGO)")),
-    }
+/// `ProposeResult` (第六条, 第九条, 第七条・第八条, 持碁, time).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProposeResult {
+    /// The game.
+    pub game_id: Uuid,
+    /// How the game ended; `None` when the request gave none (refused with `INVALID_ARGUMENT`
+    /// once the caller may propose).
+    pub ending: Option<Ending>,
+    /// The winner named (resignation, time); `None` = not named.
+    pub winner: Option<Color>,
+    /// The players' agreed statuses (第九条) for a count; none = the adjudicator decides
+    /// (第七条・第八条). Stones are SGF-valid points; each must hold a stone.
+    pub agreements: Vec<Agreement>,
+    /// A note kept with the result (at most [`crate::limits::MAX_TEXT_BYTES`]; trimmed).
+    pub note: String,
+}
+
+/// `ConfirmResult` (第十条).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfirmResult {
+    /// The game.
+    pub game_id: Uuid,
+    /// The colour a player confirms for; `None` = the only colour they play (ignored for
+    /// officials, who confirm as the 立会人).
+    pub color: Option<Color>,
+    /// The proposal's version the caller read (`GetResult`); 0 = any.
+    pub version: u64,
+}
+
+/// `Object` (第十条2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Objection {
+    /// The game.
+    pub game_id: Uuid,
+    /// Why (required; at most [`crate::limits::MAX_TEXT_BYTES`]; trimmed).
+    pub reason: String,
+}
+
+/// `ExportResults`: a tournament's final results and the EGF header's fields.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ExportResults {
+    /// The tournament's name or id.
+    pub tournament: String,
+    /// EGF class (`CL`).
+    pub egf_class: String,
+    /// EGF place (`PC`).
+    pub egf_place: String,
+    /// EGF dates (`DT`); empty = the games' first and last dates.
+    pub egf_dates: String,
+    /// EGF time in minutes (`TM`).
+    pub egf_time_minutes: u32,
+}
+
+/// The answer to `ExportResults`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Export {
+    /// One SGF record per final game, with `RE` and the ruling in `GC`.
+    pub sgf: Vec<String>,
+    /// The EGF results table.
+    pub egf_table: String,
+}
+
+/// `CorrectResult` (federation admin).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CorrectResult {
+    /// The game.
+    pub game_id: Uuid,
+    /// The corrected result in SGF `RE` syntax (not `?`).
+    pub result: String,
+    /// The corrected ending; `None` when the request gave none (refused).
+    pub ending: Option<Ending>,
+    /// Why (required; trimmed).
+    pub reason: String,
+}
+
+/// A result row as the lifecycle reads it: what `GetResult` and the other calls answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultView {
+    /// The game.
+    pub game_id: Uuid,
+    /// The row's id.
+    pub result_id: Uuid,
+    /// The ending (`None` for a stored reason the lifecycle does not know).
+    pub ending: Option<Ending>,
+    /// The result in SGF `RE` syntax.
+    pub result: String,
+    /// [`ResultStage::Final`], [`ResultStage::Disputed`] (objected, 第十条2) or
+    /// [`ResultStage::Proposed`].
+    pub stage: ResultStage,
+    /// The stones with a status other than alive, as stored: SGF point, colour (if stored),
+    /// status (dead, seki, undecided, in that order).
+    pub statuses: Vec<(String, Option<Color>, StoneStatus)>,
+    /// The confirmations given, in order.
+    pub confirmations: Vec<storage::Confirmation>,
+    /// The parties still to confirm (none once final).
+    pub pending: Vec<Party>,
+    /// The final result this row corrects, if any.
+    pub corrects: Option<Uuid>,
+    /// When it became final.
+    pub final_time: Option<chrono::DateTime<chrono::Utc>>,
+    /// 1-based position of the row among the game's results.
+    pub version: u64,
+    /// The ruling's text, if a ruling gave it.
+    pub ruling_text: String,
+    /// Who proposed it.
+    pub proposed_by: String,
+    /// The proposal's note.
+    pub note: String,
 }
 
 fn party_of(role: storage::Role) -> Option<Party> {
@@ -72,62 +163,47 @@ fn party_of(role: storage::Role) -> Option<Party> {
     }
 }
 
-/// The result row in protobuf form, with its confirmations, pending parties and version.
-pub async fn result_pb(store: &Store, r: &storage::StoredResult, phase: ResultStage) -> Result<pb::GameResult, AppError> {
+/// The result row `r` as the lifecycle reads it, with its confirmations, pending parties
+/// and version; `phase` is the game's result stage (a proposed row is `Disputed` under an
+/// objection).
+///
+/// # Errors
+/// Store errors.
+pub async fn result_view(store: &Store, r: &storage::StoredResult, phase: ResultStage) -> Result<ResultView, AppError> {
     let all = store.results_of_game(r.game_id).await.map_err(AppError::from)?;
     let version = all.iter().position(|x| x.id == r.id).map(|i| i as u64 + 1).unwrap_or(0);
-    let confs = store.confirmations(r.id).await.map_err(AppError::from)?;
-    let parties: Vec<Party> = confs.iter().filter_map(|c| party_of(c.role)).collect();
-    let state = match (r.state, phase) {
-        (storage::ResultState::Final, _) => pb::ResultState::Final,
-        (storage::ResultState::Proposed, ResultStage::Disputed) => pb::ResultState::Disputed,
-        _ => pb::ResultState::Proposed,
+    let confirmations = store.confirmations(r.id).await.map_err(AppError::from)?;
+    let parties: Vec<Party> = confirmations.iter().filter_map(|c| party_of(c.role)).collect();
+    let stage = match (r.state, phase) {
+        (storage::ResultState::Final, _) => ResultStage::Final,
+        (storage::ResultState::Proposed, ResultStage::Disputed) => ResultStage::Disputed,
+        _ => ResultStage::Proposed,
     };
     let mut statuses = Vec::new();
     for (key, st) in [("dead", StoneStatus::Dead), ("seki", StoneStatus::Seki), ("undecided", StoneStatus::Undecided)] {
         if let Some(a) = r.statuses.get(key).and_then(Value::as_array) {
             for p in a.iter().filter_map(Value::as_str) {
                 let color = match r.statuses.get("colours").and_then(|c| c.get(p)).and_then(Value::as_str) {
-                    Some("B") => pb::Color::Black as i32,
-                    Some("W") => pb::Color::White as i32,
-                    _ => 0,
+                    Some("B") => Some(Color::Black),
+                    Some("W") => Some(Color::White),
+                    _ => None,
                 };
-                statuses.push(pb::PointStatus { point: p.to_string(), color, status: convert::status_to_pb(st) });
+                statuses.push((p.to_string(), color, st));
             }
         }
     }
-    Ok(pb::GameResult {
-        game_id: r.game_id.to_string(),
-        ending: ending_pb(&r.reason),
+    Ok(ResultView {
+        game_id: r.game_id,
+        result_id: r.id,
+        ending: Ending::from_reason(&r.reason),
         result: r.result.clone(),
-        state: state as i32,
+        stage,
         statuses,
-        confirmations: confs
-            .iter()
-            .map(|c| pb::Confirmation {
-                role: match c.role {
-                    storage::Role::Black | storage::Role::White => pb::Role::Player as i32,
-                    storage::Role::Referee => pb::Role::Referee as i32,
-                    storage::Role::Director => pb::Role::ChiefArbiter as i32,
-                },
-                color: match c.role {
-                    storage::Role::Black => pb::Color::Black as i32,
-                    storage::Role::White => pb::Color::White as i32,
-                    _ => 0,
-                },
-                by: c.who.clone(),
-                confirm_time: Some(convert::timestamp(c.confirmed_at)),
-            })
-            .collect(),
-        pending: if r.state == storage::ResultState::Final {
-            vec![]
-        } else {
-            lifecycle::pending(&parties).iter().map(|p| p.name().to_string()).collect()
-        },
-        corrects: r.corrects_result_id.map(|u| u.to_string()).unwrap_or_default(),
-        final_time: r.finalized_at.map(convert::timestamp),
+        confirmations,
+        pending: if r.state == storage::ResultState::Final { vec![] } else { lifecycle::pending(&parties) },
+        corrects: r.corrects_result_id,
+        final_time: r.finalized_at,
         version,
-        result_id: r.id.to_string(),
         ruling_text: r.detail.get("ruling_text").and_then(Value::as_str).unwrap_or_default().to_string(),
         proposed_by: r.proposed_by.clone(),
         note: r.detail.get("note").and_then(Value::as_str).unwrap_or_default().to_string(),
@@ -154,18 +230,17 @@ impl Results {
     /// The result in force of a game, for anyone who may read the game.
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for a bad id, `NOT_FOUND` for an unknown game or when nothing is
-    /// proposed, `PERMISSION_DENIED`, store errors.
-    pub async fn get(&self, c: &Claims, game_id: &str) -> Result<pb::GameResult, AppError> {
+    /// `NOT_FOUND` for an unknown game or when nothing is proposed, `PERMISSION_DENIED`,
+    /// store errors.
+    pub async fn get(&self, c: &Claims, id: Uuid) -> Result<ResultView, AppError> {
         let store = self.store()?;
-        let id = uuid_field("game_id", game_id)?;
         let ctx = load_game(store, id).await?;
         if !c.may_read(&ctx.scope) {
             return Err(crate::denied(c, "read this game's result"));
         }
         let (phase, cur) = phase_of(store, id).await?;
         let cur = cur.ok_or_else(|| AppError::missing(format!("no result proposed for game {id}")))?;
-        result_pb(store, &cur, phase).await
+        result_view(store, &cur, phase).await
     }
 
     /// Proposes a result after play stops (第六条 resignation, 第九条 agreement or 第七条・第八条
@@ -175,18 +250,15 @@ impl Results {
     /// `FAILED_PRECONDITION` for an ending only a ruling gives, while play goes on, for an
     /// undecided count (an arbiter case opens), or in the wrong phase; `INVALID_ARGUMENT`,
     /// `NOT_FOUND`, `PERMISSION_DENIED`, store errors.
-    pub async fn propose(&self, c: &Claims, req: pb::ProposeResultRequest) -> Result<pb::GameResult, AppError> {
-        crate::limits::check(&[
-            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
-            ("note", &req.note, crate::limits::MAX_TEXT_BYTES),
-        ])?;
+    pub async fn propose(&self, c: &Claims, req: ProposeResult) -> Result<ResultView, AppError> {
+        crate::limits::check(&[("note", &req.note, crate::limits::MAX_TEXT_BYTES)])?;
         let store = self.store()?;
-        let id = uuid_field("game_id", &req.game_id)?;
+        let id = req.game_id;
         let ctx = load_game(store, id).await?;
         if !c.may_propose(&ctx.scope) {
             return Err(crate::denied(c, "propose a result of this game"));
         }
-        let ending = ending_from_pb(req.ending)?;
+        let ending = req.ending.ok_or_else(ending_required)?;
         let (phase, _) = phase_of(store, id).await?;
         lifecycle::check(phase, Action::Propose).map_err(AppError::from)?;
         if matches!(ending, Ending::FoulLoss | Ending::NoResult | Ending::BothLose) {
@@ -196,10 +268,7 @@ impl Results {
                 ending.article()
             )));
         }
-        let winner = match req.winner {
-            0 => None,
-            w => Some(convert::color_from_pb("winner", w)?),
-        };
+        let winner = req.winner;
         let recon = reconstruct(store, &ctx).await?;
         sync_repetition_case(store, &ctx, &recon).await?;
         let mut detail = json!({
@@ -280,7 +349,7 @@ impl Results {
             .await
             .map_err(AppError::from)?;
         tracing::info!(game = %id, result = %stored.result, ending = %ending, by = %c.sub, "result proposed");
-        result_pb(store, &stored, ResultStage::Proposed).await
+        result_view(store, &stored, ResultStage::Proposed).await
     }
 
     /// Confirms the proposed result (第十条): a player for their colour, an official as the
@@ -289,19 +358,15 @@ impl Results {
     /// # Errors
     /// `FAILED_PRECONDITION` (final, disputed, nothing proposed, stale version, play
     /// resumed), `INVALID_ARGUMENT`, `NOT_FOUND`, `PERMISSION_DENIED`, store errors.
-    pub async fn confirm(&self, c: &Claims, req: pb::ConfirmResultRequest) -> Result<pb::GameResult, AppError> {
+    pub async fn confirm(&self, c: &Claims, req: ConfirmResult) -> Result<ResultView, AppError> {
         let store = self.store()?;
-        let id = uuid_field("game_id", &req.game_id)?;
+        let id = req.game_id;
         let ctx = load_game(store, id).await?;
         // Which party the caller confirms for: an official confirms as the referee (立会人);
         // a player for their own colour (the one asked for, or the only one they play).
         let party = if c.role == Role::Player {
             let mine = c.player_colours(&ctx.scope);
-            let asked = match req.color {
-                0 => None,
-                x => Some(convert::color_from_pb("color", x)?),
-            };
-            match (asked, mine.as_slice()) {
+            match (req.color, mine.as_slice()) {
                 (Some(a), _) => Party::of(a),
                 (None, [one]) => Party::of(*one),
                 (None, []) => return Err(crate::denied(c, "confirm a result of a game they do not play")),
@@ -320,7 +385,7 @@ impl Results {
         }
         let cur = cur.ok_or_else(|| AppError::from(LifecycleError::NothingProposed))?;
         if req.version != 0 {
-            let now = result_pb(store, &cur, phase).await?.version;
+            let now = result_view(store, &cur, phase).await?.version;
             if now != req.version {
                 return Err(AppError::precondition(format!(
                     "version {} is not the current proposal (version {now}): read it again (GetResult)",
@@ -348,22 +413,20 @@ impl Results {
             }
         }
         let phase = if out.finalized { ResultStage::Final } else { ResultStage::Proposed };
-        result_pb(store, &out.result, phase).await
+        result_view(store, &out.result, phase).await
     }
 
     /// Objects to the proposed result (第十条2): a player, for their own colour. An appeal case
-    /// opens with the game reconstructed and re-adjudicated; it is returned under review.
+    /// opens with the game reconstructed and re-adjudicated; its row is returned under
+    /// review.
     ///
     /// # Errors
     /// `FAILED_PRECONDITION` once final, `INVALID_ARGUMENT` without a reason, `NOT_FOUND`,
     /// `PERMISSION_DENIED`, store errors.
-    pub async fn object(&self, c: &Claims, req: pb::ObjectRequest) -> Result<pb::Case, AppError> {
-        crate::limits::check(&[
-            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
-            ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
-        ])?;
+    pub async fn object(&self, c: &Claims, req: Objection) -> Result<storage::Case, AppError> {
+        crate::limits::check(&[("reason", &req.reason, crate::limits::MAX_TEXT_BYTES)])?;
         let store = self.store()?;
-        let id = uuid_field("game_id", &req.game_id)?;
+        let id = req.game_id;
         if req.reason.trim().is_empty() {
             return Err(AppError::invalid("reason: an objection gives its reason (第十条2)"));
         }
@@ -431,15 +494,16 @@ impl Results {
             .set_case_state(case.id, storage::CaseState::UnderReview, "appeal", "reconstruction and re-adjudication attached")
             .await
             .map_err(AppError::from)?;
-        Ok(crate::cases::case_pb(&case))
+        Ok(case)
     }
 
     /// Exports a tournament's final results: SGF records with `RE` and the ruling in `GC`,
     /// and the EGF results table ([`crate::archive`]).
     ///
     /// # Errors
-    /// `NOT_FOUND` for an unknown tournament, `PERMISSION_DENIED`, store errors.
-    pub async fn export(&self, c: &Claims, req: pb::ExportResultsRequest) -> Result<pb::ExportResultsResponse, AppError> {
+    /// `INVALID_ARGUMENT` for an over-long field, `NOT_FOUND` for an unknown tournament,
+    /// `PERMISSION_DENIED`, store errors.
+    pub async fn export(&self, c: &Claims, req: ExportResults) -> Result<Export, AppError> {
         crate::limits::check(&[
             ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
             ("egf_class", &req.egf_class, crate::limits::MAX_NAME_BYTES),
@@ -505,7 +569,7 @@ impl Results {
             komi,
             time_minutes: req.egf_time_minutes,
         };
-        Ok(pb::ExportResultsResponse { sgf, egf_table: archive::egf_table(&header, &egf) })
+        Ok(Export { sgf, egf_table: archive::egf_table(&header, &egf) })
     }
 
     /// Corrects a final result (federation admin only): a new final row linked to the one
@@ -514,9 +578,8 @@ impl Results {
     /// # Errors
     /// `FAILED_PRECONDITION` before finality, `INVALID_ARGUMENT`, `PERMISSION_DENIED`, store
     /// errors.
-    pub async fn correct(&self, c: &Claims, req: pb::CorrectResultRequest) -> Result<pb::GameResult, AppError> {
+    pub async fn correct(&self, c: &Claims, req: CorrectResult) -> Result<ResultView, AppError> {
         crate::limits::check(&[
-            ("game_id", &req.game_id, crate::limits::MAX_NAME_BYTES),
             ("result", &req.result, crate::limits::MAX_NAME_BYTES),
             ("reason", &req.reason, crate::limits::MAX_TEXT_BYTES),
         ])?;
@@ -524,14 +587,14 @@ impl Results {
         if c.role != Role::FederationAdmin {
             return Err(crate::denied(c, "correct a final result (federation admins only)"));
         }
-        let id = uuid_field("game_id", &req.game_id)?;
+        let id = req.game_id;
         if req.reason.trim().is_empty() {
             return Err(AppError::invalid("reason: a correction gives its reason"));
         }
         let parsed = GameResult::from_sgf(&req.result)
             .filter(|r| *r != GameResult::Undecided)
             .ok_or_else(|| AppError::invalid(format!("result: `{}` is not an SGF result", crate::limits::excerpt(&req.result))))?;
-        let ending = ending_from_pb(req.ending)?;
+        let ending = req.ending.ok_or_else(ending_required)?;
         let (phase, cur) = phase_of(store, id).await?;
         lifecycle::check(phase, Action::Correct).map_err(AppError::from)?;
         let cur = cur.ok_or_else(|| AppError::from(LifecycleError::NotFinal))?;
@@ -549,6 +612,6 @@ impl Results {
             )
             .await
             .map_err(AppError::from)?;
-        result_pb(store, &stored, ResultStage::Final).await
+        result_view(store, &stored, ResultStage::Final).await
     }
 }

@@ -22,5 +22,6 @@ pub use cli::{adjudicate, audit, bench, case_cli, client, demo, exit, propose, r
 
 // The application layer (crate `shinpan-application`) and its domain modules, under the
 // names this crate's modules and its users know them by.
+pub use grpc::convert;
 pub use shinpan_application as app;
-pub use shinpan_application::{archive, auth, convert, estimate, lifecycle, limits, proposal, ratelimit};
+pub use shinpan_application::{archive, auth, estimate, lifecycle, limits, proposal, ratelimit};

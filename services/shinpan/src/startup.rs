@@ -10,7 +10,7 @@
 //! embedded cluster it started is restarted if its postmaster dies, and health is
 //! NOT_SERVING while the store does not answer ([`crate::supervision`]).
 
-use crate::app::validation::Validator;
+use crate::app::validator::Validator;
 use crate::app::AppState;
 use crate::configuration::{ServeArgs, ServiceKind};
 use crate::connections::Incoming;

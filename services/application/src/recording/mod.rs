@@ -47,6 +47,7 @@ use crate::events::{
     stored_moves, stored_start,
 };
 use crate::validation::{self, apply_recorded};
+use crate::validator::Validator;
 use crate::AppState;
 use futures::StreamExt;
 use goban::{Color, Move};
@@ -446,20 +447,22 @@ impl Recording {
         let (color, mv) = convert::move_from_pb("move", req.r#move.as_ref(), start.size, start.size)?;
         let mut after = None;
         let verdict = match &self.state.validator {
-            validation::Validator::Local => {
+            Validator::Local => {
                 let mut game = snapshot.game.clone();
-                let v = validation::check_move(&mut game, color, mv, n);
+                let v = convert::move_check_to_pb(validation::check_move(&mut game, color, mv, n));
                 after = Some(game);
                 v
             }
-            remote => {
-                remote
-                    .validate_move(pb::ValidateMoveRequest {
+            Validator::Remote(client) => {
+                crate::validator::validate_remote(
+                    client,
+                    pb::ValidateMoveRequest {
                         state: Some(pb::validate_move_request::State::Game(convert::game_state(start, pb_moves(&snapshot.moves)))),
                         r#move: Some(convert::move_to_pb(color, mv)),
                         rule_set: String::new(),
-                    })
-                    .await?
+                    },
+                )
+                .await?
             }
         };
         let key = Some(req.idempotency_key.trim().to_string()).filter(|k| !k.is_empty());

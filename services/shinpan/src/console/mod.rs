@@ -29,7 +29,6 @@ use crate::app::results::Results;
 use crate::app::AppState;
 use crate::auth::{AuthConfig, Claims};
 use axum::http::HeaderMap;
-use shinpan_proto::v1 as pb;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -59,8 +58,11 @@ pub struct Console {
     results: Arc<Results>,
     arbitration: Arc<Arbitration>,
     /// Proposals already computed, by game and the event sequence they were made at.
-    proposals: Arc<Mutex<HashMap<(Uuid, u64), pb::ProposeResponse>>>,
+    proposals: Arc<Mutex<Proposals>>,
 }
+
+/// Proposals (`Propose`) already computed, by game and the event sequence they were made at.
+type Proposals = HashMap<(Uuid, u64), Arc<crate::app::adjudication::Proposed>>;
 
 impl Console {
     /// The console on the services' shared state (which must have a store).

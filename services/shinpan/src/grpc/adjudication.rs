@@ -5,6 +5,7 @@
 use crate::app::adjudication;
 use crate::app::AppState;
 use crate::auth::Claims;
+use crate::grpc::convert;
 use futures::StreamExt;
 use shinpan_proto::v1 as pb;
 use shinpan_proto::v1::adjudication_service_server::AdjudicationServiceServer;
@@ -55,14 +56,16 @@ impl pb::adjudication_service_server::AdjudicationService for AdjudicationServic
         self.state.expensive.admit(&req, "Adjudicate")?;
         let timeout = grpc_timeout(req.metadata());
         let claims = req.extensions().get::<Claims>().cloned();
-        Ok(Response::new(adjudication::adjudicate(&self.state, claims.as_ref(), req.get_ref(), timeout).await?))
+        let cmd = convert::adjudicate_from_pb(req.get_ref())?;
+        let answer = adjudication::adjudicate(&self.state, claims.as_ref(), &cmd, timeout).await?;
+        Ok(Response::new(convert::adjudicated_to_pb(&answer)))
     }
 
     async fn propose(&self, req: Request<pb::ProposeRequest>) -> Result<Response<pb::ProposeResponse>, Status> {
         self.state.expensive.admit(&req, "Propose")?;
         let timeout = grpc_timeout(req.metadata());
-        let r = req.into_inner().request.unwrap_or_default();
-        Ok(Response::new(adjudication::propose(&self.state, &r, timeout).await?))
+        let cmd = convert::adjudicate_from_pb(&req.into_inner().request.unwrap_or_default())?;
+        Ok(Response::new(convert::proposed_to_pb(&adjudication::propose(&self.state, &cmd, timeout).await?)))
     }
 
     type AdjudicateStreamStream = ProgressStream;
@@ -71,9 +74,9 @@ impl pb::adjudication_service_server::AdjudicationService for AdjudicationServic
         self.state.expensive.admit(&req, "AdjudicateStream")?;
         let timeout = grpc_timeout(req.metadata());
         let claims = req.extensions().get::<Claims>().cloned();
-        let r = req.into_inner().request.unwrap_or_default();
-        let progress = adjudication::adjudicate_stream(&self.state, claims.as_ref(), &r, timeout).await?;
-        Ok(Response::new(progress.map(|m| m.map_err(Status::from)).boxed()))
+        let cmd = convert::adjudicate_from_pb(&req.into_inner().request.unwrap_or_default())?;
+        let progress = adjudication::adjudicate_stream(&self.state, claims.as_ref(), &cmd, timeout).await?;
+        Ok(Response::new(progress.map(|m| m.map(|p| convert::progress_to_pb(&p)).map_err(Status::from)).boxed()))
     }
 }
 /// Adds `AdjudicationService` to a router: behind the bearer-token interceptor of `auth`

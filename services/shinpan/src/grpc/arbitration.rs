@@ -2,8 +2,10 @@
 //! ([`crate::app::arbitration`]). Every call needs a bearer token ([`crate::auth`]).
 
 use crate::app::arbitration::Arbitration;
+use crate::app::arbitration::PolicyRequest;
 use crate::app::AppState;
 use crate::auth;
+use crate::grpc::convert;
 use shinpan_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
@@ -25,19 +27,22 @@ impl pb::arbitration_service_server::ArbitrationService for ArbitrationService {
     #[tracing::instrument(name = "ArbitrationService.OpenCase", skip_all, fields(game = %req.get_ref().game_id))]
     async fn open_case(&self, req: Request<pb::OpenCaseRequest>) -> Result<Response<pb::OpenCaseResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(pb::OpenCaseResponse { case: Some(self.arbitration.open(&c, req.into_inner()).await?) }))
+        let case = self.arbitration.open(&c, convert::open_case_from_pb(req.into_inner())?).await?;
+        Ok(Response::new(pb::OpenCaseResponse { case: Some(convert::case_pb(&case)) }))
     }
 
     #[tracing::instrument(name = "ArbitrationService.ListCases", skip_all)]
     async fn list_cases(&self, req: Request<pb::ListCasesRequest>) -> Result<Response<pb::ListCasesResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(self.arbitration.list(&c, req.into_inner()).await?))
+        let cases = self.arbitration.list(&c, convert::list_cases_from_pb(req.into_inner())?).await?;
+        Ok(Response::new(pb::ListCasesResponse { cases: cases.iter().map(convert::case_pb).collect() }))
     }
 
     #[tracing::instrument(name = "ArbitrationService.GetCase", skip_all, fields(case = %req.get_ref().case_id))]
     async fn get_case(&self, req: Request<pb::GetCaseRequest>) -> Result<Response<pb::GetCaseResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(pb::GetCaseResponse { case: Some(self.arbitration.get(&c, req.into_inner()).await?) }))
+        let case = self.arbitration.get(&c, &req.get_ref().case_id).await?;
+        Ok(Response::new(pb::GetCaseResponse { case: Some(convert::case_pb(&case)) }))
     }
 
     #[tracing::instrument(name = "ArbitrationService.SetNoResultPolicy", skip_all)]
@@ -47,8 +52,8 @@ impl pb::arbitration_service_server::ArbitrationService for ArbitrationService {
     ) -> Result<Response<pb::SetNoResultPolicyResponse>, Status> {
         let c = auth::claims(&req)?;
         let pb::SetNoResultPolicyRequest { tournament, policy } = req.into_inner();
-        let set = self.arbitration.policy(&c, pb::NoResultPolicy { tournament, policy }, true).await?;
-        Ok(Response::new(pb::SetNoResultPolicyResponse { no_result_policy: Some(set) }))
+        let set = self.arbitration.policy(&c, PolicyRequest { tournament, set: Some(policy) }).await?;
+        Ok(Response::new(pb::SetNoResultPolicyResponse { no_result_policy: Some(convert::policy_to_pb(&set)) }))
     }
 
     #[tracing::instrument(name = "ArbitrationService.GetNoResultPolicy", skip_all)]
@@ -58,19 +63,21 @@ impl pb::arbitration_service_server::ArbitrationService for ArbitrationService {
     ) -> Result<Response<pb::GetNoResultPolicyResponse>, Status> {
         let c = auth::claims(&req)?;
         let tournament = req.into_inner().tournament;
-        let got = self.arbitration.policy(&c, pb::NoResultPolicy { tournament, policy: String::new() }, false).await?;
-        Ok(Response::new(pb::GetNoResultPolicyResponse { no_result_policy: Some(got) }))
+        let got = self.arbitration.policy(&c, PolicyRequest { tournament, set: None }).await?;
+        Ok(Response::new(pb::GetNoResultPolicyResponse { no_result_policy: Some(convert::policy_to_pb(&got)) }))
     }
 
     #[tracing::instrument(name = "ArbitrationService.SetCaseState", skip_all, fields(case = %req.get_ref().case_id))]
     async fn set_case_state(&self, req: Request<pb::SetCaseStateRequest>) -> Result<Response<pb::SetCaseStateResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(pb::SetCaseStateResponse { case: Some(self.arbitration.set_state(&c, req.into_inner()).await?) }))
+        let case = self.arbitration.set_state(&c, convert::set_case_state_from_pb(req.into_inner())?).await?;
+        Ok(Response::new(pb::SetCaseStateResponse { case: Some(convert::case_pb(&case)) }))
     }
 
     #[tracing::instrument(name = "ArbitrationService.RuleCase", skip_all, fields(case = %req.get_ref().case_id))]
     async fn rule_case(&self, req: Request<pb::RuleCaseRequest>) -> Result<Response<pb::RuleCaseResponse>, Status> {
         let c = auth::claims(&req)?;
-        Ok(Response::new(pb::RuleCaseResponse { case: Some(self.arbitration.rule(&c, req.into_inner()).await?) }))
+        let case = self.arbitration.rule(&c, convert::rule_case_from_pb(req.into_inner())?).await?;
+        Ok(Response::new(pb::RuleCaseResponse { case: Some(convert::case_pb(&case)) }))
     }
 }

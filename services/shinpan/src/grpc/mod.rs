@@ -9,6 +9,8 @@
 //! * [`arbitration`]: `ArbitrationService` — the arbiter's cases and rulings.
 //! * [`adjudication`]: `AdjudicationService` — life and death by hypothetical play (第七条).
 //!
+//! * [`convert`]: the protocol's messages to and from the use cases' commands and answers.
+//!
 //! Every service shares one [`crate::app::AppState`].
 
 // `AppError` carries rich details (a foul's rule, article, point...); errors are the cold
@@ -17,6 +19,7 @@
 
 pub mod adjudication;
 pub mod arbitration;
+pub mod convert;
 pub mod recording;
 pub mod results;
 pub mod validation;

@@ -3,6 +3,7 @@
 
 use crate::app::validation::{rule_sets, validate_move, validate_record};
 use crate::error::AppError;
+use crate::grpc::convert;
 use shinpan_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
@@ -44,9 +45,9 @@ impl Default for RuleValidationService {
 impl pb::rule_validation_service_server::RuleValidationService for RuleValidationService {
     #[tracing::instrument(name = "RuleValidationService.ValidateMove", skip_all)]
     async fn validate_move(&self, req: Request<pb::ValidateMoveRequest>) -> Result<Response<pb::ValidateMoveResponse>, Status> {
-        let r = validate_move(req.get_ref())?;
-        tracing::debug!(legal = r.legal, move_number = r.move_number, "validated move");
-        Ok(Response::new(r))
+        let r = validate_move(&convert::validate_move_from_pb(req.get_ref())?)?;
+        tracing::debug!(legal = r.legal(), move_number = r.move_number, "validated move");
+        Ok(Response::new(convert::move_check_to_pb(r)))
     }
 
     #[tracing::instrument(name = "RuleValidationService.ValidateRecord", skip_all)]
@@ -65,12 +66,12 @@ impl pb::rule_validation_service_server::RuleValidationService for RuleValidatio
         }
         self.expensive.admit(&req, "ValidateRecord")?;
         let _permit = self.parses.acquire().await.map_err(|e| AppError::Internal(e.to_string()))?;
-        let req = req.into_inner();
+        let req = convert::validate_record_from_pb(req.into_inner())?;
         let r = tokio::task::spawn_blocking(move || validate_record(&req)).await.map_err(|e| AppError::Internal(e.to_string()))??;
-        Ok(Response::new(r))
+        Ok(Response::new(convert::record_check_to_pb(&r)))
     }
 
     async fn list_rule_sets(&self, _req: Request<pb::ListRuleSetsRequest>) -> Result<Response<pb::ListRuleSetsResponse>, Status> {
-        Ok(Response::new(pb::ListRuleSetsResponse { rule_sets: rule_sets() }))
+        Ok(Response::new(pb::ListRuleSetsResponse { rule_sets: rule_sets().iter().map(|&r| convert::rule_set_to_pb(r)).collect() }))
     }
 }

@@ -16,8 +16,8 @@ pub(super) const RULINGS: &[(pb::RulingKind, &str, &str)] = &[
 pub async fn case(State(c): State<Console>, Path(id): Path<String>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
     let lang = lang_of(&q, &headers);
     let Some(claims) = c.session(&headers) else { return to_sign_in(&format!("/console/cases/{id}")) };
-    let k = match c.arbitration.get(&claims, pb::GetCaseRequest { case_id: id.clone() }).await {
-        Ok(k) => k,
+    let k = match c.arbitration.get(&claims, &id).await {
+        Ok(k) => crate::convert::case_pb(&k),
         Err(e) => return error_page(&q, lang, Some(&claims), &Status::from(e)),
     };
     let may_rule = match (c.state.store(), uuid::Uuid::parse_str(&k.game_id)) {
@@ -41,8 +41,8 @@ pub async fn case(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
                 a href={"/console/games/" (k.game_id) "?at=" (r.again)} { (r.again) } " ×" (r.cycles)
             }
         }
-        @for pr in &e.proofs { p.proof { (status_name(lang, pr.status)) ": " (pr.line.join(" ")) " " (pr.reason) } }
-        @if let Some(a) = &e.readjudication { (count_table(lang, a)) }
+        @for pr in &e.proofs { p.proof { (status_name_pb(lang, pr.status)) ": " (pr.line.join(" ")) " " (pr.reason) } }
+        @if let Some(a) = &e.readjudication { (count_table_pb(lang, a)) }
         @if !e.note.is_empty() { p { (e.note) } }
         @if let Some(r) = &k.ruling {
             h2 { (lang.t("ruling")) }
@@ -92,23 +92,28 @@ pub async fn rule_case(State(c): State<Console>, Path(id): Path<String>, headers
     }
     let foul = if f.kind == pb::RulingKind::FoulLoss as i32 {
         c.arbitration
-            .get(&claims, pb::GetCaseRequest { case_id: id.clone() })
+            .get(&claims, &id)
             .await
             .ok()
-            .and_then(|k| k.evidence)
+            .and_then(|k| crate::convert::case_pb(&k).evidence)
             .and_then(|e| e.fouls.into_iter().next())
+            .map(|f| crate::app::lifecycle::FoulRef { move_number: f.move_number, rule: f.rule, article: f.article })
     } else {
         None
     };
-    let ruling = pb::Ruling {
+    let ruling = crate::convert::ruling_from_pb(pb::Ruling {
         kind: f.kind,
         reason: f.reason.trim().to_string(),
         loser: f.loser,
-        foul,
         amended_result: f.amended_result.trim().to_string(),
         ..Default::default()
+    })
+    .map(|r| crate::app::arbitration::Ruling { foul, ..r });
+    let ruled = match ruling {
+        Ok(r) => c.arbitration.rule(&claims, crate::app::arbitration::RuleCase { case_id: id.clone(), ruling: Some(r) }).await,
+        Err(e) => Err(e),
     };
-    match c.arbitration.rule(&claims, pb::RuleCaseRequest { case_id: id.clone(), ruling: Some(ruling) }).await {
+    match ruled {
         Ok(_) => Redirect::to(&format!("/console/cases/{id}")).into_response(),
         Err(e) => error_page(&q, lang, Some(&claims), &Status::from(e)),
     }

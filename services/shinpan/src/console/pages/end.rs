@@ -2,26 +2,38 @@
 //! play (第七条) with its proof line, the count, and propose / confirm / object.
 
 use super::*;
+use crate::app::adjudication::{Adjudicate, Adjudicated, Agreement, Progress, Proposed};
+use crate::app::lifecycle::Ending;
+use crate::app::results::{ConfirmResult, Objection, ProposeResult};
+use goban::{Score, Status as StoneStatus};
+use std::sync::Arc;
 
-pub(super) fn status_name(lang: Lang, s: i32) -> &'static str {
-    match pb::ChainStatus::try_from(s) {
-        Ok(pb::ChainStatus::Dead) => lang.t("dead"),
-        Ok(pb::ChainStatus::Seki) => lang.t("seki"),
-        Ok(pb::ChainStatus::Undecided) => lang.t("undecided"),
-        _ => lang.t("alive"),
+/// A chain status (第七条) in the page's language.
+pub(super) fn status_name(lang: Lang, s: StoneStatus) -> &'static str {
+    match s {
+        StoneStatus::Dead => lang.t("dead"),
+        StoneStatus::Seki => lang.t("seki"),
+        StoneStatus::Undecided => lang.t("undecided"),
+        StoneStatus::Alive => lang.t("alive"),
     }
 }
 
+/// A chain status given as the protocol's `ChainStatus` number, in the page's language
+/// (an unknown number reads as alive).
+pub(super) fn status_name_pb(lang: Lang, s: i32) -> &'static str {
+    status_name(lang, crate::convert::status_from_pb(s).unwrap_or(StoneStatus::Alive))
+}
+
 /// Marks parsed from `pd:dead,dp:alive`.
-pub(super) fn parse_marks(s: Option<&str>) -> Vec<(Point, pb::ChainStatus)> {
+pub(super) fn parse_marks(s: Option<&str>) -> Vec<(Point, StoneStatus)> {
     s.unwrap_or("")
         .split(',')
         .filter_map(|kv| kv.split_once(':'))
         .filter_map(|(p, st)| {
             let st = match st {
-                "dead" => pb::ChainStatus::Dead,
-                "alive" => pb::ChainStatus::Alive,
-                "seki" => pb::ChainStatus::Seki,
+                "dead" => StoneStatus::Dead,
+                "alive" => StoneStatus::Alive,
+                "seki" => StoneStatus::Seki,
                 _ => return None,
             };
             Point::from_sgf(p).ok().map(|p| (p, st))
@@ -29,13 +41,13 @@ pub(super) fn parse_marks(s: Option<&str>) -> Vec<(Point, pb::ChainStatus)> {
         .collect()
 }
 
-pub(super) fn marks_text(marks: &[(Point, pb::ChainStatus)]) -> String {
+pub(super) fn marks_text(marks: &[(Point, StoneStatus)]) -> String {
     marks
         .iter()
         .map(|(p, s)| {
             let s = match s {
-                pb::ChainStatus::Dead => "dead",
-                pb::ChainStatus::Seki => "seki",
+                StoneStatus::Dead => "dead",
+                StoneStatus::Seki => "seki",
                 _ => "alive",
             };
             format!("{}:{s}", p.to_sgf())
@@ -45,19 +57,13 @@ pub(super) fn marks_text(marks: &[(Point, pb::ChainStatus)]) -> String {
 }
 
 /// The game's proposal (`Propose`), computed once per state of the game.
-pub(super) async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> Result<pb::ProposeResponse, Status> {
+pub(super) async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> Result<Arc<Proposed>, Status> {
     let key = (crate::app::games::uuid_field("game_id", &game.id)?, game.last_sequence);
     if let Some(p) = c.proposals.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return Ok(p);
     }
-    let req = pb::ProposeRequest {
-        request: Some(pb::AdjudicateRequest {
-            position: Some(pb::adjudicate_request::Position::GameId(game.id.clone())),
-            ..Default::default()
-        }),
-    };
     c.state.expensive.admit(&call(claims, ()), "Propose")?;
-    let p = crate::app::adjudication::propose(&c.state, &req.request.unwrap_or_default(), None).await?;
+    let p = Arc::new(crate::app::adjudication::propose(&c.state, &Adjudicate::game(key.0), None).await?);
     if let Ok(mut m) = c.proposals.lock() {
         if m.len() > 1000 {
             m.clear();
@@ -70,12 +76,12 @@ pub(super) async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> R
 /// The statuses at the end: the proposal's, with the person's marks over them, by chain.
 pub(super) struct EndState {
     view: View,
-    proposal: pb::ProposeResponse,
-    marks: Vec<(Point, pb::ChainStatus)>,
+    proposal: Arc<Proposed>,
+    marks: Vec<(Point, StoneStatus)>,
     /// Each stone's chain (its smallest stone in SGF order stands for it).
     chain_of: HashMap<Point, Point>,
     /// Each chain's effective status and whether it is proved (else estimated, or marked).
-    chains: BTreeMap<Point, (pb::ChainStatus, &'static str)>,
+    chains: BTreeMap<Point, (StoneStatus, &'static str)>,
 }
 
 pub(super) async fn end_state(c: &Console, claims: &Claims, id: &str, q: &PageQuery) -> Result<EndState, Status> {
@@ -84,22 +90,19 @@ pub(super) async fn end_state(c: &Console, claims: &Claims, id: &str, q: &PageQu
         return Err(crate::auth::denied(claims, "settle the end of a game they neither play nor officiate"));
     }
     let proposal = proposal(c, claims, &view.game).await?;
-    let p = proposal.proposal.clone().unwrap_or_default();
     let mut chain_of = HashMap::new();
     let mut chains = BTreeMap::new();
-    for proof in &p.proofs {
-        let stones: Vec<Point> = proof.stones.iter().filter_map(|s| Point::from_sgf(s).ok()).collect();
-        let Some(&rep) = stones.iter().min_by_key(|p| p.to_sgf()) else { continue };
-        for s in &stones {
+    for chain in &proposal.proposal.chains {
+        let Some(&rep) = chain.stones.iter().min_by_key(|p| p.to_sgf()) else { continue };
+        for s in &chain.stones {
             chain_of.insert(*s, rep);
         }
-        let basis = match proof.basis.as_str() {
+        let basis = match chain.basis.name() {
             "proved" => "proved",
             "estimated" => "estimated",
             _ => "undecided",
         };
-        let status = pb::ChainStatus::try_from(proof.status).unwrap_or(pb::ChainStatus::Undecided);
-        chains.insert(rep, (status, basis));
+        chains.insert(rep, (chain.status, basis));
     }
     let mut marks = parse_marks(q.marks.as_deref());
     if let Some(t) = q.toggle.as_deref().and_then(|t| Point::from_sgf(t).ok()) {
@@ -109,9 +112,9 @@ pub(super) async fn end_state(c: &Console, claims: &Claims, id: &str, q: &PageQu
             .find(|(p, _)| chain_of.get(p).copied().unwrap_or(*p) == rep)
             .map(|(_, s)| *s)
             .or_else(|| chains.get(&rep).map(|(s, _)| *s))
-            .unwrap_or(pb::ChainStatus::Alive);
+            .unwrap_or(StoneStatus::Alive);
         marks.retain(|(p, _)| chain_of.get(p).copied().unwrap_or(*p) != rep);
-        let next = if current == pb::ChainStatus::Dead { pb::ChainStatus::Alive } else { pb::ChainStatus::Dead };
+        let next = if current == StoneStatus::Dead { StoneStatus::Alive } else { StoneStatus::Dead };
         marks.push((rep, next));
     }
     for (p, s) in &marks {
@@ -130,9 +133,9 @@ impl EndState {
             if let Some((s, basis)) = self.chains.get(&rep) {
                 let proved = *basis != "estimated";
                 let mark = match s {
-                    pb::ChainStatus::Dead => Mark::Dead { proved },
-                    pb::ChainStatus::Seki => Mark::Seki,
-                    pb::ChainStatus::Undecided => Mark::Undecided,
+                    StoneStatus::Dead => Mark::Dead { proved },
+                    StoneStatus::Seki => Mark::Seki,
+                    StoneStatus::Undecided => Mark::Undecided,
                     _ if !proved => Mark::EstimatedAlive,
                     _ => Mark::Alive,
                 };
@@ -140,9 +143,8 @@ impl EndState {
             }
         }
         if self.marks.is_empty() {
-            let p = self.proposal.proposal.clone().unwrap_or_default();
-            d.territory_black = p.territory_black.iter().filter_map(|s| Point::from_sgf(s).ok()).collect();
-            d.territory_white = p.territory_white.iter().filter_map(|s| Point::from_sgf(s).ok()).collect();
+            d.territory_black = self.proposal.count.territory[0].clone();
+            d.territory_white = self.proposal.count.territory[1].clone();
         }
         let marks = marks_text(&self.marks);
         d.stone_link = Some(format!("/console/games/{id}/end?marks={marks}&toggle={{point}}"));
@@ -150,30 +152,44 @@ impl EndState {
     }
 
     /// The agreements the marks and the proposal make (undecided chains and `except` left out).
-    fn agreements(&self, except: Option<Point>) -> Vec<pb::Agreement> {
+    fn agreements(&self, except: Option<Point>) -> Vec<Agreement> {
         let skip = except.map(|p| self.chain_of.get(&p).copied().unwrap_or(p));
         self.chains
             .iter()
-            .filter(|(rep, (s, _))| Some(**rep) != skip && *s != pb::ChainStatus::Undecided)
-            .map(|(rep, (s, _))| pb::Agreement { stones: vec![rep.to_sgf()], status: *s as i32 })
+            .filter(|(rep, (s, _))| Some(**rep) != skip && *s != StoneStatus::Undecided)
+            .map(|(rep, (s, _))| Agreement { stones: vec![*rep], status: *s })
             .collect()
     }
 }
 
-pub(super) fn count_table(lang: Lang, a: &pb::AdjudicateResponse) -> Markup {
-    let (tb, tw) = (a.territory_black.len(), a.territory_white.len());
-    let jigo = a.result == "0";
+pub(super) fn count_table(lang: Lang, count: &Score, komi: f64) -> Markup {
+    let result = count.result.to_sgf();
+    count_rows(lang, [count.territory[0].len(), count.territory[1].len()], count.prisoners, komi, count.score, &result)
+}
+
+/// The count table of an adjudication in the protocol's form (an arbiter's case's
+/// re-adjudication).
+pub(super) fn count_table_pb(lang: Lang, a: &pb::AdjudicateResponse) -> Markup {
+    let territory = [a.territory_black.len(), a.territory_white.len()];
+    count_rows(lang, territory, [a.prisoners_black, a.prisoners_white], a.komi, [a.score_black, a.score_white], &a.result)
+}
+
+/// The count table: territory points, prisoners, komi and the count `[black, white]`, and
+/// the result (SGF `RE`; `0` reads as jigo).
+fn count_rows(lang: Lang, territory: [usize; 2], prisoners: [u32; 2], komi: f64, score: [f64; 2], result: &str) -> Markup {
+    let (tb, tw) = (territory[0], territory[1]);
+    let jigo = result == "0";
     html! {
         table.count {
             thead { tr { th {} th { (lang.t("black")) } th { (lang.t("white")) } } }
             tbody {
                 tr { th { (lang.t("territory")) } td.territory-black { (tb) } td.territory-white { (tw) } }
-                tr { th { "ハマ" } td { (a.prisoners_black) } td { (a.prisoners_white) } }
-                tr { th { "コミ" } td { "—" } td { (a.komi) } }
-                tr { th { (lang.t("count")) } td { (a.score_black) } td { (a.score_white) } }
+                tr { th { "ハマ" } td { (prisoners[0]) } td { (prisoners[1]) } }
+                tr { th { "コミ" } td { "—" } td { (komi) } }
+                tr { th { (lang.t("count")) } td { (score[0]) } td { (score[1]) } }
             }
         }
-        p.count-result { strong { (lang.t("result")) ": " (if jigo { lang.t("jigo") } else { &a.result }) } }
+        p.count-result { strong { (lang.t("result")) ": " (if jigo { lang.t("jigo") } else { result }) } }
     }
 }
 
@@ -190,7 +206,8 @@ pub async fn end_of_game(State(c): State<Console>, Path(id): Path<String>, Query
     let scope = &end.view.ctx.scope;
     let may_act = claims.may_propose(scope);
     let size = end.view.drawing.size;
-    let p = end.proposal.proposal.clone().unwrap_or_default();
+    let proposed = &end.proposal;
+    let estimator_error = proposed.proposal.estimator.as_ref().and_then(|e| e.error.clone()).unwrap_or_default();
     let marks = marks_text(&end.marks);
     let body = html! {
         h1 { (lang.t("end_of_game")) }
@@ -204,27 +221,27 @@ pub async fn end_of_game(State(c): State<Console>, Path(id): Path<String>, Query
                 table.proofs {
                     thead { tr { th { (lang.t("chain")) } th { (lang.t("state")) } th { (lang.t("basis")) } th { (lang.t("source")) } th { (lang.t("reason")) } } }
                     tbody {
-                        @for proof in &p.proofs {
-                            @let first = proof.stones.first().map(|s| sgf_name(s, size)).unwrap_or_default();
-                            tr class={"proof-row " (proof.basis)} {
-                                td { (first) " (" (proof.stones.len()) ")" }
-                                td { (status_name(lang, proof.status)) }
-                                td.basis { (match proof.basis.as_str() { "proved" => lang.t("proved"), "estimated" => lang.t("estimated"), _ => lang.t("undecided") }) }
-                                td { (proof.source) }
-                                td { (proof.reason) }
+                        @for chain in &proposed.proposal.chains {
+                            @let first = chain.stones.first().map(|&p| board::point_name(p, size)).unwrap_or_default();
+                            tr class={"proof-row " (chain.basis.name())} {
+                                td { (first) " (" (chain.stones.len()) ")" }
+                                td { (status_name(lang, chain.status)) }
+                                td.basis { (match chain.basis.name() { "proved" => lang.t("proved"), "estimated" => lang.t("estimated"), _ => lang.t("undecided") }) }
+                                td { (chain.source) }
+                                td { (chain.reason.as_deref().unwrap_or_default()) }
                             }
                         }
                     }
                 }
-                @if !end.proposal.estimator_error.is_empty() { p.estimator { (lang.t("estimated")) ": " (end.proposal.estimator_error) } }
-                @if end.marks.is_empty() { (count_table(lang, &p)) p { "(" (lang.t("proved")) ": " (end.proposal.proved_result) ")" } }
+                @if !estimator_error.is_empty() { p.estimator { (lang.t("estimated")) ": " (estimator_error) } }
+                @if end.marks.is_empty() { (count_table(lang, &proposed.count, proposed.subject.komi)) p { "(" (lang.t("proved")) ": " (proposed.proposal.proved_score.result.to_sgf()) ")" } }
                 @if may_act {
                     h2 { (lang.t("dispute")) }
                     form method="post" action={"/console/games/" (id) "/dispute"} data-dispute-live={"/console/games/" (id) "/dispute/live"} {
                         input type="hidden" name="marks" value=(marks);
                         select name="point" {
                             @for (rep, (s, _)) in &end.chains {
-                                option value=(rep.to_sgf()) { (board::point_name(*rep, size)) " — " (status_name(lang, *s as i32)) }
+                                option value=(rep.to_sgf()) { (board::point_name(*rep, size)) " — " (status_name(lang, *s)) }
                             }
                         }
                         " " button.dispute type="submit" { (lang.t("dispute")) }
@@ -271,9 +288,11 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
     let point = Point::from_sgf(f.point.trim()).ok();
-    let req = dispute_request(&id, &end, &f.point);
     let adjudicated = match c.state.expensive.admit(&call(&claims, ()), "Adjudicate") {
-        Ok(()) => crate::app::adjudication::adjudicate(&c.state, Some(&claims), &req, None).await.map_err(Status::from),
+        Ok(()) => match dispute_request(&id, &end, &f.point) {
+            Ok(req) => crate::app::adjudication::adjudicate(&c.state, Some(&claims), &req, None).await.map_err(Status::from),
+            Err(s) => Err(s),
+        },
         Err(s) => Err(s),
     };
     let answer = match adjudicated {
@@ -286,46 +305,48 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
 
 /// The adjudication request of a dispute of the chain through `point` (SGF) of game `id`,
 /// with the end state's marks as the agreement (第九条) around it.
-fn dispute_request(id: &str, end: &EndState, point: &str) -> pb::AdjudicateRequest {
-    pb::AdjudicateRequest {
-        position: Some(pb::adjudicate_request::Position::GameId(id.to_string())),
-        agreements: end.agreements(Point::from_sgf(point.trim()).ok()),
-        disputed: vec![point.trim().to_string()],
-        ..Default::default()
-    }
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a game id that is not a UUID or a point that is not SGF
+/// (`disputed[0]`).
+fn dispute_request(id: &str, end: &EndState, point: &str) -> Result<Adjudicate, Status> {
+    let disputed = crate::convert::point_from_sgf("disputed[0]", point.trim(), crate::convert::MAX_BOARD, crate::convert::MAX_BOARD)?;
+    Ok(Adjudicate {
+        agreements: end.agreements(Some(disputed)),
+        disputed: vec![disputed],
+        ..Adjudicate::game(crate::app::games::uuid_field("game_id", id)?)
+    })
 }
 
 /// The answer to a dispute: the board with the statuses found and the proof line numbered
 /// on it (stepped by the page's script), the status with its reason, refuted agreements,
 /// chains drawn in, and the count.
-fn dispute_answer(lang: Lang, id: &str, end: &EndState, point: Option<Point>, answer: &pb::AdjudicateResponse) -> Markup {
+fn dispute_answer(lang: Lang, id: &str, end: &EndState, point: Option<Point>, answer: &Adjudicated) -> Markup {
     let size = end.view.drawing.size;
     let rep = point.map(|p| end.chain_of.get(&p).copied().unwrap_or(p));
-    let proof = answer.proofs.iter().find(|pr| {
-        pr.stones.iter().filter_map(|s| Point::from_sgf(s).ok()).any(|s| Some(end.chain_of.get(&s).copied().unwrap_or(s)) == rep)
-    });
+    let adj = &answer.adjudication;
+    let proof = adj.proofs.iter().find(|pr| pr.stones.iter().any(|&s| Some(end.chain_of.get(&s).copied().unwrap_or(s)) == rep));
     let mut d = end.view.drawing.clone();
     d.last = None;
-    for st in &answer.statuses {
-        if let Ok(p) = Point::from_sgf(&st.point) {
-            let mark = match pb::ChainStatus::try_from(st.status) {
-                Ok(pb::ChainStatus::Dead) => Mark::Dead { proved: true },
-                Ok(pb::ChainStatus::Seki) => Mark::Seki,
-                Ok(pb::ChainStatus::Undecided) => Mark::Undecided,
-                _ => Mark::Alive,
-            };
-            d.marks.insert(p, mark);
-        }
+    let board = &answer.subject.board;
+    for p in board.points().filter(|&p| board.get(p).is_some()) {
+        let mark = match adj.status.get(p) {
+            StoneStatus::Dead => Mark::Dead { proved: true },
+            StoneStatus::Seki => Mark::Seki,
+            StoneStatus::Undecided => Mark::Undecided,
+            StoneStatus::Alive => Mark::Alive,
+        };
+        d.marks.insert(p, mark);
     }
     if let Some(pr) = proof {
-        for (k, step) in pr.line.iter().enumerate() {
-            let mut parts = step.split_whitespace();
-            let colour = if parts.next() == Some("W") { Color::White } else { Color::Black };
-            if let Some(p) = parts.next().and_then(|p| Point::from_sgf(p).ok()) {
+        for (k, &(colour, mv)) in pr.line.iter().enumerate() {
+            if let Move::Play(p) = mv {
                 d.numbered.push((p, colour, k as u32 + 1));
             }
         }
     }
+    let line = proof.map(|pr| pr.line_text()).unwrap_or_default();
+    let reason = proof.and_then(|pr| pr.undecided).map(|u| u.to_string()).unwrap_or_default();
     html! {
         h1 { (lang.t("adjudication")) }
         p { a href={"/console/games/" (id) "/end?marks=" (marks_text(&end.marks))} { "◀ " (lang.t("proposal")) } }
@@ -334,22 +355,22 @@ fn dispute_answer(lang: Lang, id: &str, end: &EndState, point: Option<Point>, an
             div {
                 @if let Some(pr) = proof {
                     p.status { (point.map(|p| board::point_name(p, size)).unwrap_or_default()) ": " strong { (status_name(lang, pr.status)) } }
-                    @if !pr.reason.is_empty() { p.undecided-reason { (lang.t("reason")) ": " (pr.reason) } }
+                    @if !reason.is_empty() { p.undecided-reason { (lang.t("reason")) ": " (reason) } }
                     @if !d.numbered.is_empty() {
-                        @let n = pr.line.len();
+                        @let n = line.len();
                         p.steps data-steps=(n) {
                             button type="button" data-go="-1" { "◀" } " " output { (n) " / " (n) } " " button type="button" data-go="1" { "▶" }
                         }
                     }
                     p { (lang.t("proof_line")) ": " span.proof {
-                        @for (k, step) in pr.line.iter().enumerate() { (k + 1) ". " (step_name(lang, step, size)) " " }
+                        @for (k, step) in line.iter().enumerate() { (k + 1) ". " (step_name(lang, step, size)) " " }
                     } }
                 }
-                @for r in &answer.refuted {
-                    p.refuted { (r.stones.first().map(|s| sgf_name(s, size)).unwrap_or_default()) ": " (status_name(lang, r.agreed)) " → " (status_name(lang, r.found)) }
+                @for r in &adj.refuted_agreements {
+                    p.refuted { (r.stones.first().map(|&p| board::point_name(p, size)).unwrap_or_default()) ": " (status_name(lang, r.agreed)) " → " (status_name(lang, r.found)) }
                 }
-                @for dr in &answer.drawn_in { p.drawn-in { (dr.reason) } }
-                (count_table(lang, answer))
+                @for dr in &adj.drawn_in { p.drawn-in { (dr.reason.to_string()) } }
+                (count_table(lang, &answer.count, answer.subject.komi))
             }
         }
     }
@@ -367,7 +388,7 @@ pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Quer
     let first: Result<(EndState, _), Status> = async {
         let end = end_state(&c, &claims, &id, &q).await?;
         c.state.expensive.admit(&call(&claims, ()), "AdjudicateStream")?;
-        let req = dispute_request(&id, &end, &point);
+        let req = dispute_request(&id, &end, &point)?;
         let stream = crate::app::adjudication::adjudicate_stream(&c.state, Some(&claims), &req, None).await.map_err(Status::from)?;
         Ok((end, stream))
     }
@@ -384,12 +405,9 @@ pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Quer
     let at = Point::from_sgf(point.trim()).ok();
     let events = stream.map(move |m| {
         let event = match m {
-            Ok(pb::AdjudicateStreamResponse { result: Some(answer), .. }) => {
-                Event::default().event("done").data(dispute_answer(lang, &id, &end, at, &answer).into_string())
-            }
-            Ok(p) => Event::default().event("progress").data(
-                html! { p.progress { (lang.t("searching")) ": " (p.regions_done) " / " (p.regions_total) " · " (p.nodes) " " (lang.t("nodes")) } }
-                    .into_string(),
+            Ok(Progress::Done(answer)) => Event::default().event("done").data(dispute_answer(lang, &id, &end, at, &answer).into_string()),
+            Ok(Progress::Region { done, total, nodes }) => Event::default().event("progress").data(
+                html! { p.progress { (lang.t("searching")) ": " (done) " / " (total) " · " (nodes) " " (lang.t("nodes")) } }.into_string(),
             ),
             Err(e) => Event::default().event("done").data(error_box(lang, &explain(lang, &Status::from(e))).into_string()),
         };
@@ -417,23 +435,25 @@ pub async fn result_action(State(c): State<Console>, Path(id): Path<String>, hea
         match f.action.as_str() {
             "propose" => {
                 let end = end_state(&c, &claims, &id, &q).await?;
-                let req = pb::ProposeResultRequest {
-                    game_id: id.clone(),
-                    ending: pb::Ending::Count as i32,
+                let req = ProposeResult {
+                    game_id: crate::app::games::uuid_field("game_id", &id)?,
+                    ending: Some(Ending::Count),
+                    winner: None,
                     agreements: end.agreements(None),
                     note: format!("proposed in the console by {}", claims.sub),
-                    ..Default::default()
                 };
                 c.results.propose(&claims, req).await?;
             }
             "confirm" => {
-                c.results.confirm(&claims, pb::ConfirmResultRequest { game_id: id.clone(), ..Default::default() }).await?;
+                let req = ConfirmResult { game_id: crate::app::games::uuid_field("game_id", &id)?, color: None, version: 0 };
+                c.results.confirm(&claims, req).await?;
             }
             "object" => {
                 if f.reason.trim().is_empty() {
                     return Err(Status::invalid_argument(lang.t("objection_reason")));
                 }
-                c.results.object(&claims, pb::ObjectRequest { game_id: id.clone(), reason: f.reason.trim().to_string() }).await?;
+                let req = Objection { game_id: crate::app::games::uuid_field("game_id", &id)?, reason: f.reason.trim().to_string() };
+                c.results.object(&claims, req).await?;
             }
             other => return Err(Status::invalid_argument(format!("action `{other}`"))),
         }

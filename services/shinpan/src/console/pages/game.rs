@@ -1,6 +1,7 @@
 //! A game's page: the board at any move of the record, followed live as moves are recorded.
 
 use super::*;
+use crate::app::lifecycle::ResultStage;
 
 /// A game at one move of its record.
 pub struct View {
@@ -125,9 +126,17 @@ pub async fn game(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
         Ok(v) => v,
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
-    let result = c.results.get(&claims, &id).await.ok();
-    let cases = match c.arbitration.list(&claims, pb::ListCasesRequest { game_id: id.clone(), ..Default::default() }).await {
-        Ok(r) => r.cases,
+    let result = match crate::app::games::uuid_field("game_id", &id) {
+        Ok(uuid) => c.results.get(&claims, uuid).await.ok(),
+        Err(_) => None,
+    };
+    let cases: Vec<pb::Case> = match crate::app::games::uuid_field("game_id", &id) {
+        Ok(game_id) => {
+            match c.arbitration.list(&claims, crate::app::arbitration::ListCases { game_id: Some(game_id), ..Default::default() }).await {
+                Ok(r) => r.iter().map(crate::convert::case_pb).collect(),
+                Err(_) => Vec::new(),
+            }
+        }
         Err(_) => Vec::new(),
     };
     let g = &v.game;
@@ -172,9 +181,9 @@ pub async fn game(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
         }
         @if let Some(r) = &result {
             h2 { (lang.t("result")) }
-            p.result { strong { (r.result) } " · " (result_state_label(lang, r.state)) @if !r.note.is_empty() { " · " (r.note) } }
-            @if !r.pending.is_empty() { p { (lang.t("pending")) ": " (r.pending.join(", ")) } }
-            @if r.state != pb::ResultState::Final as i32 {
+            p.result { strong { (r.result) } " · " (result_state_label(lang, r.stage)) @if !r.note.is_empty() { " · " (r.note) } }
+            @if !r.pending.is_empty() { p { (lang.t("pending")) ": " (r.pending.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")) } }
+            @if r.stage != ResultStage::Final {
                 @let colours = claims.player_colours(scope);
                 @if claims.officiates(scope) || !colours.is_empty() {
                     form.inline method="post" action={"/console/games/" (id) "/result"} {
@@ -182,7 +191,7 @@ pub async fn game(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
                         button.confirm type="submit" { (lang.t("confirm")) }
                     }
                 }
-                @if !colours.is_empty() && r.state == pb::ResultState::Proposed as i32 {
+                @if !colours.is_empty() && r.stage == ResultStage::Proposed {
                     form method="post" action={"/console/games/" (id) "/result"} {
                         input type="hidden" name="action" value="object";
                         p { label { (lang.t("objection_reason")) br; textarea name="reason" rows="2" required {} } }

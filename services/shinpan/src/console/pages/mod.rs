@@ -276,31 +276,32 @@ fn case_kind_label(lang: Lang, kind: i32) -> &'static str {
     }
 }
 
-fn result_state_label(lang: Lang, state: i32) -> &'static str {
+fn result_state_label(lang: Lang, stage: crate::app::lifecycle::ResultStage) -> &'static str {
+    use crate::app::lifecycle::ResultStage;
     let ja = lang == Lang::Ja;
-    match pb::ResultState::try_from(state) {
-        Ok(pb::ResultState::Proposed) => {
+    match stage {
+        ResultStage::Proposed => {
             if ja {
                 "提案済み"
             } else {
                 "proposed"
             }
         }
-        Ok(pb::ResultState::Disputed) => {
+        ResultStage::Disputed => {
             if ja {
                 "異議あり"
             } else {
                 "objected"
             }
         }
-        Ok(pb::ResultState::Final) => {
+        ResultStage::Final => {
             if ja {
                 "確定"
             } else {
                 "final"
             }
         }
-        _ => "",
+        ResultStage::Open => "",
     }
 }
 

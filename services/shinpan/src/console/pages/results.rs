@@ -4,6 +4,8 @@
 //! what `ExportResults` returns, so the page refuses exactly what the API refuses.
 
 use super::*;
+use crate::app::lifecycle::ResultStage;
+use crate::app::results::{Export, ExportResults, ResultView};
 
 /// `GET /console/results`: every tournament of the games the token may see, each with its
 /// final results by round and board and the links to its EGF table and SGF collection.
@@ -15,10 +17,11 @@ pub async fn results(State(c): State<Console>, Query(q): Query<PageQuery>, heade
         Ok(games) => games,
         Err(e) => return error_page(&q, lang, Some(&claims), &Status::from(e)),
     };
-    let mut by_tournament: BTreeMap<String, Vec<(pb::Game, pb::GameResult)>> = BTreeMap::new();
+    let mut by_tournament: BTreeMap<String, Vec<(pb::Game, ResultView)>> = BTreeMap::new();
     for g in games.into_iter().filter(|g| g.phase != pb::Phase::Playing as i32) {
-        let Ok(r) = c.results.get(&claims, &g.id).await else { continue };
-        if r.state == pb::ResultState::Final as i32 {
+        let Ok(id) = crate::app::games::uuid_field("game_id", &g.id) else { continue };
+        let Ok(r) = c.results.get(&claims, id).await else { continue };
+        if r.stage == ResultStage::Final {
             by_tournament.entry(g.tournament.clone()).or_default().push((g, r));
         }
     }
@@ -85,11 +88,11 @@ pub async fn game_sgf(State(c): State<Console>, Path(id): Path<String>, Query(q)
 
 /// Calls `ExportResults` for `?tournament=` with the session's claims and answers with
 /// `ok`'s response, or the error page.
-async fn export(c: &Console, q: &PageQuery, headers: &HeaderMap, ok: impl FnOnce(pb::ExportResultsResponse, &str) -> Response) -> Response {
+async fn export(c: &Console, q: &PageQuery, headers: &HeaderMap, ok: impl FnOnce(Export, &str) -> Response) -> Response {
     let lang = lang_of(q, headers);
     let Some(claims) = c.session(headers) else { return to_sign_in("/console/results") };
     let tournament = q.tournament.clone().unwrap_or_default();
-    let req = pb::ExportResultsRequest { tournament: tournament.clone(), ..Default::default() };
+    let req = ExportResults { tournament: tournament.clone(), ..ExportResults::default() };
     match c.results.export(&claims, req).await {
         Ok(r) => ok(r, &tournament),
         Err(e) => error_page(q, lang, Some(&claims), &Status::from(e)),

@@ -8,11 +8,12 @@ pub(super) async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::C
     if claims.role == crate::auth::Role::Player {
         return Ok(Vec::new());
     }
-    let req = pb::ListCasesRequest { tournament: claims.tournament.clone().unwrap_or_default(), ..Default::default() };
-    let all = c.arbitration.list(claims, req).await?.cases;
+    let req = crate::app::arbitration::ListCases { tournament: claims.tournament.clone().unwrap_or_default(), ..Default::default() };
+    let all = c.arbitration.list(claims, req).await?;
     Ok(all
-        .into_iter()
-        .filter(|k| matches!(pb::CaseState::try_from(k.state), Ok(pb::CaseState::Open | pb::CaseState::UnderReview)))
+        .iter()
+        .filter(|k| matches!(k.state, shinpan_storage::CaseState::Open | shinpan_storage::CaseState::UnderReview))
+        .map(crate::convert::case_pb)
         .collect())
 }
 
@@ -24,7 +25,8 @@ pub(super) async fn tournament_fragment(c: &Console, claims: &Claims, lang: Lang
     let mut results = HashMap::new();
     if let Ok(games) = &games {
         for g in games.iter().filter(|g| g.phase != pb::Phase::Playing as i32) {
-            if let Ok(r) = c.results.get(claims, &g.id).await {
+            let Ok(id) = crate::app::games::uuid_field("game_id", &g.id) else { continue };
+            if let Ok(r) = c.results.get(claims, id).await {
                 results.insert(g.id.clone(), r);
             }
         }
@@ -59,7 +61,7 @@ pub(super) async fn tournament_fragment(c: &Console, claims: &Claims, lang: Lang
                                     td { a href={"/console/games/" (g.id)} { (player(g.white.as_ref())) } }
                                     td {
                                         (phase_label(lang, g.phase))
-                                        @if let Some(r) = results.get(&g.id) { " · " (result_state_label(lang, r.state)) }
+                                        @if let Some(r) = results.get(&g.id) { " · " (result_state_label(lang, r.stage)) }
                                         @if with_case.contains(&g.id) { " · " span.badge { (lang.t("case")) } }
                                         @if g.flagged { " · " span.badge { (lang.t("flagged")) } }
                                     }
