@@ -1,0 +1,111 @@
+//! The protocol's edge: the `shinpan.v1` messages decoded into the use cases' commands and
+//! their answers encoded back, for the gRPC handlers ([`crate::grpc`]) and the console.
+//!
+//! Decoding validates: every malformed field becomes an [`AppError::InvalidArgument`] naming
+//! the field (`"game.moves[3].point"`), with the same codes, messages and details as the use
+//! cases' own checks. Points cross the boundary as SGF coordinates (`"dd"`: column letter
+//! then row letter, `"aa"` = top-left).
+//!
+//! The conversions that use cases of the application layer still need themselves (colours,
+//! moves, fouls, game states, timestamps: [`shinpan_application::convert`]) are defined there
+//! and re-exported here, so that the transports name one module.
+
+pub use shinpan_application::convert::*;
+
+use crate::app::adjudication::{Adjudicate, Adjudicated, Agreement, Progress, Proposed, Source, Subject};
+use crate::app::arbitration::{ListCases, OpenCase, RuleCase, Ruling, SetCaseState, TournamentPolicy};
+use crate::app::games::uuid_field;
+use crate::app::lifecycle::{Ending, FoulRef, ResultStage, RulingKind};
+use crate::app::limits::{self, MAX_NAME_BYTES, MAX_TEXT_BYTES};
+use crate::app::results::{ConfirmResult, CorrectResult, Export, ExportResults, Objection, ProposeResult, ResultView};
+use crate::app::validation::{self, MoveContext, Position, RecordCheck, ValidateMove, ValidateRecord};
+use crate::error::AppError;
+use goban::{Color, Move, Point, RuleSet, Score, StatusMap};
+use serde_json::{json, Value};
+use shinpan_proto::v1 as pb;
+use shinpan_storage as storage;
+
+mod adjudication;
+mod cases;
+mod results;
+mod validate;
+
+pub use adjudication::*;
+pub use cases::*;
+pub use results::*;
+pub use validate::*;
+
+/// An optional colour on the wire: `COLOR_UNSPECIFIED` (0) for `None`.
+pub fn opt_color_to_pb(c: Option<Color>) -> i32 {
+    c.map_or(pb::Color::Unspecified as i32, color_to_pb)
+}
+
+/// Reads a [`pb::GameState`]'s start (everything but the moves).
+pub fn game_start(s: &pb::GameState) -> Result<GameStart, AppError> {
+    let rules = rule_set("game.rule_set", &s.rule_set)?;
+    let size = board_size("game.board_size", s.board_size)?;
+    let first_to_move = match s.first_to_move {
+        0 => None,
+        c => Some(color_from_pb("game.first_to_move", c)?),
+    };
+    Ok(GameStart {
+        rules,
+        size,
+        handicap: s.handicap,
+        setup_black: points_from_sgf("game.setup_black", &s.setup_black, size, size)?,
+        setup_white: points_from_sgf("game.setup_white", &s.setup_white, size, size)?,
+        first_to_move,
+    })
+}
+
+/// A stone's status (第七条) as the wire enum `shinpan.v1.Status`.
+pub fn status_to_pb(s: goban::Status) -> i32 {
+    (match s {
+        goban::Status::Alive => pb::ChainStatus::Alive,
+        goban::Status::Dead => pb::ChainStatus::Dead,
+        goban::Status::Seki => pb::ChainStatus::Seki,
+        goban::Status::Undecided => pb::ChainStatus::Undecided,
+    }) as i32
+}
+
+/// The wire enum `shinpan.v1.Status` as a stone's status; `None` for
+/// `STATUS_UNSPECIFIED` or an unknown value (the caller names the field in its error).
+pub fn status_from_pb(s: i32) -> Option<goban::Status> {
+    match pb::ChainStatus::try_from(s) {
+        Ok(pb::ChainStatus::Alive) => Some(goban::Status::Alive),
+        Ok(pb::ChainStatus::Dead) => Some(goban::Status::Dead),
+        Ok(pb::ChainStatus::Seki) => Some(goban::Status::Seki),
+        Ok(pb::ChainStatus::Undecided) => Some(goban::Status::Undecided),
+        _ => None,
+    }
+}
+
+/// The moves of a game history on a `size × size` board as (colour, move); errors name
+/// `field[i]` (`"game.moves[2].point"`).
+///
+/// # Errors
+/// `INVALID_ARGUMENT`: a missing or unknown colour, a move neither a point nor a pass, a
+/// point that is not SGF or off the board.
+pub fn moves_from_pb(field: &str, moves: &[pb::Move], size: u32) -> Result<Vec<(Color, Move)>, AppError> {
+    moves.iter().enumerate().map(|(i, m)| move_from_pb(&format!("{field}[{i}]"), Some(m), size, size)).collect()
+}
+
+/// A bare `Position` with its fields named `{prefix}.width`, `{prefix}.black[i]`, ...; its
+/// height is `height` (the transport's default applied: `position.height`, or for an
+/// adjudication the width when 0). Points are checked against the board.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` naming the field: a board side outside 2..=25 (0 = 19), a point that is
+/// not SGF or off the board, a colour to move that is not BLACK or WHITE.
+pub fn position_from_pb(prefix: &str, pos: &pb::Position, height: u32) -> Result<Position, AppError> {
+    let width = board_size(&format!("{prefix}.width"), pos.width)?;
+    let height = board_size(&format!("{prefix}.height"), height)?;
+    let black = points_from_sgf(&format!("{prefix}.black"), &pos.black, width, height)?;
+    let white = points_from_sgf(&format!("{prefix}.white"), &pos.white, width, height)?;
+    let to_move = color_from_pb(&format!("{prefix}.to_move"), pos.to_move)?;
+    let ko_point = match &pos.ko_point {
+        Some(k) if !k.is_empty() => Some(point_from_sgf(&format!("{prefix}.ko_point"), k, width, height)?),
+        _ => None,
+    };
+    Ok(Position { width, height, black, white, to_move, ko_point })
+}
