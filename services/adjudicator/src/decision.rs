@@ -121,11 +121,6 @@ pub(crate) fn decide_with(
             }
         }
     }
-    // An enclosure the opponent fills through private pairs of links: dead at once, with
-    // the line that fills them (module `search::links`).
-    if let Some(line) = region.dead_at_once_line(&root, stones, c) {
-        return (Status::Dead, line);
-    }
     let goals: &[End] = match region.mode {
         Mode::Kiyaku2011 => &[End::Alive, End::Dead],
         Mode::Kiyaku1989 => &[End::Dead],

@@ -132,9 +132,9 @@ pub(crate) fn solve_region(
     RegionReport { index: index.0, of: index.1, points: pts, chains: reps, nodes: region.nodes, decided }
 }
 
-/// The rule of [`Region::dead_at_once_line`] for a chain of a region too large to search,
+/// The rule of [`Region::dead_at_once_line`] for a chain before its search (any region size),
 /// from the position on the board: under 1989 not when a ko was just taken (its ban may bind
-/// the opponent).
+/// the opponent; a 第五条 ban under 2011 never names a link).
 fn at_once(region: &Region, board: &Board, locals: &[usize], c: Color, opts: &Options) -> Option<Vec<(Color, Move)>> {
     if region.mode == Mode::Kiyaku1989 && opts.ko_pending.is_some() {
         return None;
