@@ -133,17 +133,17 @@ pub(crate) fn decide_with(
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
     //    pass-alive one.
     if region.base.is_some() {
-        region.safety_end = true;
+        region.safety_end = Some(crate::safety::proof_as_end);
         for &goal in goals {
             let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(SAFE_END_PROOF_NODES);
             let found = prove(region, goal, limit, false);
             region.nodes = region.nodes.min(limit);
             if let Some(found) = found {
-                region.safety_end = false;
+                region.safety_end = None;
                 return found;
             }
         }
-        region.safety_end = false;
+        region.safety_end = None;
     }
     // 1. Quick depth-first proofs (exact when found).
     let cap = if exhaustive { QUICK_PROOF_NODES } else { LARGE_REGION_QUICK_NODES };

@@ -148,6 +148,13 @@ struct Candidate {
     line: Line,
 }
 
+/// [`safe_territories`] in the form a search takes as an end
+/// ([`crate::search::SafetyProof`]): (stones kept alive, safe area, nodes used).
+pub(crate) fn proof_as_end(board: &Board, colour: Color, mode: Mode, budget: u64) -> (Vec<bool>, Vec<bool>, u64) {
+    let sf = safe_territories(board, colour, mode, budget);
+    (sf.alive, sf.area, sf.nodes)
+}
+
 /// Proves territories of `colour` safe and the chains around them alive (module docs),
 /// spending at most `budget` (capped at [`LOCAL_BUDGET`]) nodes per local game.
 pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget: u64) -> Safety {

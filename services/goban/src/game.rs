@@ -33,7 +33,7 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
 pub use crate::handicap::{handicap_points, HandicapError};
-pub use crate::outcome::{Foul, FoulRule, MoveOutcome, Repetition};
+pub use crate::outcome::{Foul, FoulRule, MoveOutcome, Phase, Repetition};
 
 /// Hasher for keys that already are Zobrist hashes (uniformly random 64-bit values).
 #[derive(Default, Clone, Copy)]
@@ -57,33 +57,6 @@ impl Hasher for IdHasher {
 }
 
 type PosMap = HashMap<u64, u32, BuildHasherDefault<IdHasher>>;
-
-/// Where the game stands with respect to its end (第九条).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Phase {
-    /// Moves are being played.
-    Playing,
-    /// Play has stopped for agreement on life and death (第九条: three consecutive passes
-    /// in `japanese-2011`; two in `japanese-1989` and `chinese`). If the players disagree,
-    /// play resumes ([`Game::resume`]); a move in a record after the stop resumes it
-    /// implicitly.
-    Stopped,
-    /// The game is over (four consecutive passes in `japanese-2011`, 第九条2; agreement,
-    /// [`Game::agree`]; resignation, 第六条; two passes in the 純碁 rule sets). Any further
-    /// move is the foul [`FoulRule::AfterEnd`].
-    Ended,
-}
-
-impl Phase {
-    /// `"playing"`, `"stopped"` or `"ended"`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Phase::Playing => "playing",
-            Phase::Stopped => "stopped",
-            Phase::Ended => "ended",
-        }
-    }
-}
 
 const NO_KO: Point = Point { x: u8::MAX, y: u8::MAX };
 

@@ -2,7 +2,6 @@
 //! that kept it off the board (第十二条) and the [`FoulRule`] it broke; a whole-board
 //! [`Repetition`] (第十一条).
 
-use crate::game::Phase;
 use crate::point::{Color, Move, Point};
 use std::fmt;
 
@@ -156,4 +155,31 @@ pub struct MoveOutcome {
     pub repetition: Option<Repetition>,
     /// Phase after the move.
     pub phase: Phase,
+}
+
+/// Where the game stands with respect to its end (第九条).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Moves are being played.
+    Playing,
+    /// Play has stopped for agreement on life and death (第九条: three consecutive passes
+    /// in `japanese-2011`; two in `japanese-1989` and `chinese`). If the players disagree,
+    /// play resumes ([`Game::resume`](crate::Game::resume)); a move in a record after the stop resumes it
+    /// implicitly.
+    Stopped,
+    /// The game is over (four consecutive passes in `japanese-2011`, 第九条2; agreement,
+    /// [`Game::agree`](crate::Game::agree); resignation, 第六条; two passes in the 純碁 rule sets). Any further
+    /// move is the foul [`FoulRule::AfterEnd`].
+    Ended,
+}
+
+impl Phase {
+    /// `"playing"`, `"stopped"` or `"ended"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Phase::Playing => "playing",
+            Phase::Stopped => "stopped",
+            Phase::Ended => "ended",
+        }
+    }
 }

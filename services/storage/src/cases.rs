@@ -13,6 +13,7 @@ use uuid::Uuid;
 use crate::error::{Precondition, StoreError, StoreResult};
 use crate::event::Event;
 use crate::model::*;
+use crate::rows::*;
 use crate::store::{append_event_locked, lock_game, Store};
 
 /// A case to open.

@@ -206,8 +206,8 @@ impl From<sqlx::Error> for StoreError {
                 }
             }
             // the pool's connections were refused meanwhile: the server was a standby
-            sqlx::Error::PoolTimedOut if crate::primary::refused_recently() => {
-                StoreError::Unavailable(format!("no connection within the pool's timeout: {}", crate::primary::IN_RECOVERY))
+            sqlx::Error::PoolTimedOut if refused_recently() => {
+                StoreError::Unavailable(format!("no connection within the pool's timeout: {}", IN_RECOVERY))
             }
             sqlx::Error::Io(_)
             | sqlx::Error::Tls(_)
@@ -235,5 +235,28 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
     }
 }
 
+impl From<crate::model::UnknownText> for StoreError {
+    fn from(e: crate::model::UnknownText) -> StoreError {
+        StoreError::Other(e.0)
+    }
+}
+
 /// Result alias of the storage crate.
 pub type StoreResult<T> = Result<T, StoreError>;
+
+/// The message of a call refused because the database is a standby in recovery.
+pub const IN_RECOVERY: &str = "the database is a standby in recovery, not the primary; retry the call";
+
+/// The last time a connection of this process was refused as a standby's. The pool swallows
+/// the error of its connect hook (it retries, then reports only a timeout), so the timeout is
+/// explained by looking here ([`refused_recently`]).
+pub(crate) static LAST_REFUSAL: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+
+/// How long a refusal explains a pool timeout: longer than the pool's acquire timeout.
+const REFUSAL_EXPLAINS: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether a connection was refused as a standby's within the last [`REFUSAL_EXPLAINS`]
+/// (module `primary` records the refusals).
+fn refused_recently() -> bool {
+    LAST_REFUSAL.lock().unwrap_or_else(|p| p.into_inner()).is_some_and(|t| t.elapsed() < REFUSAL_EXPLAINS)
+}

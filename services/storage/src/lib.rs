@@ -116,6 +116,7 @@ pub mod facts;
 pub mod model;
 pub mod primary;
 pub mod results;
+mod rows;
 mod store;
 #[cfg(feature = "testing")]
 pub mod testing;

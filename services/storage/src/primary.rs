@@ -15,28 +15,17 @@
 //! the batch writer fails at once. Either is [`StoreError::Unavailable`] with [`IN_RECOVERY`]
 //! in its message (`UNAVAILABLE` in gRPC).
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
 use crate::error::{StoreError, StoreResult};
 
-/// The message of a call refused because the database is a standby in recovery.
-pub const IN_RECOVERY: &str = "the database is a standby in recovery, not the primary; retry the call";
-
-/// The last time a connection of this process was refused as a standby's. The pool swallows
-/// the error of its connect hook (it retries, then reports only a timeout), so the timeout is
-/// explained by looking here ([`refused_recently`]).
-static LAST_REFUSAL: Mutex<Option<Instant>> = Mutex::new(None);
-
-/// How long a refusal explains a pool timeout: longer than the pool's acquire timeout.
-const REFUSAL_EXPLAINS: Duration = Duration::from_secs(10);
+pub use crate::error::IN_RECOVERY;
+use crate::error::LAST_REFUSAL;
 
 /// Refuses `conn` with [`StoreError::Unavailable`] ([`IN_RECOVERY`]) when its server is in
 /// recovery; errors of the query itself as usual.
 pub(crate) async fn require_primary(conn: &mut sqlx::PgConnection) -> StoreResult<()> {
     let in_recovery: bool = sqlx::query_scalar!(r#"SELECT pg_is_in_recovery() AS "in_recovery!""#).fetch_one(&mut *conn).await?;
     if in_recovery {
-        *LAST_REFUSAL.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        *LAST_REFUSAL.lock().unwrap_or_else(|p| p.into_inner()) = Some(std::time::Instant::now());
         return Err(StoreError::Unavailable(IN_RECOVERY.into()));
     }
     Ok(())
@@ -52,9 +41,4 @@ pub(crate) async fn require_primary_hook(conn: &mut sqlx::PgConnection) -> Resul
         // the query failed: the connection is unusable, and the pool retries as for any other
         Err(e) => Err(sqlx::Error::Io(std::io::Error::other(e.to_string()))),
     }
-}
-
-/// Whether a connection was refused as a standby's within the last [`REFUSAL_EXPLAINS`].
-pub(crate) fn refused_recently() -> bool {
-    LAST_REFUSAL.lock().unwrap_or_else(|p| p.into_inner()).is_some_and(|t| t.elapsed() < REFUSAL_EXPLAINS)
 }

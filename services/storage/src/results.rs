@@ -18,6 +18,7 @@ use uuid::Uuid;
 use crate::error::{Exists, Immutability, Precondition, StoreError, StoreResult};
 use crate::event::Event;
 use crate::model::*;
+use crate::rows::*;
 use crate::store::{append_event_locked, lock_game, Store};
 
 /// A result to propose (or, for [`Store::correct_result`], the corrected result).

@@ -29,7 +29,7 @@ use uuid::Uuid;
 
 use crate::error::{StoreError, StoreResult};
 use crate::model::StoredEvent;
-use crate::store::Store;
+use crate::store::{EventHub, Store, Wake};
 
 /// The NOTIFY channel announcing new events.
 pub const CHANNEL: &str = "shinpan_events";
@@ -45,20 +45,6 @@ pub const NOTIFY_COALESCE: Duration = Duration::from_millis(5);
 
 /// Entries per NOTIFY payload (each at most 57 bytes; PostgreSQL allows 8000).
 const ENTRIES_PER_NOTIFY: usize = 120;
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Wake {
-    /// A new event of a game (game, seq).
-    Event(Uuid, i64),
-    /// Notifications may have been lost: every watcher re-reads.
-    Resync,
-}
-
-/// One LISTEN connection per store, forwarding other processes' announcements to the watchers.
-pub(crate) struct EventHub {
-    alive: Arc<AtomicBool>,
-    _stop: oneshot::Sender<()>,
-}
 
 /// Parse a NOTIFY payload: comma-separated `"<uuid>:<seq>"`.
 pub(crate) fn parse_payload(payload: &str) -> Option<Vec<(Uuid, i64)>> {

@@ -64,8 +64,10 @@ pub(crate) struct Region {
     scratch: std::cell::RefCell<(Vec<u32>, Vec<u32>)>,
     /// The whole board (outside the region it never changes), for [`Region::safe_end`].
     pub base: Option<goban::Board>,
-    /// Whether territories proved safe end a line too (see [`Region::safe_end`]).
-    pub safety_end: bool,
+    /// When set, territories proved safe end a line too, by this proof (see
+    /// [`Region::safe_end`]); the caller supplies it (module `safety`), which keeps this module
+    /// free of the proofs that search with it.
+    pub safety_end: Option<SafetyProof>,
     /// Whether an enclosure with private pairs of links ends a line as *dead* (module
     /// `links`); on by default, off only to check that end against the search without it.
     pub links_end: bool,
@@ -78,6 +80,11 @@ pub(crate) struct Region {
 
 /// By board index: the stones the territory proofs keep alive, and their safe area.
 type KeptAndSafe = (Vec<bool>, Vec<bool>);
+
+/// A territory safety proof taken as an end ([`Region::safe_end`]): on the whole board with
+/// the region's cells, for colour `c` under `mode`, with at most `limit` nodes per local game:
+/// by board index, the stones it keeps alive and its safe area, and the nodes it used.
+pub(crate) type SafetyProof = fn(board: &goban::Board, c: Color, mode: Mode, limit: u64) -> (Vec<bool>, Vec<bool>, u64);
 
 /// Nodes per local game of the safety proofs taken as an end ([`Region::safe_end`]).
 const SAFE_END_LOCAL: u64 = 2_000;
@@ -157,7 +164,7 @@ impl Region {
             territory: None,
             scratch: Default::default(),
             base: None,
-            safety_end: false,
+            safety_end: None,
             links_end: true,
             scache: Default::default(),
             halt: crate::halt::Halt::none(),
@@ -311,8 +318,8 @@ impl Region {
         if self.dead_at_once(cells, stones, owner) {
             return Some(End::Dead);
         }
-        if self.safety_end && self.base.is_some() {
-            return self.safe_end(cells, stones, owner);
+        if let (Some(proof), true) = (self.safety_end, self.base.is_some()) {
+            return self.safe_end(proof, cells, stones, owner);
         }
         None
     }
@@ -320,7 +327,7 @@ impl Region {
     /// The safety proof (module `safety`) of colour `c` on the board with the region's
     /// cells `cells`: (stones kept alive, safe area), by board index. The local games'
     /// nodes count against the region's budget.
-    fn safety_of(&mut self, cells: &[u8], c: Color) -> &(Vec<bool>, Vec<bool>) {
+    fn safety_of(&mut self, proof: SafetyProof, cells: &[u8], c: Color) -> &(Vec<bool>, Vec<bool>) {
         if !self.scache.contains_key(cells) {
             self.scache.insert(cells.to_vec(), [None, None]);
         }
@@ -334,9 +341,9 @@ impl Region {
                 };
                 b.set(*p, v).expect("a point of the board");
             }
-            let sf = crate::safety::safe_territories(&b, c, self.mode, SAFE_END_LOCAL);
-            self.nodes += sf.nodes + 1;
-            self.scache.get_mut(cells).expect("slot")[c.index()] = Some((sf.alive, sf.area));
+            let (alive, area, nodes) = proof(&b, c, self.mode, SAFE_END_LOCAL);
+            self.nodes += nodes + 1;
+            self.scache.get_mut(cells).expect("slot")[c.index()] = Some((alive, area));
         }
         self.scache[cells][c.index()].as_ref().expect("computed")
     }
@@ -347,7 +354,7 @@ impl Region {
     /// that reaches the Benson end whatever the other side does and whoever moves next (a
     /// defender to move passes first, which lifts any ko ban), so it is a forced win of that
     /// end: taking it as an end changes no status, it only shortens the lines.
-    fn safe_end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
+    fn safe_end(&mut self, proof: SafetyProof, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
         let w = self.scope.width;
         let gis: Vec<usize> = stones
             .iter()
@@ -356,14 +363,14 @@ impl Region {
                 p.y as usize * w + p.x as usize
             })
             .collect();
-        let (_, area) = self.safety_of(cells, owner.opponent());
+        let (_, area) = self.safety_of(proof, cells, owner.opponent());
         if gis.iter().any(|&g| area[g]) {
             return Some(End::Dead);
         }
         if stones.iter().any(|&s| cells[s] != cell(owner)) {
             return None;
         }
-        let (alive, _) = self.safety_of(cells, owner);
+        let (alive, _) = self.safety_of(proof, cells, owner);
         gis.iter().all(|&g| alive[g]).then_some(End::Alive)
     }
 

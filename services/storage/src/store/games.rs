@@ -9,6 +9,7 @@ use super::*;
 use crate::error::{Exists, Immutability, StoreError, StoreResult};
 use crate::event::{Event, MovePlayed, MoveRecord};
 use crate::model::*;
+use crate::rows::*;
 
 /// A game as [`Store::get_game`] and [`Store::list_games`] read it: its row, joined with its
 /// two players' rows, and its head.

@@ -24,7 +24,21 @@ use crate::chain::{self, GENESIS};
 use crate::error::{StoreError, StoreResult};
 use crate::event::Event;
 use crate::model::*;
-use crate::watch::EventHub;
+
+/// What the event hub ([`crate::watch`]) tells a store's watchers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Wake {
+    /// A new event of a game (game, seq).
+    Event(Uuid, i64),
+    /// Notifications may have been lost: every watcher re-reads.
+    Resync,
+}
+
+/// One LISTEN connection per store (started by [`crate::watch`]), forwarding other processes' announcements to the watchers.
+pub(crate) struct EventHub {
+    pub(crate) alive: Arc<std::sync::atomic::AtomicBool>,
+    pub(crate) _stop: tokio::sync::oneshot::Sender<()>,
+}
 
 /// Handle to the database; cheap to clone (a pool, a shared event hub, caches of game heads
 /// and of moves read before).
@@ -36,7 +50,7 @@ use crate::watch::EventHub;
 pub struct Store {
     pub(crate) pool: PgPool,
     pub(crate) hub: Arc<tokio::sync::Mutex<Option<Arc<EventHub>>>>,
-    pub(crate) wake: tokio::sync::broadcast::Sender<crate::watch::Wake>,
+    pub(crate) wake: tokio::sync::broadcast::Sender<Wake>,
     pub(crate) notifier: Arc<std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(Uuid, i64)>>>,
     batcher: Arc<std::sync::OnceLock<crate::batch::Batcher>>,
     heads: Arc<std::sync::Mutex<std::collections::HashMap<Uuid, Head>>>,
@@ -56,7 +70,7 @@ pub(crate) async fn lock_game(tx: &mut Transaction<'_, Postgres>, game_id: Uuid)
     let state: Option<String> =
         sqlx::query_scalar!("SELECT state FROM games WHERE id = $1 FOR UPDATE", game_id).fetch_optional(&mut **tx).await?;
     match state {
-        Some(s) => s.parse(),
+        Some(s) => Ok(s.parse()?),
         None => Err(StoreError::NotFound(format!("game {game_id}"))),
     }
 }

@@ -10,6 +10,7 @@ use super::*;
 use crate::error::{Exists, Precondition, StoreError, StoreResult};
 use crate::event::{Event, MovePlayed};
 use crate::model::*;
+use crate::rows::*;
 
 /// A move to record (part of a [`GameWrite`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,6 +8,7 @@ use super::*;
 use crate::chain::{self, ChainReport, ChainWalker, GENESIS};
 use crate::error::{StoreError, StoreResult};
 use crate::model::*;
+use crate::rows::*;
 
 impl Store {
     /// Recompute a game's hash chain ([`crate::chain`]) and check that every move, result,
