@@ -121,9 +121,13 @@ pub(crate) fn decide_with(
             }
         }
     }
-    let goals: &[End] = match region.mode {
-        Mode::Kiyaku2011 => &[End::Alive, End::Dead],
-        Mode::Kiyaku1989 => &[End::Dead],
+    // The order in which the ends are tried (it changes no answer: both cannot be forced):
+    // an invader first for *dead*, any other chain first for *alive*.
+    let dead_first = invader(region, c);
+    let goals: &[End] = match (region.mode, dead_first) {
+        (Mode::Kiyaku2011, false) => &[End::Alive, End::Dead],
+        (Mode::Kiyaku2011, true) => &[End::Dead, End::Alive],
+        (Mode::Kiyaku1989, _) => &[End::Dead],
     };
     let prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
         let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
@@ -146,12 +150,15 @@ pub(crate) fn decide_with(
         region.safety_end = None;
     }
     // 1. Quick depth-first proofs (exact when found).
+    //    Each end has its own allowance: the first end's failed attempt does not use up the
+    //    second's.
     let cap = if exhaustive { QUICK_PROOF_NODES } else { LARGE_REGION_QUICK_NODES };
-    let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
     for &goal in goals {
+        let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
         if let Some(found) = prove(region, goal, quick, false) {
             return found;
         }
+        region.nodes = region.nodes.min(quick);
     }
     if !exhaustive {
         return (Status::Undecided, Vec::new());
@@ -167,14 +174,21 @@ pub(crate) fn decide_with(
         region.budget = limit;
         let mut keep_alive_out = Trap::new(stones.to_vec(), c, End::Alive);
         let mut keep_dead_out = Trap::new(stones.to_vec(), c, End::Dead);
-        // `None` = out of budget; `Some(true)` = the end is avoidable.
-        let avoidable_alive = match region.mode {
-            Mode::Kiyaku2011 => keep_alive_out.avoids(region, &root).ok(),
-            Mode::Kiyaku1989 => Some(true), // 1989 asks only whether the attacker forces death
-        };
-        let avoidable_dead = match avoidable_alive {
-            Some(true) => keep_dead_out.avoids(region, &root).ok(),
-            _ => None,
+        // `None` = out of budget; `Some(true)` = the end is avoidable. An invader's *dead*
+        // is asked first: when it is forced, *alive* is avoided (every line ends dead first)
+        // and the second search is not needed.
+        let (avoidable_alive, avoidable_dead) = match (region.mode, dead_first) {
+            (Mode::Kiyaku2011, false) => {
+                let alive = keep_alive_out.avoids(region, &root).ok();
+                (alive, if alive == Some(true) { keep_dead_out.avoids(region, &root).ok() } else { None })
+            }
+            (Mode::Kiyaku2011, true) => match keep_dead_out.avoids(region, &root).ok() {
+                Some(false) => (Some(true), Some(false)),
+                Some(true) => (keep_alive_out.avoids(region, &root).ok(), Some(true)),
+                None => (None, None),
+            },
+            // 1989 asks only whether the attacker forces death.
+            (Mode::Kiyaku1989, _) => (Some(true), keep_dead_out.avoids(region, &root).ok()),
         };
         region.nodes = region.nodes.min(region.budget);
         region.budget = budget;
@@ -207,7 +221,11 @@ pub(crate) fn decide_with(
         (Some(true), Some(true)) => None,
         (alive, _) => {
             // 3. Out of budget: the rest goes to deeper proofs of the ends not excluded.
-            let left: Vec<End> = goals.iter().copied().filter(|&g| g != End::Alive || alive.is_none()).collect();
+            let left: Vec<End> = goals
+                .iter()
+                .copied()
+                .filter(|&g| (g != End::Alive || alive.is_none()) && (g != End::Dead || t.avoidable_dead != Some(true)))
+                .collect();
             for (k, &goal) in left.iter().enumerate() {
                 let limit = region.nodes + (region.budget - region.nodes) / (left.len() - k) as u64;
                 if let Some(found) = prove(region, goal, limit, deep) {
@@ -235,6 +253,15 @@ pub(crate) fn decide_with(
         (Mode::Kiyaku2011, None) => (Status::Seki, holding_line(region, &root, &keep_dead_out, Some(&keep_alive_out), stones, c, MAX_LINE)),
         (Mode::Kiyaku1989, None) => (Status::Alive, holding_line(region, &root, &keep_dead_out, None, stones, c, MAX_LINE)),
     }
+}
+
+/// Whether the chain of colour `c` searched in `region` looks like an invader: most of the
+/// stones next to the region from outside (the fixed stones that bound it) are the
+/// opponent's. Only the order in which [`decide`] tries the two ends depends on it.
+fn invader(region: &Region, c: Color) -> bool {
+    let ext = &region.scope.ext;
+    let theirs = ext.iter().filter(|&&(v, _)| v == crate::benson::cell(c.opponent())).count();
+    2 * theirs > ext.len()
 }
 
 /// A line in which each side holds: the owner with its trap's choices (keeping the play out
