@@ -87,7 +87,7 @@ impl Application {
     pub async fn with_store(args: &ServeArgs, store: Option<Store>) -> Result<Application, StartupError> {
         crate::auth::check_secret_for_listen(args.listen, args.jwt_secret.as_deref()).map_err(StartupError::Config)?;
         let validator = match (&args.validation_url, args.service) {
-            (Some(url), ServiceKind::Recording | ServiceKind::All) => Validator::remote(url).map_err(StartupError::Config)?,
+            (Some(url), ServiceKind::Recording | ServiceKind::All) => crate::grpc::validator::remote(url).map_err(StartupError::Config)?,
             _ => Validator::Local,
         };
         let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);

@@ -68,7 +68,7 @@ impl Console {
     /// The console on the services' shared state (which must have a store).
     pub fn new(state: AppState, auth: AuthConfig) -> Console {
         Console {
-            recording: Arc::new(Recording::new(state.clone())),
+            recording: Arc::new(Recording::new(state.clone(), Arc::new(crate::convert::StoredAnswers))),
             results: Arc::new(Results::new(state.clone())),
             arbitration: Arc::new(Arbitration::new(state.clone())),
             state,

@@ -10,6 +10,9 @@
 //! * [`adjudication`]: `AdjudicationService` — life and death by hypothetical play (第七条).
 //!
 //! * [`convert`]: the protocol's messages to and from the use cases' commands and answers.
+//! * [`validator`]: the gRPC client of a remote `RuleValidationService`, by which recording
+//!   validates moves in a separate process (the application's port
+//!   [`crate::app::validator::RemoteValidation`]).
 //!
 //! Every service shares one [`crate::app::AppState`].
 
@@ -23,3 +26,4 @@ pub mod convert;
 pub mod recording;
 pub mod results;
 pub mod validation;
+pub mod validator;

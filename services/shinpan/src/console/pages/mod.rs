@@ -5,6 +5,7 @@ use super::errors::explain;
 use super::i18n::Lang;
 use super::{call, Console, LANG_COOKIE, TOKEN_COOKIE, TOURNAMENT_REFRESH};
 use crate::app::games::GameCtx;
+use crate::app::recording::{ListGames, WatchGame};
 use crate::auth::{Claims, Role};
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};

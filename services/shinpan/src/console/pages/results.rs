@@ -13,8 +13,8 @@ use crate::app::results::{Export, ExportResults, ResultView};
 pub async fn results(State(c): State<Console>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
     let lang = lang_of(&q, &headers);
     let Some(claims) = c.session(&headers) else { return to_sign_in("/console/results") };
-    let games = match c.recording.list_games(pb::ListGamesRequest::default()).await {
-        Ok(games) => games,
+    let games = match c.recording.list_games(ListGames::default()).await {
+        Ok(games) => games.iter().map(crate::convert::game_to_pb).collect::<Vec<_>>(),
         Err(e) => return error_page(&q, lang, Some(&claims), &Status::from(e)),
     };
     let mut by_tournament: BTreeMap<String, Vec<(pb::Game, ResultView)>> = BTreeMap::new();
