@@ -27,8 +27,8 @@
 //! `shinpan` crate, which depends on this one and never the other way. The transports decode
 //! a request into a use case's command, call the use case and encode its answer; every use
 //! case takes commands and answers in the domain's types, and fails with the one error enum
-//! [`AppError`], mapped once to a `tonic::Status` (`From<AppError> for tonic::Status`,
-//! [`error`]). What the use cases need of the protocol is a port the transport fills: the
+//! [`AppError`], which the transport maps once to a gRPC status (`shinpan::error::status`;
+//! the table is in [`error`]). What the use cases need of the protocol is a port the transport fills: the
 //! remote [`validator`] ([`validator::RemoteValidation`]) and the stored answers of
 //! `RecordMove` ([`recording::AnswerCodec`]).
 

@@ -1,7 +1,8 @@
 //! The gRPC services of shinpan (package `shinpan.v1`, see `proto/`): the transport only.
 //! Each handler decodes its request (the caller's verified claims from the bearer-token
 //! interceptor, the message), calls a use case of [`crate::app`] and encodes its answer;
-//! the use case's [`crate::error::AppError`] becomes the status once, by `From`.
+//! the use case's [`crate::error::AppError`] becomes the status once, by
+//! [`crate::error::status`] (`.map_err(status)`).
 //!
 //! * [`recording`]: `GameRecordingService` — games, moves, the event log, SGF import/export.
 //! * [`validation`]: `RuleValidationService` — stateless legality checks by the rules engine.
