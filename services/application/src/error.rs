@@ -27,7 +27,6 @@
 
 use crate::lifecycle::LifecycleError;
 use shinpan_storage::StoreError;
-use tonic::{Code, Status};
 
 /// Longest description of one field violation, in bytes (the error's message and details
 /// stay well within gRPC's metadata limits).
@@ -72,6 +71,26 @@ pub struct FoulInfo {
     pub article: String,
     /// Human-readable description.
     pub description: String,
+}
+
+/// The status code of a refusal without structured details ([`AppError::Refused`]): the
+/// gRPC code of the same name, to which the transport maps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    /// `INVALID_ARGUMENT`: a malformed request.
+    InvalidArgument,
+    /// `FAILED_PRECONDITION`: not in the state the call needs.
+    FailedPrecondition,
+    /// `NOT_FOUND`.
+    NotFound,
+    /// `INTERNAL`: a bug or an unexpected state.
+    Internal,
+    /// `DEADLINE_EXCEEDED`: out of time.
+    DeadlineExceeded,
+    /// `UNAVAILABLE`: retry later (e.g. the server shuts down).
+    Unavailable,
+    /// `RESOURCE_EXHAUSTED`: a rate limit reached.
+    ResourceExhausted,
 }
 
 /// Every error a use case of shinpan returns (and so every error its gRPC services return).
@@ -123,9 +142,15 @@ pub enum AppError {
     /// A bug or an unexpected state.
     #[error("internal error: {0}")]
     Internal(String),
-    /// A status returned by another shinpan service (e.g. remote validation), passed on.
-    #[error("{}", .0.message())]
-    Remote(Box<Status>),
+    /// A status returned by another shinpan service (e.g. remote validation), passed on as
+    /// it is: the transport's own error (a `tonic::Status`), opaque here, with its message.
+    #[error("{message}")]
+    Remote {
+        /// The remote service's message.
+        message: String,
+        /// The remote service's status, as the transport received it.
+        status: Box<dyn std::any::Any + Send + Sync>,
+    },
     /// A foul in a record submitted for adjudication: the record has no legal final position,
     /// so `FAILED_PRECONDITION`, with the same `FOUL` details as [`AppError::Foul`].
     #[error("foul: {}", .0.description)]
@@ -145,7 +170,7 @@ pub enum AppError {
     /// A refusal without structured details: the status code and the message, as they are.
     #[error("{message}")]
     Refused {
-        /// The gRPC status code.
+        /// The status code.
         code: Code,
         /// The message, verbatim.
         message: String,

@@ -20,15 +20,17 @@
 //! tokens and their rules), [`archive`] (reconstruction, SGF and EGF export), [`proposal`] and
 //! [`estimate`] (the advisory proposal, 第九条), [`limits`] (what a request may carry),
 //! [`ratelimit`] (the expensive calls), [`error`] ([`AppError`]), [`convert`] (the checks of a
-//! request's values, the start of a game), [`trace`] (the trace context carried to a remote validation service).
+//! request's values, the start of a game).
 //!
-//! The layering rule: this crate knows nothing of the transports nor of the protocol — the
-//! gRPC services, their protobuf messages, the console and the command line live in the
-//! `shinpan` crate, which depends on this one and never the other way. The transports decode
-//! a request into a use case's command, call the use case and encode its answer; every use
-//! case takes commands and answers in the domain's types, and fails with the one error enum
-//! [`AppError`], which the transport maps once to a gRPC status (`shinpan::error::status`;
-//! the table is in [`error`]). What the use cases need of the protocol is a port the transport fills: the
+//! The layering rule: this crate knows nothing of the transports nor of the protocol (it
+//! depends on neither tonic nor prost nor the generated messages) — the gRPC services, their
+//! protobuf messages, the interceptors (bearer tokens, trace context, the caller of a rate
+//! limit), the console and the command line live in the `shinpan` crate, which depends on
+//! this one and never the other way. The transports decode a request into a use case's
+//! command, call the use case and encode its answer; every use case takes commands and
+//! answers in the domain's types, and fails with the one error enum [`AppError`], which the
+//! transport maps once to a gRPC status (`shinpan::error::status`; the table is in
+//! [`error`]). What the use cases need of the protocol is a port the transport fills: the
 //! remote [`validator`] ([`validator::RemoteValidation`]) and the stored answers of
 //! `RecordMove` ([`recording::AnswerCodec`]).
 
@@ -53,7 +55,6 @@ pub mod proposal;
 pub mod ratelimit;
 pub mod recording;
 pub mod results;
-pub mod trace;
 pub mod validation;
 pub mod validator;
 

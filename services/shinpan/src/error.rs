@@ -9,7 +9,8 @@ use crate::app::lifecycle::LifecycleError;
 use shinpan_storage::StoreError;
 use std::collections::HashMap;
 use std::time::Duration;
-use tonic::{Code, Status};
+use tonic::Code as GrpcCode;
+use tonic::Status;
 use tonic_types::{ErrorDetails, StatusExt};
 
 /// Errors of starting or running the server process.
@@ -65,12 +66,12 @@ pub fn store_status(e: StoreError) -> Status {
 /// `RESULT_DISPUTED`, `RESULT_NOT_FINAL` or `EVIDENCE` (domain [`DOMAIN`]).
 pub fn lifecycle_status(e: &LifecycleError) -> Status {
     let (code, reason) = match e {
-        LifecycleError::Final => (Code::FailedPrecondition, "RESULT_FINAL"),
-        LifecycleError::NothingProposed => (Code::FailedPrecondition, "NOTHING_PROPOSED"),
-        LifecycleError::Disputed => (Code::FailedPrecondition, "RESULT_DISPUTED"),
-        LifecycleError::NotFinal => (Code::FailedPrecondition, "RESULT_NOT_FINAL"),
-        LifecycleError::Invalid(_) => (Code::InvalidArgument, "INVALID"),
-        LifecycleError::Evidence(_) => (Code::FailedPrecondition, "EVIDENCE"),
+        LifecycleError::Final => (GrpcCode::FailedPrecondition, "RESULT_FINAL"),
+        LifecycleError::NothingProposed => (GrpcCode::FailedPrecondition, "NOTHING_PROPOSED"),
+        LifecycleError::Disputed => (GrpcCode::FailedPrecondition, "RESULT_DISPUTED"),
+        LifecycleError::NotFinal => (GrpcCode::FailedPrecondition, "RESULT_NOT_FINAL"),
+        LifecycleError::Invalid(_) => (GrpcCode::InvalidArgument, "INVALID"),
+        LifecycleError::Evidence(_) => (GrpcCode::FailedPrecondition, "EVIDENCE"),
     };
     Status::with_error_details(code, e.to_string(), ErrorDetails::with_error_info(reason, DOMAIN, HashMap::<String, String>::new()))
 }
@@ -90,7 +91,7 @@ pub fn status(e: AppError) -> Status {
             for v in violations {
                 d.add_bad_request_violation(cap(v.field), cap(v.description));
             }
-            Status::with_error_details(Code::InvalidArgument, message, d)
+            Status::with_error_details(GrpcCode::InvalidArgument, message, d)
         }
         AppError::Foul(f) => {
             let metadata: HashMap<String, String> = [
@@ -105,7 +106,7 @@ pub fn status(e: AppError) -> Status {
             .collect();
             let mut d = ErrorDetails::with_error_info("FOUL", DOMAIN, metadata);
             d.add_bad_request_violation(format!("moves[{}]", f.move_number.saturating_sub(1)), f.description);
-            Status::with_error_details(Code::InvalidArgument, message, d)
+            Status::with_error_details(GrpcCode::InvalidArgument, message, d)
         }
         AppError::OutOfSequence { game_id, current, got } => {
             let metadata: HashMap<String, String> = [
@@ -121,32 +122,47 @@ pub fn status(e: AppError) -> Status {
                 format!("games/{game_id}"),
                 format!("{current} moves are recorded; the next move is {}", current + 1),
             );
-            Status::with_error_details(Code::FailedPrecondition, message, d)
+            Status::with_error_details(GrpcCode::FailedPrecondition, message, d)
         }
         AppError::GameOver { game_id, result } => {
             let metadata: HashMap<String, String> =
                 [("game_id".to_string(), game_id), ("result".to_string(), result)].into_iter().collect();
-            Status::with_error_details(Code::FailedPrecondition, message, ErrorDetails::with_error_info("GAME_OVER", DOMAIN, metadata))
+            Status::with_error_details(GrpcCode::FailedPrecondition, message, ErrorDetails::with_error_info("GAME_OVER", DOMAIN, metadata))
         }
         AppError::NotFound { kind, id } => {
-            Status::with_error_details(Code::NotFound, message, ErrorDetails::with_resource_info(kind, id, "", "not found"))
+            Status::with_error_details(GrpcCode::NotFound, message, ErrorDetails::with_resource_info(kind, id, "", "not found"))
         }
         AppError::AlreadyExists { kind, id } => {
-            Status::with_error_details(Code::AlreadyExists, message, ErrorDetails::with_resource_info(kind, id, "", "already exists"))
+            Status::with_error_details(GrpcCode::AlreadyExists, message, ErrorDetails::with_resource_info(kind, id, "", "already exists"))
         }
         AppError::Unavailable(_) => {
-            Status::with_error_details(Code::Unavailable, message, ErrorDetails::with_retry_info(Some(Duration::from_secs(1))))
+            Status::with_error_details(GrpcCode::Unavailable, message, ErrorDetails::with_retry_info(Some(Duration::from_secs(1))))
         }
         AppError::Internal(_) => Status::internal(message),
-        AppError::Remote(status) => *status,
+        AppError::Remote { message, status } => status.downcast::<Status>().map(|s| *s).unwrap_or_else(|_| Status::unknown(message)),
         AppError::FoulInRecord(f) => {
             let s = status(AppError::Foul(f));
-            Status::with_details(Code::FailedPrecondition, s.message().to_string(), s.details().to_vec().into())
+            Status::with_details(GrpcCode::FailedPrecondition, s.message().to_string(), s.details().to_vec().into())
         }
         AppError::Store(e) => store_status(e),
         AppError::Lifecycle(e) => lifecycle_status(&e),
         AppError::PermissionDenied(m) => Status::permission_denied(m),
-        AppError::Refused { code, message } => Status::new(code, message),
+        AppError::Refused { code, message } => Status::new(code_of(code), message),
+    }
+}
+
+/// The gRPC code of a refusal's [`shinpan_application::error::Code`] (the one of the same
+/// name).
+pub fn code_of(code: shinpan_application::error::Code) -> GrpcCode {
+    use shinpan_application::error::Code as C;
+    match code {
+        C::InvalidArgument => GrpcCode::InvalidArgument,
+        C::FailedPrecondition => GrpcCode::FailedPrecondition,
+        C::NotFound => GrpcCode::NotFound,
+        C::Internal => GrpcCode::Internal,
+        C::DeadlineExceeded => GrpcCode::DeadlineExceeded,
+        C::Unavailable => GrpcCode::Unavailable,
+        C::ResourceExhausted => GrpcCode::ResourceExhausted,
     }
 }
 

@@ -149,7 +149,7 @@ impl Application {
             }
             let server = GameRecordingServiceServer::new(RecordingService::new(state.clone())).max_decoding_message_size(limit);
             if auth_all {
-                routes.add_service(tonic::service::interceptor::InterceptedService::new(server, auth.interceptor()));
+                routes.add_service(tonic::service::interceptor::InterceptedService::new(server, crate::auth::interceptor(&auth)));
             } else {
                 routes.add_service(server);
             }

@@ -42,6 +42,7 @@
 use crate::auth::Claims;
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
+use crate::error::Code;
 use crate::events::{colour, ends_game, foul_event, move_event, setup_json, stored_moves, stored_start};
 use crate::validation::{self, apply_recorded};
 use crate::validator::{MoveToValidate, Validator};
@@ -52,7 +53,6 @@ use serde_json::{json, Value};
 use shinpan_storage::{self as storage, Event, Exists, GameWrite, Immutability, Precondition, StoreError};
 use std::collections::HashMap;
 use std::sync::Arc;
-use tonic::Code;
 use uuid::Uuid;
 
 mod commands;

@@ -54,7 +54,7 @@ type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateStreamRespo
 #[tonic::async_trait]
 impl pb::adjudication_service_server::AdjudicationService for AdjudicationService {
     async fn adjudicate(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::AdjudicateResponse>, Status> {
-        self.state.expensive.admit(&req, "Adjudicate")?;
+        crate::ratelimit::admit(&self.state.expensive, &req, "Adjudicate")?;
         let timeout = grpc_timeout(req.metadata());
         let claims = req.extensions().get::<Claims>().cloned();
         let cmd = convert::adjudicate_from_pb(req.get_ref()).map_err(status)?;
@@ -63,7 +63,7 @@ impl pb::adjudication_service_server::AdjudicationService for AdjudicationServic
     }
 
     async fn propose(&self, req: Request<pb::ProposeRequest>) -> Result<Response<pb::ProposeResponse>, Status> {
-        self.state.expensive.admit(&req, "Propose")?;
+        crate::ratelimit::admit(&self.state.expensive, &req, "Propose")?;
         let timeout = grpc_timeout(req.metadata());
         let cmd = convert::adjudicate_from_pb(&req.into_inner().request.unwrap_or_default()).map_err(status)?;
         Ok(Response::new(convert::proposed_to_pb(&adjudication::propose(&self.state, &cmd, timeout).await.map_err(status)?)))
@@ -72,7 +72,7 @@ impl pb::adjudication_service_server::AdjudicationService for AdjudicationServic
     type AdjudicateStreamStream = ProgressStream;
 
     async fn adjudicate_stream(&self, req: Request<pb::AdjudicateStreamRequest>) -> Result<Response<ProgressStream>, Status> {
-        self.state.expensive.admit(&req, "AdjudicateStream")?;
+        crate::ratelimit::admit(&self.state.expensive, &req, "AdjudicateStream")?;
         let timeout = grpc_timeout(req.metadata());
         let claims = req.extensions().get::<Claims>().cloned();
         let cmd = convert::adjudicate_from_pb(&req.into_inner().request.unwrap_or_default()).map_err(status)?;
@@ -87,7 +87,7 @@ pub fn add_service(routes: &mut tonic::service::RoutesBuilder, state: &AppState,
     if auth_all {
         routes.add_service(tonic::service::interceptor::InterceptedService::new(
             AdjudicationServiceServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES),
-            auth.interceptor(),
+            crate::auth::interceptor(auth),
         ));
     } else {
         routes.add_service(AdjudicationServiceServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES));

@@ -80,7 +80,7 @@ impl pb::game_recording_service_server::GameRecordingService for RecordingServic
     async fn import_sgf(&self, req: Request<pb::ImportSgfRequest>) -> Result<Response<pb::ImportSgfResponse>, Status> {
         crate::limits::check(&[("tournament", &req.get_ref().tournament, crate::limits::MAX_NAME_BYTES)]).map_err(status)?;
         self.recording.may_organise(req.extensions().get(), &req.get_ref().tournament).await.map_err(status)?;
-        self.expensive.admit(&req, "ImportSgf")?;
+        crate::ratelimit::admit(&self.expensive, &req, "ImportSgf")?;
         let r = self.recording.import(convert::import_sgf_from_pb(req.into_inner())).await.map_err(status)?;
         tracing::info!(game = %r.game.game.id, moves = r.moves, "record imported");
         Ok(Response::new(convert::imported_to_pb(&r)))

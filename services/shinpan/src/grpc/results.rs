@@ -78,11 +78,11 @@ pub fn add_services(routes: &mut tonic::service::RoutesBuilder, state: &AppState
     routes.add_service(InterceptedService::new(
         pb::result_confirmation_service_server::ResultConfirmationServiceServer::new(ResultsService::new(state.clone()))
             .max_decoding_message_size(limit),
-        auth.interceptor(),
+        crate::auth::interceptor(auth),
     ));
     routes.add_service(InterceptedService::new(
         pb::arbitration_service_server::ArbitrationServiceServer::new(crate::grpc::arbitration::ArbitrationService::new(state.clone()))
             .max_decoding_message_size(limit),
-        auth.interceptor(),
+        crate::auth::interceptor(auth),
     ));
 }

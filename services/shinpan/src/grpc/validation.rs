@@ -55,7 +55,7 @@ impl pb::rule_validation_service_server::RuleValidationService for RuleValidatio
     async fn validate_record(&self, req: Request<pb::ValidateRecordRequest>) -> Result<Response<pb::ValidateRecordResponse>, Status> {
         let mut req = req;
         if let Some(auth) = &self.auth {
-            match auth.authenticate(req.metadata()) {
+            match crate::auth::authenticate(auth, req.metadata()) {
                 Ok(c) => {
                     req.extensions_mut().insert(c);
                 }
@@ -65,7 +65,7 @@ impl pb::rule_validation_service_server::RuleValidationService for RuleValidatio
                 }
             }
         }
-        self.expensive.admit(&req, "ValidateRecord")?;
+        crate::ratelimit::admit(&self.expensive, &req, "ValidateRecord")?;
         let _permit = self.parses.acquire().await.map_err(|e| AppError::Internal(e.to_string())).map_err(status)?;
         let req = convert::validate_record_from_pb(req.into_inner()).map_err(status)?;
         let r = tokio::task::spawn_blocking(move || validate_record(&req))

@@ -60,7 +60,7 @@ impl RemoteValidation for GrpcValidator {
                 tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded | tonic::Code::Cancelled => {
                     AppError::Unavailable(format!("rule validation service: {}", s.message()))
                 }
-                _ => AppError::Remote(Box::new(s)),
+                _ => AppError::Remote { message: s.message().to_string(), status: Box::new(s) },
             })?;
             convert::move_check_from_pb(r.move_number, &r.captured, r.ko_point.as_deref(), r.foul.as_ref(), r.repetition.as_ref(), r.phase)
                 .ok_or_else(|| AppError::Internal("the rule validation service answered a verdict that does not read back".into()))

@@ -62,7 +62,7 @@ pub(super) async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> R
     if let Some(p) = c.proposals.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return Ok(p);
     }
-    c.state.expensive.admit(&call(claims, ()), "Propose")?;
+    crate::ratelimit::admit(&c.state.expensive, &call(claims, ()), "Propose")?;
     let p = Arc::new(crate::app::adjudication::propose(&c.state, &Adjudicate::game(key.0), None).await.map_err(status)?);
     if let Ok(mut m) = c.proposals.lock() {
         if m.len() > 1000 {
@@ -288,7 +288,7 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
     let point = Point::from_sgf(f.point.trim()).ok();
-    let adjudicated = match c.state.expensive.admit(&call(&claims, ()), "Adjudicate") {
+    let adjudicated = match crate::ratelimit::admit(&c.state.expensive, &call(&claims, ()), "Adjudicate") {
         Ok(()) => match dispute_request(&id, &end, &f.point) {
             Ok(req) => crate::app::adjudication::adjudicate(&c.state, Some(&claims), &req, None).await.map_err(status),
             Err(s) => Err(s),
@@ -388,7 +388,7 @@ pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Quer
     let point = q.point.clone().unwrap_or_default();
     let first: Result<(EndState, _), Status> = async {
         let end = end_state(&c, &claims, &id, &q).await?;
-        c.state.expensive.admit(&call(&claims, ()), "AdjudicateStream")?;
+        crate::ratelimit::admit(&c.state.expensive, &call(&claims, ()), "AdjudicateStream")?;
         let req = dispute_request(&id, &end, &point)?;
         let stream = crate::app::adjudication::adjudicate_stream(&c.state, Some(&claims), &req, None).await.map_err(status)?;
         Ok((end, stream))
