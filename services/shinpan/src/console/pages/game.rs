@@ -24,16 +24,16 @@ pub struct View {
 /// Loads game `id` at move `at` (the latest when `None`): the moves are replayed by the rules
 /// engine from the stored start.
 pub async fn load_view(c: &Console, _claims: &Claims, id: &str, at: Option<u32>) -> Result<View, Status> {
-    let game = crate::convert::game_to_pb(&c.recording.get_game(id).await.map_err(status)?);
+    let view = c.recording.get_game(id).await.map_err(status)?;
+    let game = crate::convert::game_to_pb(&view);
     let store = c.state.store().map_err(status)?;
     let gid = crate::app::games::uuid_field("game_id", id).map_err(status)?;
     let ctx = crate::app::games::load_game(store, gid).await.map_err(status)?;
     let start = crate::app::events::stored_start(&ctx.game).map_err(status)?;
     let mut engine = start.game().map_err(status)?;
-    let at = at.unwrap_or(game.move_number).min(game.moves.len() as u32);
+    let at = at.unwrap_or(view.move_number).min(view.moves.len() as u32);
     let mut last = None;
-    for (i, m) in game.moves.iter().take(at as usize).enumerate() {
-        let (color, mv) = crate::convert::move_from_pb(&format!("moves[{i}]"), Some(m), start.size, start.size).map_err(status)?;
+    for (i, &(color, mv)) in view.moves.iter().take(at as usize).enumerate() {
         engine.play(color, mv).map_err(|f| Status::internal(format!("replaying move {}: {f:?}", i + 1)))?;
         last = match mv {
             Move::Play(p) => Some(p),
