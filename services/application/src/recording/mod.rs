@@ -1,5 +1,10 @@
 //! Games, moves and the event log, on PostgreSQL through `shinpan-storage`: the use cases
-//! behind `GameRecordingService`.
+//! behind `GameRecordingService`. They take commands ([`CreateGame`], [`RecordMove`],
+//! [`Resign`], [`ListGames`], [`WatchGame`], [`ImportSgf`]) and answer in the domain's types
+//! ([`GameView`], [`Recorded`], [`Imported`], the stored events of [`EventStream`]); the
+//! transport converts (`shinpan::grpc::convert::recording`). The answer kept under a
+//! `RecordMove`'s idempotency key is stored in the transport's encoding, by the
+//! [`AnswerCodec`] given to [`Recording::new`] (see [`commands`]).
 //!
 //! ## RecordMove, exactly once
 //! 1. The game's start and its recorded moves are read.
@@ -55,7 +60,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use uuid::Uuid;
 
-mod commands;
+pub mod commands;
 mod sgf;
 
 pub use commands::*;
