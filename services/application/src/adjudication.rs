@@ -459,7 +459,7 @@ pub enum Progress {
 /// number (dedupe key `undecided:<move_number>`, as the results services use).
 ///
 /// # Errors
-/// The store's errors as statuses ([`crate::error::store_status`]).
+/// The store's errors ([`AppError::Store`], mapped by `shinpan::error::store_status`).
 pub async fn record(state: &AppState, out: &mut Adjudicated) -> Result<(), AppError> {
     let (subject, adj) = (&out.subject, &out.adjudication);
     let Some(ctx) = &subject.game else { return Ok(()) };

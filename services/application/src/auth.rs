@@ -1,5 +1,7 @@
-//! Who may do what: bearer tokens (signed JWT, HS256, library `jsonwebtoken`) checked by a
-//! tonic interceptor on every call, and the role rules of the result and arbiter workflow.
+//! Who may do what: bearer tokens (signed JWT, HS256, library `jsonwebtoken`) checked on
+//! every call (by the transport's interceptor, `shinpan::auth::interceptor`, with
+//! [`AuthConfig::authenticate_bearer`]), and the role rules of the result and arbiter
+//! workflow.
 //!
 //! ## Tokens
 //! `authorization: Bearer <jwt>` on every call. The JWT is signed with HS256 and the secret
@@ -40,7 +42,6 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
-use tonic::{Request, Status};
 use uuid::Uuid;
 
 /// The development secret used when `SHINPAN_JWT_SECRET` is unset. Never use it in
@@ -298,38 +299,20 @@ impl AuthConfig {
         Ok(c)
     }
 
-    /// Reads and verifies the bearer token of a request's metadata.
+    /// Verifies the bearer token of a request's `authorization` header (`Bearer <jwt>`,
+    /// or `bearer <jwt>`).
     ///
     /// # Errors
-    /// [`AuthError`] for a missing, malformed, invalid or expired token.
-    pub fn authenticate(&self, md: &tonic::metadata::MetadataMap) -> Result<Claims, AuthError> {
-        let raw = md.get("authorization").ok_or(AuthError::Missing)?;
-        let s = raw.to_str().map_err(|_| AuthError::NotBearer)?;
-        let token = s
+    /// [`AuthError::NotBearer`] for a header that is not a bearer token; [`AuthError`] for a
+    /// malformed, invalid or expired token.
+    pub fn authenticate_bearer(&self, authorization: &str) -> Result<Claims, AuthError> {
+        let token = authorization
             .strip_prefix("Bearer ")
-            .or_else(|| s.strip_prefix("bearer "))
+            .or_else(|| authorization.strip_prefix("bearer "))
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .ok_or(AuthError::NotBearer)?;
         self.verify(token)
-    }
-
-    /// The tonic interceptor: verifies the bearer token and stores the [`Claims`] in the
-    /// request's extensions (read them with [`claims`]). `UNAUTHENTICATED` (logged) when
-    /// the token is missing, malformed, badly signed or expired.
-    pub fn interceptor(&self) -> impl FnMut(Request<()>) -> Result<Request<()>, Status> + Clone + Send + Sync + 'static {
-        let cfg = self.clone();
-        move |mut req: Request<()>| match cfg.authenticate(req.metadata()) {
-            Ok(c) => {
-                tracing::debug!(target: "shinpan::auth", sub = %c.sub, role = %c.role, "authenticated");
-                req.extensions_mut().insert(c);
-                Ok(req)
-            }
-            Err(e) => {
-                tracing::warn!(target: "shinpan::auth", reason = %e, peer = ?req.remote_addr(), "UNAUTHENTICATED");
-                Err(Status::unauthenticated(e.to_string()))
-            }
-        }
     }
 }
 
@@ -345,19 +328,6 @@ pub enum AuthScope {
     /// `ValidateMove` and `ListRuleSets` stay open: they are cheap, read nothing stored, and a
     /// recording service calls `ValidateMove`.
     All,
-}
-
-/// The claims the interceptor stored in a request.
-///
-/// # Errors
-/// `UNAUTHENTICATED` when the service was mounted without the interceptor (no claims).
-pub fn claims<T>(req: &Request<T>) -> Result<Claims, Status> {
-    req.extensions().get::<Claims>().cloned().ok_or_else(|| Status::unauthenticated("no verified bearer token on this call"))
-}
-
-/// `PERMISSION_DENIED`, logged with who tried what.
-pub fn denied(c: &Claims, what: &str) -> Status {
-    Status::permission_denied(denial(c, what))
 }
 
 /// The refusal of `what` to the caller `c` ("<role> `<sub>` may not <what>"), logged with
@@ -528,26 +498,11 @@ mod tests {
     #[test]
     fn bearer_header_is_required() {
         let cfg = AuthConfig::new("s");
-        let mut md = tonic::metadata::MetadataMap::new();
-        assert_eq!(cfg.authenticate(&md), Err(AuthError::Missing));
-        md.insert("authorization", "Basic abc".parse().unwrap());
-        assert_eq!(cfg.authenticate(&md), Err(AuthError::NotBearer));
+        assert_eq!(cfg.authenticate_bearer("Basic abc"), Err(AuthError::NotBearer));
+        assert_eq!(cfg.authenticate_bearer("Bearer "), Err(AuthError::NotBearer));
         let t = cfg.issue(Role::Player, "p", None, None, None, 60).unwrap();
-        md.insert("authorization", format!("Bearer {t}").parse().unwrap());
-        assert_eq!(cfg.authenticate(&md).unwrap().sub, "p");
-    }
-
-    #[test]
-    fn interceptor_stores_claims_or_refuses() {
-        let cfg = AuthConfig::new("s");
-        let mut f = cfg.interceptor();
-        let status = f(Request::new(())).unwrap_err();
-        assert_eq!(status.code(), tonic::Code::Unauthenticated);
-        let mut req = Request::new(());
-        let t = cfg.issue(Role::ArchiveReader, "lib", None, None, None, 60).unwrap();
-        req.metadata_mut().insert("authorization", format!("Bearer {t}").parse().unwrap());
-        let req = f(req).unwrap();
-        assert_eq!(super::claims(&req).unwrap().role, Role::ArchiveReader);
+        assert_eq!(cfg.authenticate_bearer(&format!("Bearer {t}")).unwrap().sub, "p");
+        assert_eq!(cfg.authenticate_bearer(&format!("bearer {t}")).unwrap().sub, "p");
     }
 
     #[test]

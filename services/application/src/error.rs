@@ -1,8 +1,8 @@
 //! The one error enum of the application layer ([`AppError`], returned by every use case of
-//! this crate), mapped once to a gRPC status with standard codes and rich details
-//! (`google.rpc` `ErrorDetails` through tonic-types) by `From<AppError> for tonic::Status`.
-//! This module sits below the application layer: it imports nothing of it, of the gRPC
-//! services, the console or the command line.
+//! this crate). The transport maps it once to a gRPC status with standard codes and rich
+//! details (`google.rpc` `ErrorDetails`): `shinpan::error::status`, as the table says. This
+//! module sits below the application layer: it imports nothing of it, of the gRPC services,
+//! the console or the command line.
 //!
 //! | variant | code | details |
 //! | --- | --- | --- |
@@ -16,8 +16,8 @@
 //! | [`AppError::Internal`] | `INTERNAL` | — |
 //! | [`AppError::Remote`] | the remote service's code | the remote service's details |
 //! | [`AppError::FoulInRecord`] | `FAILED_PRECONDITION` | as [`AppError::Foul`] |
-//! | [`AppError::Store`] | as [`store_status`] says | `ErrorInfo` `RESULT_FINAL` for a final result |
-//! | [`AppError::Lifecycle`] | `INVALID_ARGUMENT` or `FAILED_PRECONDITION` | `ErrorInfo` (see [`lifecycle_status`]) |
+//! | [`AppError::Store`] | as `shinpan::error::store_status` says | `ErrorInfo` `RESULT_FINAL` for a final result |
+//! | [`AppError::Lifecycle`] | `INVALID_ARGUMENT` or `FAILED_PRECONDITION` | `ErrorInfo` (see `shinpan::error::lifecycle_status`) |
 //! | [`AppError::PermissionDenied`] | `PERMISSION_DENIED` | — |
 //! | [`AppError::Refused`] | its code | — |
 //!
@@ -27,10 +27,6 @@
 
 use crate::lifecycle::LifecycleError;
 use shinpan_storage::StoreError;
-use std::collections::HashMap;
-use std::time::Duration;
-use tonic::{Code, Status};
-use tonic_types::{ErrorDetails, StatusExt};
 
 /// Longest description of one field violation, in bytes (the error's message and details
 /// stay well within gRPC's metadata limits).
@@ -75,6 +71,26 @@ pub struct FoulInfo {
     pub article: String,
     /// Human-readable description.
     pub description: String,
+}
+
+/// The status code of a refusal without structured details ([`AppError::Refused`]): the
+/// gRPC code of the same name, to which the transport maps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    /// `INVALID_ARGUMENT`: a malformed request.
+    InvalidArgument,
+    /// `FAILED_PRECONDITION`: not in the state the call needs.
+    FailedPrecondition,
+    /// `NOT_FOUND`.
+    NotFound,
+    /// `INTERNAL`: a bug or an unexpected state.
+    Internal,
+    /// `DEADLINE_EXCEEDED`: out of time.
+    DeadlineExceeded,
+    /// `UNAVAILABLE`: retry later (e.g. the server shuts down).
+    Unavailable,
+    /// `RESOURCE_EXHAUSTED`: a rate limit reached.
+    ResourceExhausted,
 }
 
 /// Every error a use case of shinpan returns (and so every error its gRPC services return).
@@ -126,18 +142,25 @@ pub enum AppError {
     /// A bug or an unexpected state.
     #[error("internal error: {0}")]
     Internal(String),
-    /// A status returned by another shinpan service (e.g. remote validation), passed on.
-    #[error("{}", .0.message())]
-    Remote(Box<Status>),
+    /// A status returned by another shinpan service (e.g. remote validation), passed on as
+    /// it is: the transport's own error (a `tonic::Status`), opaque here, with its message.
+    #[error("{message}")]
+    Remote {
+        /// The remote service's message.
+        message: String,
+        /// The remote service's status, as the transport received it.
+        status: Box<dyn std::any::Any + Send + Sync>,
+    },
     /// A foul in a record submitted for adjudication: the record has no legal final position,
     /// so `FAILED_PRECONDITION`, with the same `FOUL` details as [`AppError::Foul`].
     #[error("foul: {}", .0.description)]
     FoulInRecord(FoulInfo),
-    /// A storage error of the result and arbiter workflow, mapped by [`store_status`].
+    /// A storage error of the result and arbiter workflow, mapped by
+    /// `shinpan::error::store_status`.
     #[error("{0}")]
     Store(#[from] StoreError),
     /// A transition the result lifecycle refuses (第九条–第十二条), mapped by
-    /// [`lifecycle_status`].
+    /// `shinpan::error::lifecycle_status`.
     #[error("{0}")]
     Lifecycle(#[from] LifecycleError),
     /// The caller's role may not do this (`PERMISSION_DENIED`); the message names the role,
@@ -147,7 +170,7 @@ pub enum AppError {
     /// A refusal without structured details: the status code and the message, as they are.
     #[error("{message}")]
     Refused {
-        /// The gRPC status code.
+        /// The status code.
         code: Code,
         /// The message, verbatim.
         message: String,
@@ -188,124 +211,4 @@ impl AppError {
     pub fn deadline(message: impl Into<String>) -> AppError {
         AppError::Refused { code: Code::DeadlineExceeded, message: message.into() }
     }
-}
-
-/// A storage error of the result and arbiter workflow as a gRPC status: NOT_FOUND,
-/// ALREADY_EXISTS, FAILED_PRECONDITION for conflicts and for anything refused because a
-/// result is final (`ErrorInfo` reason `RESULT_FINAL`), INVALID_ARGUMENT, UNAVAILABLE,
-/// INTERNAL. (Recording maps its storage errors itself, naming the game:
-/// `crate::recording::store_error`.)
-pub fn store_status(e: StoreError) -> Status {
-    match e {
-        StoreError::NotFound(m) => Status::not_found(m),
-        StoreError::AlreadyExists(m) => Status::already_exists(m.to_string()),
-        StoreError::Conflict { current_move_number, expected } => {
-            Status::failed_precondition(format!("move {expected} is out of sequence: {current_move_number} recorded"))
-        }
-        StoreError::FailedPrecondition(m) => Status::failed_precondition(m.to_string()),
-        StoreError::Immutable(m) => {
-            let final_ = lifecycle_status(&LifecycleError::Final);
-            Status::with_error_details(final_.code(), m.to_string(), final_.get_error_details())
-        }
-        StoreError::InvalidArgument(m) => Status::invalid_argument(m),
-        StoreError::Unavailable(m) => Status::unavailable(format!("store: {m}")),
-        StoreError::Other(m) => Status::internal(m),
-    }
-}
-
-/// A lifecycle refusal as a gRPC status: `INVALID_ARGUMENT` for a malformed request,
-/// else `FAILED_PRECONDITION`, with `ErrorInfo` reason `RESULT_FINAL`, `NOTHING_PROPOSED`,
-/// `RESULT_DISPUTED`, `RESULT_NOT_FINAL` or `EVIDENCE` (domain [`DOMAIN`]).
-pub fn lifecycle_status(e: &LifecycleError) -> Status {
-    let (code, reason) = match e {
-        LifecycleError::Final => (Code::FailedPrecondition, "RESULT_FINAL"),
-        LifecycleError::NothingProposed => (Code::FailedPrecondition, "NOTHING_PROPOSED"),
-        LifecycleError::Disputed => (Code::FailedPrecondition, "RESULT_DISPUTED"),
-        LifecycleError::NotFinal => (Code::FailedPrecondition, "RESULT_NOT_FINAL"),
-        LifecycleError::Invalid(_) => (Code::InvalidArgument, "INVALID"),
-        LifecycleError::Evidence(_) => (Code::FailedPrecondition, "EVIDENCE"),
-    };
-    Status::with_error_details(code, e.to_string(), ErrorDetails::with_error_info(reason, DOMAIN, HashMap::<String, String>::new()))
-}
-
-impl From<AppError> for Status {
-    fn from(e: AppError) -> Status {
-        let message = truncate(&e.to_string(), 4 * MAX_DESCRIPTION_BYTES);
-        let cap = |s: String| truncate(&s, MAX_DESCRIPTION_BYTES);
-        match e {
-            AppError::InvalidArgument(violations) => {
-                let mut d = ErrorDetails::new();
-                for v in violations {
-                    d.add_bad_request_violation(cap(v.field), cap(v.description));
-                }
-                Status::with_error_details(Code::InvalidArgument, message, d)
-            }
-            AppError::Foul(f) => {
-                let metadata: HashMap<String, String> = [
-                    ("rule", f.rule.clone()),
-                    ("article", f.article.clone()),
-                    ("move_number", f.move_number.to_string()),
-                    ("color", f.color.clone()),
-                    ("point", f.point.clone()),
-                ]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect();
-                let mut d = ErrorDetails::with_error_info("FOUL", DOMAIN, metadata);
-                d.add_bad_request_violation(format!("moves[{}]", f.move_number.saturating_sub(1)), f.description);
-                Status::with_error_details(Code::InvalidArgument, message, d)
-            }
-            AppError::OutOfSequence { game_id, current, got } => {
-                let metadata: HashMap<String, String> = [
-                    ("current_move_number".to_string(), current.to_string()),
-                    ("expected_move_number".to_string(), (current + 1).to_string()),
-                    ("requested_move_number".to_string(), got.to_string()),
-                ]
-                .into_iter()
-                .collect();
-                let mut d = ErrorDetails::with_error_info("MOVE_OUT_OF_SEQUENCE", DOMAIN, metadata);
-                d.add_precondition_failure_violation(
-                    "MOVE_NUMBER",
-                    format!("games/{game_id}"),
-                    format!("{current} moves are recorded; the next move is {}", current + 1),
-                );
-                Status::with_error_details(Code::FailedPrecondition, message, d)
-            }
-            AppError::GameOver { game_id, result } => {
-                let metadata: HashMap<String, String> =
-                    [("game_id".to_string(), game_id), ("result".to_string(), result)].into_iter().collect();
-                Status::with_error_details(Code::FailedPrecondition, message, ErrorDetails::with_error_info("GAME_OVER", DOMAIN, metadata))
-            }
-            AppError::NotFound { kind, id } => {
-                Status::with_error_details(Code::NotFound, message, ErrorDetails::with_resource_info(kind, id, "", "not found"))
-            }
-            AppError::AlreadyExists { kind, id } => {
-                Status::with_error_details(Code::AlreadyExists, message, ErrorDetails::with_resource_info(kind, id, "", "already exists"))
-            }
-            AppError::Unavailable(_) => {
-                Status::with_error_details(Code::Unavailable, message, ErrorDetails::with_retry_info(Some(Duration::from_secs(1))))
-            }
-            AppError::Internal(_) => Status::internal(message),
-            AppError::Remote(status) => *status,
-            AppError::FoulInRecord(f) => {
-                let s = Status::from(AppError::Foul(f));
-                Status::with_details(Code::FailedPrecondition, s.message().to_string(), s.details().to_vec().into())
-            }
-            AppError::Store(e) => store_status(e),
-            AppError::Lifecycle(e) => lifecycle_status(&e),
-            AppError::PermissionDenied(m) => Status::permission_denied(m),
-            AppError::Refused { code, message } => Status::new(code, message),
-        }
-    }
-}
-
-/// Reads the current move number from a `FAILED_PRECONDITION` status returned for a move
-/// out of sequence (`ErrorInfo` metadata `current_move_number`). `None` for any other status.
-pub fn current_move_number(status: &Status) -> Option<u32> {
-    let details = status.get_error_details();
-    let info = details.error_info()?;
-    if info.reason != "MOVE_OUT_OF_SEQUENCE" {
-        return None;
-    }
-    info.metadata.get("current_move_number")?.parse().ok()
 }

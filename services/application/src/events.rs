@@ -1,13 +1,15 @@
-//! Stored games, moves and events in the rules engine's and the protocol's forms: the start
-//! of a stored game, its moves, the typed events of its hash-chained log (`move`, `foul`,
-//! `resign`, `ended`, ...) and the answer kept under an idempotency key.
+//! Stored games, moves and events in the rules engine's forms: the start of a stored game,
+//! its moves, and the typed events of its hash-chained log (`move`, `foul`, `resign`,
+//! `ended`, ...). The events' JSON payloads are the audit format of the log (hash-chained:
+//! `shinpan audit verify` recomputes the chain), so [`move_event`] and [`foul_event`] write
+//! exactly the fields, names and texts they always have. The protocol's form of an event is
+//! the transport's (`shinpan::grpc::convert`).
 
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
+use crate::validation::MoveCheck;
 use goban::{Color, Move, RuleSet};
-use serde_json::{json, Value};
-use shinpan_proto::v1 as pb;
-use shinpan_proto::ValueName;
+use serde_json::Value;
 use shinpan_storage::event::{FoulRecord, MovePlayed, RepetitionRecord};
 use shinpan_storage::{self as storage, Event};
 
@@ -88,95 +90,35 @@ pub fn stored_moves(moves: &[storage::StoredMove]) -> Result<Vec<(Color, Move)>,
         .collect()
 }
 
-/// Moves in protobuf form.
-pub fn pb_moves(moves: &[(Color, Move)]) -> Vec<pb::Move> {
-    moves.iter().map(|&(c, m)| convert::move_to_pb(c, m)).collect()
-}
-
-/// The `RecordMoveResponse` kept under an idempotency key: protobuf bytes, hex-encoded.
-pub fn encode_response(r: &pb::RecordMoveResponse) -> Value {
-    use prost::Message;
-    json!({ "record_move_response": hex::encode(r.encode_to_vec()) })
-}
-
-/// The `RecordMoveResponse` kept by [`encode_response`], if `v` holds one.
-pub fn decode_response(v: &Value) -> Option<pb::RecordMoveResponse> {
-    use prost::Message;
-    let bytes = hex::decode(v.get("record_move_response")?.as_str()?).ok()?;
-    pb::RecordMoveResponse::decode(bytes.as_slice()).ok()
-}
-
-/// The `move` event of a legal move, from the validation's verdict (captures, phase, ko,
-/// repetition).
-pub fn move_event(r: &pb::ValidateMoveResponse) -> Event {
+/// The `move` event of a legal move, from the validation's verdict (第三条 captures as SGF
+/// points, the phase after it by [`convert::phase_name`], the ko point of 第五条, the
+/// whole-board repetition of 第十一条).
+pub fn move_event(v: &MoveCheck) -> Event {
     Event::Move(MovePlayed {
-        captured: Some(r.captured.clone()),
-        phase: Some(pb::Phase::try_from(r.phase).map(|p| p.value_name()).unwrap_or("PLAYING").to_string()),
-        ko: r.ko_point.clone(),
-        repetition: r.repetition.as_ref().map(|rep| RepetitionRecord { first: rep.first, again: rep.again, cycles: rep.cycles }),
+        captured: Some(v.captured.iter().map(|p| p.to_sgf()).collect()),
+        phase: Some(convert::phase_name(v.phase).to_string()),
+        ko: v.ko_point.map(|p| p.to_sgf()),
+        repetition: v.repetition.as_ref().map(|rep| RepetitionRecord { first: rep.first, again: rep.again, cycles: rep.cycles }),
         ..Default::default()
     })
 }
 
-/// The `foul` event of a foul (第十二条).
-pub fn foul_event(f: &pb::Foul) -> Event {
-    let m = f.r#move.as_ref();
+/// The `foul` event of a foul (第十二条): its move number, colour, point (none for a pass),
+/// rule code, article and description.
+pub fn foul_event(f: &goban::Foul) -> Event {
     Event::Foul {
         foul: FoulRecord {
             move_number: f.move_number,
-            colour: m.map(|m| if m.color == pb::Color::White as i32 { storage::Colour::White } else { storage::Colour::Black }),
-            point: m.and_then(|m| match &m.action {
-                Some(pb::r#move::Action::Point(p)) => Some(p.clone()),
-                _ => None,
-            }),
-            rule: f.rule.clone(),
-            article: f.article.clone(),
-            description: f.description.clone(),
+            colour: Some(colour(f.color)),
+            point: match f.mv {
+                Move::Play(p) => Some(p.to_sgf()),
+                Move::Pass => None,
+            },
+            rule: f.rule.code().to_string(),
+            article: f.rule.article().to_string(),
+            description: f.to_string(),
         },
     }
-}
-
-/// A stored event in protobuf form (typed fields for `move` and `foul` events).
-pub fn event_to_pb(e: &storage::StoredEvent) -> pb::GameEvent {
-    let mut out = pb::GameEvent {
-        game_id: e.game_id.to_string(),
-        sequence: e.seq.max(0) as u64,
-        kind: e.kind.clone(),
-        payload_json: e.payload.to_string(),
-        record_time: Some(convert::timestamp(e.created_at)),
-        hash: hex::encode(&e.hash),
-        prev_hash: hex::encode(&e.prev_hash),
-        ..Default::default()
-    };
-    let colour_of = |c: Option<storage::Colour>| match c {
-        Some(storage::Colour::White) => pb::Color::White as i32,
-        _ => pb::Color::Black as i32,
-    };
-    let action_of = |p: &Option<String>| match p {
-        Some(p) => pb::r#move::Action::Point(p.clone()),
-        None => pb::r#move::Action::Pass(true),
-    };
-    match e.event() {
-        Event::Move(MovePlayed { mv: Some(m), captured, .. }) => {
-            out.move_number = m.number.max(0) as u32;
-            out.r#move = Some(pb::Move { color: colour_of(Some(m.colour)), action: Some(action_of(&m.point)) });
-            out.captured = captured.unwrap_or_default();
-        }
-        Event::Foul { foul: f } => {
-            let mv = pb::Move { color: colour_of(f.colour), action: Some(action_of(&f.point)) };
-            out.move_number = f.move_number;
-            out.r#move = Some(mv.clone());
-            out.foul = Some(pb::Foul {
-                move_number: f.move_number,
-                r#move: Some(mv),
-                rule: f.rule,
-                article: f.article,
-                description: f.description,
-            });
-        }
-        _ => {}
-    }
-    out
 }
 
 /// Whether an event ends play (for `WatchGame.until_end`): a resignation (第六条), the
@@ -189,14 +131,5 @@ pub fn ends_game(e: &storage::StoredEvent) -> bool {
         Event::Move(m) => m.imported != Some(true) && m.phase.as_deref() == Some("ENDED"),
         Event::Other { kind, .. } => kind == "resign" || kind == "ended",
         _ => false,
-    }
-}
-
-/// A stored player in protobuf form.
-pub fn player_pb(p: &storage::Player) -> pb::Player {
-    pb::Player {
-        name: p.name.clone(),
-        rank: p.rank.clone().unwrap_or_default(),
-        federation_id: p.federation_id.clone().unwrap_or_default(),
     }
 }

@@ -14,23 +14,25 @@
 //!   recording checks a move (in-process, or over gRPC by a remote validation service).
 //! * [`games`], [`count`], [`cases`], [`events`]: what the use cases share (a stored game with
 //!   its tournament, its phase, its reconstruction; the count of a final position; the names
-//!   rulings are stored under; stored events in the protocol's form).
+//!   rulings are stored under; stored events and the log's audit payloads).
 //!
 //! Domain: [`lifecycle`] (the result lifecycle and rulings as pure functions), [`auth`] (roles,
 //! tokens and their rules), [`archive`] (reconstruction, SGF and EGF export), [`proposal`] and
 //! [`estimate`] (the advisory proposal, 第九条), [`limits`] (what a request may carry),
-//! [`ratelimit`] (the expensive calls), [`error`] ([`AppError`]), [`convert`] (the protocol's
-//! edge), [`trace`] (the trace context carried to a remote validation service).
+//! [`ratelimit`] (the expensive calls), [`error`] ([`AppError`]), [`convert`] (the checks of a
+//! request's values, the start of a game).
 //!
-//! The layering rule: this crate knows nothing of the transports — the gRPC services, the
-//! console and the command line live in the `shinpan` crate, which depends on this one and
-//! never the other way. The transports decode a request, call a use case here and encode its
-//! answer; every use case fails with the one error enum [`AppError`], mapped once to a
-//! `tonic::Status` (`From<AppError> for tonic::Status`, [`error`]). The use cases of
-//! [`validation`], [`adjudication`], [`results`] and [`arbitration`] take commands and answer
-//! in the domain's types (the transport converts); those of [`recording`] still take and
-//! answer the protocol's messages (`shinpan_proto::v1`), converted to and from the domain by
-//! [`convert`], as does the remote [`validator`] (a client of the protocol).
+//! The layering rule: this crate knows nothing of the transports nor of the protocol (it
+//! depends on neither tonic nor prost nor the generated messages) — the gRPC services, their
+//! protobuf messages, the interceptors (bearer tokens, trace context, the caller of a rate
+//! limit), the console and the command line live in the `shinpan` crate, which depends on
+//! this one and never the other way. The transports decode a request into a use case's
+//! command, call the use case and encode its answer; every use case takes commands and
+//! answers in the domain's types, and fails with the one error enum [`AppError`], which the
+//! transport maps once to a gRPC status (`shinpan::error::status`; the table is in
+//! [`error`]). What the use cases need of the protocol is a port the transport fills: the
+//! remote [`validator`] ([`validator::RemoteValidation`]) and the stored answers of
+//! `RecordMove` ([`recording::AnswerCodec`]).
 
 // `AppError` carries rich details (a foul's rule, article, point...); errors are the cold
 // path, so returning it by value is fine.
@@ -53,7 +55,6 @@ pub mod proposal;
 pub mod ratelimit;
 pub mod recording;
 pub mod results;
-pub mod trace;
 pub mod validation;
 pub mod validator;
 

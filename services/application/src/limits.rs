@@ -92,18 +92,6 @@ pub fn komi(field: &str, k: f64) -> Result<f64, AppError> {
     }
 }
 
-/// A player's name, rank and federation id, under `prefix` (`"black"`, `"white"`).
-pub fn player_fields<'a>(prefix: &str, p: Option<&'a shinpan_proto::v1::Player>) -> Vec<(String, &'a str)> {
-    match p {
-        None => Vec::new(),
-        Some(p) => vec![
-            (format!("{prefix}.name"), p.name.as_str()),
-            (format!("{prefix}.rank"), p.rank.as_str()),
-            (format!("{prefix}.federation_id"), p.federation_id.as_str()),
-        ],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

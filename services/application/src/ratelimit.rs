@@ -5,13 +5,15 @@
 //! `governor` crate: GCRA); one more is `RESOURCE_EXHAUSTED` naming the limit, the flag
 //! (`--expensive-calls-per-minute`) and when to retry. Cheap calls (recording a move,
 //! reading a game) are not limited: the other limits (connections, message sizes, concurrent
-//! searches and parses) bound them.
+//! searches and parses) bound them. Who the caller of a gRPC request is, the transport says
+//! (`shinpan::ratelimit::admit`).
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::num::NonZeroU32;
 use std::sync::Arc;
-use tonic::{Request, Status};
+
+use crate::error::{AppError, Code};
 
 /// Default of `shinpan serve --expensive-calls-per-minute`: enough for a referee working
 /// through a round's disputes and for a recording service importing a tournament, far below
@@ -47,72 +49,51 @@ impl ExpensiveCalls {
         ExpensiveCalls::new(0)
     }
 
-    /// Admits one expensive call `what` of `req`'s caller, or refuses it.
+    /// Admits one expensive call `what` of `caller` (`sub:<subject>` of its verified token,
+    /// `ip:<address>`, or `anonymous`), or refuses it.
     ///
     /// # Errors
-    /// `RESOURCE_EXHAUSTED` naming the limit, the flag and the seconds to wait.
-    pub fn admit<T>(&self, req: &Request<T>, what: &str) -> Result<(), Status> {
+    /// `RESOURCE_EXHAUSTED` ([`AppError::Refused`]) naming the limit, the flag and the
+    /// seconds to wait.
+    pub fn admit_caller(&self, caller: &str, what: &str) -> Result<(), AppError> {
         let Some(limiter) = &self.limiter else { return Ok(()) };
-        let caller = caller(req);
+        let caller = caller.to_string();
         match limiter.check_key(&caller) {
             Ok(()) => Ok(()),
             Err(not_until) => {
                 let wait = not_until.wait_time_from(DefaultClock::default().now());
                 tracing::warn!(caller = %caller, call = what, "rate limit of expensive calls reached");
-                Err(Status::resource_exhausted(format!(
-                    "{what}: the rate limit of {} expensive calls a minute per caller is reached \
-                     (--expensive-calls-per-minute); retry in {:.1} s",
-                    self.per_minute,
-                    wait.as_secs_f64().max(0.1)
-                )))
+                Err(AppError::Refused {
+                    code: Code::ResourceExhausted,
+                    message: format!(
+                        "{what}: the rate limit of {} expensive calls a minute per caller is reached \
+                         (--expensive-calls-per-minute); retry in {:.1} s",
+                        self.per_minute,
+                        wait.as_secs_f64().max(0.1)
+                    ),
+                })
             }
         }
-    }
-}
-
-/// The caller of `req`: `sub:<subject>` of its verified token, else `ip:<address>`, else
-/// `anonymous` (an in-process call).
-fn caller<T>(req: &Request<T>) -> String {
-    if let Some(c) = req.extensions().get::<crate::auth::Claims>() {
-        return format!("sub:{}", c.sub);
-    }
-    match req.remote_addr() {
-        Some(a) => format!("ip:{}", a.ip()),
-        None => "anonymous".into(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::{Claims, Role, ISSUER};
-
-    fn as_caller(sub: &str) -> Request<()> {
-        let mut r = Request::new(());
-        let claims =
-            Claims { sub: sub.into(), role: Role::Referee, tournament: None, game: None, color: None, iat: 0, exp: 0, iss: ISSUER.into() };
-        r.extensions_mut().insert(claims);
-        r
-    }
 
     #[test]
     fn a_caller_over_its_burst_is_refused_with_the_flag_and_others_are_not() {
         let limits = ExpensiveCalls::new(8); // bursts of 2
-        let alice = as_caller("alice");
-        let bob = as_caller("bob");
-        assert!(limits.admit(&alice, "Adjudicate").is_ok());
-        assert!(limits.admit(&alice, "Adjudicate").is_ok());
-        let refused = limits.admit(&alice, "Adjudicate").unwrap_err();
-        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
-        assert!(
-            refused.message().contains("--expensive-calls-per-minute") && refused.message().contains("retry in"),
-            "{}",
-            refused.message()
-        );
-        assert!(limits.admit(&bob, "Adjudicate").is_ok(), "another caller has its own allowance");
+        assert!(limits.admit_caller("sub:alice", "Adjudicate").is_ok());
+        assert!(limits.admit_caller("sub:alice", "Adjudicate").is_ok());
+        let refused = limits.admit_caller("sub:alice", "Adjudicate").unwrap_err();
+        let AppError::Refused { code, message } = &refused else { panic!("{refused:?}") };
+        assert_eq!(*code, Code::ResourceExhausted);
+        assert!(message.contains("--expensive-calls-per-minute") && message.contains("retry in"), "{message}");
+        assert!(limits.admit_caller("sub:bob", "Adjudicate").is_ok(), "another caller has its own allowance");
         let open = ExpensiveCalls::unlimited();
         for _ in 0..100 {
-            assert!(open.admit(&alice, "Adjudicate").is_ok());
+            assert!(open.admit_caller("sub:alice", "Adjudicate").is_ok());
         }
     }
 }

@@ -7,12 +7,14 @@
 //! call a use case of [`app`], encode) and the referee [`console`]. The server's modules never
 //! import the command line's.
 
+pub mod auth;
 pub mod cli;
 pub mod configuration;
 pub mod connections;
 pub mod console;
 pub mod error;
 pub mod grpc;
+pub mod ratelimit;
 pub mod startup;
 pub mod supervision;
 pub mod telemetry;
@@ -24,4 +26,4 @@ pub use cli::{adjudicate, audit, bench, case_cli, client, demo, exit, propose, r
 // names this crate's modules and its users know them by.
 pub use grpc::convert;
 pub use shinpan_application as app;
-pub use shinpan_application::{archive, auth, estimate, lifecycle, limits, proposal, ratelimit};
+pub use shinpan_application::{archive, estimate, lifecycle, limits, proposal};

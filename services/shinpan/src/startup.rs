@@ -87,7 +87,7 @@ impl Application {
     pub async fn with_store(args: &ServeArgs, store: Option<Store>) -> Result<Application, StartupError> {
         crate::auth::check_secret_for_listen(args.listen, args.jwt_secret.as_deref()).map_err(StartupError::Config)?;
         let validator = match (&args.validation_url, args.service) {
-            (Some(url), ServiceKind::Recording | ServiceKind::All) => Validator::remote(url).map_err(StartupError::Config)?,
+            (Some(url), ServiceKind::Recording | ServiceKind::All) => crate::grpc::validator::remote(url).map_err(StartupError::Config)?,
             _ => Validator::Local,
         };
         let (shutdown_tx, shutdown) = tokio::sync::watch::channel(false);
@@ -149,7 +149,7 @@ impl Application {
             }
             let server = GameRecordingServiceServer::new(RecordingService::new(state.clone())).max_decoding_message_size(limit);
             if auth_all {
-                routes.add_service(tonic::service::interceptor::InterceptedService::new(server, auth.interceptor()));
+                routes.add_service(tonic::service::interceptor::InterceptedService::new(server, crate::auth::interceptor(&auth)));
             } else {
                 routes.add_service(server);
             }

@@ -1,5 +1,10 @@
 //! Games, moves and the event log, on PostgreSQL through `shinpan-storage`: the use cases
-//! behind `GameRecordingService`.
+//! behind `GameRecordingService`. They take commands ([`CreateGame`], [`RecordMove`],
+//! [`Resign`], [`ListGames`], [`WatchGame`], [`ImportSgf`]) and answer in the domain's types
+//! ([`GameView`], [`Recorded`], [`Imported`], the stored events of [`EventStream`]); the
+//! transport converts (`shinpan::grpc::convert::recording`). The answer kept under a
+//! `RecordMove`'s idempotency key is stored in the transport's encoding, by the
+//! [`AnswerCodec`] given to [`Recording::new`] (see [`commands`]).
 //!
 //! ## RecordMove, exactly once
 //! 1. The game's start and its recorded moves are read.
@@ -42,23 +47,23 @@
 use crate::auth::Claims;
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
-use crate::events::{
-    colour, decode_response, encode_response, ends_game, event_to_pb, foul_event, move_event, pb_moves, player_pb, setup_json,
-    stored_moves, stored_start,
-};
+use crate::error::Code;
+use crate::events::{colour, ends_game, foul_event, move_event, setup_json, stored_moves, stored_start};
 use crate::validation::{self, apply_recorded};
-use crate::validator::Validator;
+use crate::validator::{MoveToValidate, Validator};
 use crate::AppState;
 use futures::StreamExt;
-use goban::{Color, Move};
+use goban::{Color, Move, Phase};
 use serde_json::{json, Value};
-use shinpan_proto::v1 as pb;
 use shinpan_storage::{self as storage, Event, Exists, GameWrite, Immutability, Precondition, StoreError};
 use std::collections::HashMap;
-use tonic::Code;
+use std::sync::Arc;
 use uuid::Uuid;
 
+pub mod commands;
 mod sgf;
+
+pub use commands::*;
 
 /// Maps a storage error to the API's (see the table in `shinpan_storage::StoreError`).
 pub fn store_error(e: StoreError, game_id: Option<Uuid>) -> AppError {
@@ -89,7 +94,7 @@ pub fn game_id(field: &str, s: &str) -> Result<Uuid, AppError> {
 
 /// Maps a storage error of creating (or importing) a game: a tournament round's table taken →
 /// `ALREADY_EXISTS` naming "tournament/round r/board b"; others as [`store_error`].
-fn create_error(e: StoreError, req: &pb::CreateGameRequest) -> AppError {
+fn create_error(e: StoreError, req: &CreateGame) -> AppError {
     match e {
         StoreError::AlreadyExists(Exists::IdempotencyKey(_)) => AppError::AlreadyExists {
             kind: "idempotency key (sent before with a different request)",
@@ -107,10 +112,10 @@ fn create_error(e: StoreError, req: &pb::CreateGameRequest) -> AppError {
 const MAX_KEY_BYTES: usize = 200;
 
 /// The idempotency key of a request that creates a game (`None` when `key` is empty), with
-/// the SHA-256 of `what` and the request's prost encoding with the key left out (`request`
-/// has it cleared): a retry sends the same bytes. Errors: `INVALID_ARGUMENT` on
+/// the SHA-256 of `what` and the request's fingerprint (its bytes with the key left out, see
+/// [`CreateGame::fingerprint`]): a retry sends the same bytes. Errors: `INVALID_ARGUMENT` on
 /// `idempotency_key` for a key over [`MAX_KEY_BYTES`].
-fn game_key(key: &str, what: &str, request: &impl prost::Message) -> Result<Option<storage::GameKey>, AppError> {
+fn game_key(key: &str, what: &str, fingerprint: &[u8]) -> Result<Option<storage::GameKey>, AppError> {
     use sha2::Digest;
     let key = key.trim();
     if key.is_empty() {
@@ -121,7 +126,7 @@ fn game_key(key: &str, what: &str, request: &impl prost::Message) -> Result<Opti
     }
     let mut h = sha2::Sha256::new();
     h.update(what.as_bytes());
-    h.update(request.encode_to_vec());
+    h.update(fingerprint);
     Ok(Some(storage::GameKey { key: key.to_string(), request_digest: h.finalize().to_vec() }))
 }
 
@@ -186,6 +191,8 @@ impl GameCache {
 #[derive(Clone)]
 pub struct Recording {
     state: AppState,
+    /// How `RecordMove`'s answers are kept under their idempotency keys (the transport's).
+    answers: Arc<dyn AnswerCodec>,
     cache: GameCache,
     /// What the role rules need to know of each game (its players and tournament never
     /// change once it is created), so that a move behind tokens costs no extra round trip
@@ -194,9 +201,10 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// The use cases on the shared state (which must have a store).
-    pub fn new(state: AppState) -> Recording {
-        Recording { state, cache: GameCache::default(), scopes: Default::default() }
+    /// The use cases on the shared state (which must have a store), keeping the answers of
+    /// `RecordMove` with `answers` (see [`AnswerCodec`]).
+    pub fn new(state: AppState, answers: Arc<dyn AnswerCodec>) -> Recording {
+        Recording { state, answers, cache: GameCache::default(), scopes: Default::default() }
     }
 
     /// Behind tokens (claims on the request), whether the caller may write to game `id` for
@@ -256,9 +264,9 @@ impl Recording {
         }
     }
 
-    /// The protobuf game: stored metadata plus the state replayed from the moves and the
-    /// flags and result read from the event log.
-    async fn game_pb(&self, g: &storage::Game, tournament: String, with_moves: bool) -> Result<pb::Game, AppError> {
+    /// The game as answered: stored metadata plus the state replayed from the moves and the
+    /// flags and result read from the event log; its moves only when `with_moves`.
+    async fn game_view(&self, g: &storage::Game, tournament: String, with_moves: bool) -> Result<GameView, AppError> {
         let store = self.store()?;
         let moves = store.moves(g.id).await.map_err(|e| store_error(e, Some(g.id)))?;
         let events = store.events_since(g.id, 0, i64::MAX).await.map_err(|e| store_error(e, Some(g.id)))?;
@@ -272,44 +280,32 @@ impl Recording {
         let result =
             events.iter().rev().find_map(|e| e.payload.get("result").and_then(Value::as_str).map(str::to_string)).unwrap_or_default();
         let phase = match g.state {
-            storage::GameState::Playing => convert::phase_to_pb(game.phase()),
-            _ => pb::Phase::Ended as i32,
+            storage::GameState::Playing => game.phase(),
+            _ => Phase::Ended,
         };
-        Ok(pb::Game {
-            id: g.id.to_string(),
+        Ok(GameView {
+            game: g.clone(),
             tournament,
-            round: g.round.unwrap_or(0).max(0) as u32,
-            board_number: g.table_number.unwrap_or(0).max(0) as u32,
-            black: Some(player_pb(&g.black)),
-            white: Some(player_pb(&g.white)),
-            board_size: start.size,
-            komi: g.komi,
-            handicap: start.handicap,
-            rule_set: g.rule_set.clone(),
-            setup_black: start.setup_black.iter().map(|p| p.to_sgf()).collect(),
-            setup_white: start.setup_white.iter().map(|p| p.to_sgf()).collect(),
-            moves: if with_moves { pb_moves(&moves) } else { Vec::new() },
+            start,
             move_number: moves.len() as u32,
-            to_move: convert::color_to_pb(game.to_move()),
+            moves: if with_moves { moves } else { Vec::new() },
+            to_move: game.to_move(),
             phase,
             prisoners_black: game.prisoners(Color::Black),
             prisoners_white: game.prisoners(Color::White),
             flagged,
             result,
-            create_time: Some(convert::timestamp(g.created_at)),
-            last_sequence: g.last_event_seq.max(0) as u64,
         })
     }
 
     /// Creates a game with no moves (`CreateGame`): see [`Recording::new_game`].
     async fn create(
         &self,
-        req: &pb::CreateGameRequest,
+        req: &CreateGame,
         start: &GameStart,
         extra: serde_json::Map<String, Value>,
     ) -> Result<storage::Created, AppError> {
-        let unkeyed = pb::CreateGameRequest { idempotency_key: String::new(), ..req.clone() };
-        let key = game_key(&req.idempotency_key, "CreateGame", &unkeyed)?;
+        let key = game_key(&req.idempotency_key, "CreateGame", &req.fingerprint)?;
         let new = storage::NewGame { key, ..self.new_game(req, start, extra).await? };
         self.store()?.create_game(&new).await.map_err(|e| create_error(e, req))
     }
@@ -319,13 +315,12 @@ impl Recording {
     /// Errors: `INVALID_ARGUMENT` with one violation per bad field; store errors.
     async fn new_game(
         &self,
-        req: &pb::CreateGameRequest,
+        req: &CreateGame,
         start: &GameStart,
         extra: serde_json::Map<String, Value>,
     ) -> Result<storage::NewGame, AppError> {
         let store = self.store()?;
-        let players: Vec<(String, &str)> =
-            [crate::limits::player_fields("black", req.black.as_ref()), crate::limits::player_fields("white", req.white.as_ref())].concat();
+        let players: Vec<(String, &str)> = [req.black.fields("black"), req.white.fields("white")].concat();
         let mut fields: Vec<(&str, &str, usize)> = vec![
             ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
             ("rule_set", &req.rule_set, crate::limits::MAX_NAME_BYTES),
@@ -339,11 +334,10 @@ impl Recording {
                 violations.extend(crate::limits::text_violation(&format!("sgf.{k}"), s, crate::limits::MAX_NAME_BYTES));
             }
         }
-        let name_of = |p: &Option<pb::Player>| p.as_ref().map(|p| p.name.trim().to_string()).unwrap_or_default();
-        if name_of(&req.black).is_empty() {
+        if req.black.name.trim().is_empty() {
             violations.push(crate::error::FieldViolation { field: "black.name".into(), description: "a player's name is required".into() });
         }
-        if name_of(&req.white).is_empty() {
+        if req.white.name.trim().is_empty() {
             violations.push(crate::error::FieldViolation { field: "white.name".into(), description: "a player's name is required".into() });
         }
         if let Some(k) = req.komi {
@@ -367,13 +361,10 @@ impl Recording {
                     .id,
             )
         };
-        let player = |p: &Option<pb::Player>| {
-            let p = p.clone().unwrap_or_default();
-            storage::NewPlayer {
-                name: p.name.trim().to_string(),
-                rank: Some(p.rank.trim().to_string()).filter(|s| !s.is_empty()),
-                federation_id: Some(p.federation_id.trim().to_string()).filter(|s| !s.is_empty()),
-            }
+        let player = |p: &Player| storage::NewPlayer {
+            name: p.name.trim().to_string(),
+            rank: Some(p.rank.trim().to_string()).filter(|s| !s.is_empty()),
+            federation_id: Some(p.federation_id.trim().to_string()).filter(|s| !s.is_empty()),
         };
         let black = store.upsert_player(&player(&req.black)).await.map_err(|e| store_error(e, None))?;
         let white = store.upsert_player(&player(&req.white)).await.map_err(|e| store_error(e, None))?;
@@ -400,17 +391,17 @@ impl Recording {
     /// `PERMISSION_DENIED`, `INVALID_ARGUMENT`, `NOT_FOUND`, `FAILED_PRECONDITION` (out of
     /// sequence, the game over), `UNAVAILABLE`; a foul is no error: it is recorded and
     /// answered.
-    pub async fn record_move(&self, claims: Option<&Claims>, req: pb::RecordMoveRequest) -> Result<pb::RecordMoveResponse, AppError> {
+    pub async fn record_move(&self, claims: Option<&Claims>, req: RecordMove) -> Result<Recorded, AppError> {
         if let Some(claims) = claims {
             let id = game_id("game_id", &req.game_id)?;
-            let colour = req.r#move.as_ref().and_then(|m| convert::color_from_pb("move.color", m.color).ok());
-            self.may_write(Some(claims), id, colour, "record a move of a game they neither officiate nor play with that colour").await?;
+            self.may_write(Some(claims), id, req.colour, "record a move of a game they neither officiate nor play with that colour")
+                .await?;
         }
         self.record(req).await
     }
 
     /// The work of `RecordMove` once the caller is allowed.
-    async fn record(&self, req: pb::RecordMoveRequest) -> Result<pb::RecordMoveResponse, AppError> {
+    async fn record(&self, req: RecordMove) -> Result<Recorded, AppError> {
         crate::limits::check(&[("idempotency_key", &req.idempotency_key, crate::limits::MAX_NAME_BYTES)])?;
         let id = game_id("game_id", &req.game_id)?;
         if req.move_number == 0 {
@@ -444,39 +435,26 @@ impl Recording {
             }
         };
         let start = &snapshot.start;
-        let (color, mv) = convert::move_from_pb("move", req.r#move.as_ref(), start.size, start.size)?;
+        let (color, mv) = req.mv?;
+        if let Move::Play(p) = mv {
+            convert::on_board("move.point", p, start.size, start.size)?;
+        }
         let mut after = None;
         let verdict = match &self.state.validator {
             Validator::Local => {
                 let mut game = snapshot.game.clone();
-                let v = convert::move_check_to_pb(validation::check_move(&mut game, color, mv, n));
+                let v = validation::check_move(&mut game, color, mv, n);
                 after = Some(game);
                 v
             }
-            Validator::Remote(client) => {
-                crate::validator::validate_remote(
-                    client,
-                    pb::ValidateMoveRequest {
-                        state: Some(pb::validate_move_request::State::Game(convert::game_state(start, pb_moves(&snapshot.moves)))),
-                        r#move: Some(convert::move_to_pb(color, mv)),
-                        rule_set: String::new(),
-                    },
-                )
-                .await?
+            Validator::Remote(remote) => {
+                remote.validate_move(MoveToValidate { start: start.clone(), history: snapshot.moves.clone(), color, mv }).await?
             }
         };
+        // the answer's number is the request's (the verdict's is the same: the history's length + 1)
+        let verdict = validation::MoveCheck { move_number: n, ..verdict };
         let key = Some(req.idempotency_key.trim().to_string()).filter(|k| !k.is_empty());
-        let mut response = pb::RecordMoveResponse {
-            move_number: n,
-            legal: verdict.legal,
-            captured: verdict.captured.clone(),
-            ko_point: verdict.ko_point.clone(),
-            foul: verdict.foul.clone(),
-            repetition: verdict.repetition.clone(),
-            phase: verdict.phase,
-            sequence: 0,
-            replayed: false,
-        };
+        let mut response = Recorded { check: verdict.clone(), sequence: 0, replayed: false };
         let write = if let Some(foul) = &verdict.foul {
             GameWrite::event_only(id, Some(n as i32), foul_event(foul))
         } else {
@@ -485,10 +463,10 @@ impl Recording {
                 Move::Pass => None,
             };
             let mut w = GameWrite::new_move(id, n as i32, colour(color), point.as_deref()).with_event(move_event(&verdict));
-            if let Some(t) = req.client_time.as_ref().and_then(convert::from_timestamp) {
+            if let Some(t) = req.client_time {
                 w = w.with_client_time(t);
             }
-            if verdict.phase == pb::Phase::Ended as i32 {
+            if verdict.phase == Phase::Ended {
                 w = w.with_set_state(storage::GameState::Ended);
             }
             w
@@ -499,7 +477,7 @@ impl Recording {
         };
         // The stored answer carries the event's sequence number, which only the write knows:
         // keep the answer without it and fill it in from the stored event.
-        let write = write.with_response(encode_response(&response));
+        let write = write.with_response(self.answers.encode(&response));
         let out = match store.write(write).await {
             Ok(out) => out,
             Err(e) => {
@@ -510,9 +488,9 @@ impl Recording {
                 });
             }
         };
-        if !out.replayed && verdict.legal {
+        if !out.replayed && verdict.legal() {
             match after {
-                Some(game) if verdict.phase != pb::Phase::Ended as i32 => {
+                Some(game) if verdict.phase != Phase::Ended => {
                     let mut moves = snapshot.moves.clone();
                     moves.push((color, mv));
                     self.cache.put(id, std::sync::Arc::new(Snapshot { start: snapshot.start.clone(), moves, game }));
@@ -521,18 +499,18 @@ impl Recording {
             }
         }
         if out.replayed {
-            response = decode_response(&out.response).unwrap_or(response);
+            response = self.answers.decode(&out.response).unwrap_or(response);
             response.replayed = true;
         }
         response.sequence = out.event.seq.max(0) as u64;
         if let (Some(foul), false) = (&verdict.foul, out.replayed) {
-            tracing::warn!(game = %id, move_number = n, rule = %foul.rule, article = %foul.article, "foul recorded");
+            tracing::warn!(game = %id, move_number = n, rule = %foul.rule.code(), article = %foul.rule.article(), "foul recorded");
             let case = storage::NewCase {
                 game_id: id,
                 kind: storage::CaseKind::Foul,
                 evidence: json!({ "move_numbers": [n], "event_seq": out.event.seq, "foul": foul_event(foul).payload()["foul"] }),
                 opened_by: "validation".into(),
-                reason: foul.description.clone(),
+                reason: foul.to_string(),
                 dedupe_key: Some(format!("foul:{n}")),
             };
             if let Err(e) = store.open_case(&case).await {
@@ -543,10 +521,6 @@ impl Recording {
     }
 }
 
-/// The stream of `WatchGame`: each event of the game's log in protobuf form, or the error
-/// that ends it.
-pub type EventStream = futures::stream::BoxStream<'static, Result<pb::WatchGameResponse, AppError>>;
-
 impl Recording {
     /// Creates a game with no moves (`CreateGame`): behind tokens, by the officials of the
     /// tournament it is filed under.
@@ -555,7 +529,7 @@ impl Recording {
     /// `INVALID_ARGUMENT` (one violation per bad field), `ALREADY_EXISTS` (the round's board
     /// taken, an idempotency key sent before with another request), `PERMISSION_DENIED`,
     /// store errors.
-    pub async fn create_game(&self, claims: Option<&Claims>, req: pb::CreateGameRequest) -> Result<pb::Game, AppError> {
+    pub async fn create_game(&self, claims: Option<&Claims>, req: CreateGame) -> Result<GameView, AppError> {
         crate::limits::check(&[("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES)])?;
         self.may_organise(claims, &req.tournament).await?;
         let rules = convert::rule_set("rule_set", &req.rule_set)?;
@@ -574,7 +548,7 @@ impl Recording {
                 self.cache.put(g.id, std::sync::Arc::new(Snapshot { start: stored, moves: Vec::new(), game }));
             }
         }
-        self.game_pb(&g, req.tournament.trim().to_string(), false).await
+        self.game_view(&g, req.tournament.trim().to_string(), false).await
     }
 
     /// Records a resignation (第六条: a player resigns only for themself): behind tokens, by
@@ -583,10 +557,10 @@ impl Recording {
     /// # Errors
     /// `PERMISSION_DENIED`, `INVALID_ARGUMENT`, `NOT_FOUND`, `FAILED_PRECONDITION` (the game
     /// over), store errors.
-    pub async fn resign(&self, claims: Option<&Claims>, req: pb::ResignRequest) -> Result<pb::Game, AppError> {
+    pub async fn resign(&self, claims: Option<&Claims>, req: Resign) -> Result<GameView, AppError> {
         crate::limits::check(&[("idempotency_key", &req.idempotency_key, crate::limits::MAX_NAME_BYTES)])?;
         let id = game_id("game_id", &req.game_id)?;
-        let color = convert::color_from_pb("color", req.color)?;
+        let color = req.color.ok_or_else(|| AppError::field("color", "colour must be BLACK or WHITE"))?;
         self.may_write(claims, id, Some(color), "resign for a colour they do not play in a game they do not officiate").await?;
         let store = self.store()?;
         let result = format!("{}+R", color.opponent().letter());
@@ -599,18 +573,18 @@ impl Recording {
         store.write(w).await.map_err(|e| store_error(e, Some(id)))?;
         let g = store.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
         let t = self.tournament_name(g.tournament_id).await?;
-        self.game_pb(&g, t, false).await
+        self.game_view(&g, t, false).await
     }
 
     /// A game with its moves (`GetGame`).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a bad id, `NOT_FOUND`, store errors.
-    pub async fn get_game(&self, game: &str) -> Result<pb::Game, AppError> {
+    pub async fn get_game(&self, game: &str) -> Result<GameView, AppError> {
         let id = game_id("game_id", game)?;
         let g = self.store()?.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
         let t = self.tournament_name(g.tournament_id).await?;
-        self.game_pb(&g, t, true).await
+        self.game_view(&g, t, true).await
     }
 
     /// The games of a tournament (all games when none is named), of one round when `round`
@@ -618,7 +592,7 @@ impl Recording {
     ///
     /// # Errors
     /// `INVALID_ARGUMENT`, store errors.
-    pub async fn list_games(&self, req: pb::ListGamesRequest) -> Result<Vec<pb::Game>, AppError> {
+    pub async fn list_games(&self, req: ListGames) -> Result<Vec<GameView>, AppError> {
         crate::limits::check(&[("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES)])?;
         let store = self.store()?;
         let tournament_id = if req.tournament.trim().is_empty() {
@@ -645,7 +619,7 @@ impl Recording {
                 },
                 None => String::new(),
             };
-            out.push(self.game_pb(g, t, false).await?);
+            out.push(self.game_view(g, t, false).await?);
         }
         Ok(out)
     }
@@ -657,14 +631,14 @@ impl Recording {
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a bad id, `NOT_FOUND`, store errors.
-    pub async fn watch(&self, req: pb::WatchGameRequest) -> Result<EventStream, AppError> {
+    pub async fn watch(&self, req: WatchGame) -> Result<EventStream, AppError> {
         let id = game_id("game_id", &req.game_id)?;
         let after = req.from_sequence.saturating_sub(1).min(i64::MAX as u64) as i64;
         let events = self.store()?.watch(id, after).await.map_err(|e| store_error(e, Some(id)))?;
         let until_end = req.until_end;
         // Forward from the store's stream; stop after the end of the game (until_end), on an
         // error, or when the client goes away (the send fails).
-        let (tx, rx) = tokio::sync::mpsc::channel::<Result<pb::WatchGameResponse, AppError>>(64);
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<storage::StoredEvent, AppError>>(64);
         let mut shutdown = self.state.shutdown.clone();
         tokio::spawn(async move {
             let mut events = events;
@@ -687,7 +661,7 @@ impl Recording {
                 match item {
                     Ok(e) => {
                         let last = until_end && ends_game(&e);
-                        if tx.send(Ok(pb::WatchGameResponse { event: Some(event_to_pb(&e)) })).await.is_err() || last {
+                        if tx.send(Ok(e)).await.is_err() || last {
                             break;
                         }
                     }

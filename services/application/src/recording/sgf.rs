@@ -1,14 +1,12 @@
 //! `ImportSgf` and `ExportSgf`: a whole record stored at once, and a stored game as a record.
 
-use super::{create_error, game_id, game_key, store_error, Recording};
+use super::{create_error, game_id, game_key, store_error, CreateGame, ImportSgf, Imported, Player, Recording};
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
 use crate::events::{colour, stored_moves, stored_start};
 use crate::validation::{self, apply_recorded};
 use goban::{Move, Phase};
 use serde_json::Value;
-use shinpan_proto::v1 as pb;
-use shinpan_proto::ValueName;
 use shinpan_storage::event::MovePlayed;
 use shinpan_storage::{self as storage, Event};
 
@@ -19,14 +17,14 @@ impl Recording {
     /// # Errors
     /// `INVALID_ARGUMENT` (with the `FOUL` details for a record with a foul), `ALREADY_EXISTS`,
     /// store errors.
-    pub async fn import(&self, req: pb::ImportSgfRequest) -> Result<pb::ImportSgfResponse, AppError> {
+    pub async fn import(&self, req: ImportSgf) -> Result<Imported, AppError> {
         crate::limits::check(&[
             ("sgf", &req.sgf, crate::limits::MAX_SGF_BYTES),
             ("tournament", &req.tournament, crate::limits::MAX_NAME_BYTES),
             ("rule_set", &req.rule_set, crate::limits::MAX_NAME_BYTES),
             ("idempotency_key", &req.idempotency_key, crate::limits::MAX_NAME_BYTES),
         ])?;
-        let key = game_key(&req.idempotency_key, "ImportSgf", &pb::ImportSgfRequest { idempotency_key: String::new(), ..req.clone() })?;
+        let key = game_key(&req.idempotency_key, "ImportSgf", &req.fingerprint)?;
         let (record, rules) = validation::parse_sgf("sgf", &req.sgf, &req.rule_set)?;
         if record.width != record.height {
             return Err(AppError::field("sgf", "only square boards can be recorded"));
@@ -62,23 +60,25 @@ impl Recording {
             }
         }
         let info = &record.info;
-        let player = |name: &Option<String>, rank: &Option<String>, default: &str| pb::Player {
+        let player = |name: &Option<String>, rank: &Option<String>, default: &str| Player {
             name: name.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| default.to_string()),
             rank: rank.clone().unwrap_or_default(),
             federation_id: String::new(),
         };
-        let create = pb::CreateGameRequest {
+        let create = CreateGame {
             tournament: req.tournament.clone(),
             // Round 0 is round 1; board 0 is the next free board of the round (below).
             round: req.round.max(1),
             board_number: req.board_number,
-            black: Some(player(&info.black_name, &info.black_rank, "Black")),
-            white: Some(player(&info.white_name, &info.white_rank, "White")),
+            black: player(&info.black_name, &info.black_rank, "Black"),
+            white: player(&info.white_name, &info.white_rank, "White"),
             board_size: start.size,
             komi: Some(record.komi_or_default(rules)),
             handicap: start.handicap,
             rule_set: rules.name().to_string(),
             idempotency_key: req.idempotency_key.clone(),
+            // the key is the import's (above)
+            fingerprint: Vec::new(),
         };
         let mut extra = serde_json::Map::new();
         for (k, v) in [
@@ -117,9 +117,7 @@ impl Recording {
                 event: match o {
                     Some(o) => MovePlayed {
                         captured: Some(o.captured.iter().map(|p| p.to_sgf()).collect()),
-                        phase: Some(
-                            pb::Phase::try_from(convert::phase_to_pb(o.phase)).map(|p| p.value_name()).unwrap_or("PLAYING").to_string(),
-                        ),
+                        phase: Some(convert::phase_name(o.phase).to_string()),
                         imported: Some(true),
                         ..Default::default()
                     },
@@ -141,10 +139,10 @@ impl Recording {
         // A retry with the key gets the game its first call imported (Store::import_game).
         let storage::Created { game: g, replayed } = store.import_game(&new, &moves, end).await.map_err(|e| create_error(e, &create))?;
         let tournament = self.tournament_name(g.tournament_id).await?;
-        Ok(pb::ImportSgfResponse {
-            game: Some(self.game_pb(&g, tournament, false).await?),
+        Ok(Imported {
+            game: self.game_view(&g, tournament, false).await?,
             moves: record.moves.len() as u32,
-            repetitions: game.repetitions().iter().map(convert::repetition_to_pb).collect(),
+            repetitions: game.repetitions().to_vec(),
             replayed,
         })
     }
@@ -158,7 +156,7 @@ impl Recording {
         let store = self.store()?;
         let g = store.get_game(id).await.map_err(|e| store_error(e, Some(id)))?;
         let tournament = self.tournament_name(g.tournament_id).await?;
-        let pbg = self.game_pb(&g, tournament.clone(), true).await?;
+        let view = self.game_view(&g, tournament.clone(), true).await?;
         let start = stored_start(&g)?;
         let mut record = shinpan_sgf::Record::new(start.size as u8, start.size as u8).map_err(|e| AppError::Internal(e.to_string()))?;
         let text = |k: &str| g.setup.get(k).and_then(Value::as_str).map(str::to_string);
@@ -175,7 +173,7 @@ impl Recording {
         info.round = g.round.map(|r| r.to_string()).or_else(|| text("RO"));
         info.game_name = text("GN");
         info.place = text("PC");
-        info.result = if pbg.result.is_empty() { text("RE") } else { Some(pbg.result.clone()) };
+        info.result = if view.result.is_empty() { text("RE") } else { Some(view.result.clone()) };
         record.setup.black = start.setup_black.clone();
         record.setup.white = start.setup_white.clone();
         let moves = stored_moves(&store.moves(id).await.map_err(|e| store_error(e, Some(id)))?)?;

@@ -28,6 +28,7 @@ use crate::app::recording::Recording;
 use crate::app::results::Results;
 use crate::app::AppState;
 use crate::auth::{AuthConfig, Claims};
+use crate::error::status;
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -68,7 +69,7 @@ impl Console {
     /// The console on the services' shared state (which must have a store).
     pub fn new(state: AppState, auth: AuthConfig) -> Console {
         Console {
-            recording: Arc::new(Recording::new(state.clone())),
+            recording: Arc::new(Recording::new(state.clone(), Arc::new(crate::convert::StoredAnswers))),
             results: Arc::new(Results::new(state.clone())),
             arbitration: Arc::new(Arbitration::new(state.clone())),
             state,
@@ -82,7 +83,7 @@ impl Console {
     /// code. Errors: the store's (no database, or it failed), as a gRPC status.
     pub async fn new_code(&self, token: String) -> Result<String, tonic::Status> {
         const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-        let store = self.state.store().map_err(tonic::Status::from)?;
+        let store = self.state.store().map_err(status)?;
         let until = chrono::Utc::now() + CODE_LIFETIME;
         let mut tries = 0;
         loop {

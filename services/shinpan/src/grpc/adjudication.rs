@@ -5,6 +5,7 @@
 use crate::app::adjudication;
 use crate::app::AppState;
 use crate::auth::Claims;
+use crate::error::status;
 use crate::grpc::convert;
 use futures::StreamExt;
 use shinpan_proto::v1 as pb;
@@ -53,30 +54,30 @@ type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::AdjudicateStreamRespo
 #[tonic::async_trait]
 impl pb::adjudication_service_server::AdjudicationService for AdjudicationService {
     async fn adjudicate(&self, req: Request<pb::AdjudicateRequest>) -> Result<Response<pb::AdjudicateResponse>, Status> {
-        self.state.expensive.admit(&req, "Adjudicate")?;
+        crate::ratelimit::admit(&self.state.expensive, &req, "Adjudicate")?;
         let timeout = grpc_timeout(req.metadata());
         let claims = req.extensions().get::<Claims>().cloned();
-        let cmd = convert::adjudicate_from_pb(req.get_ref())?;
-        let answer = adjudication::adjudicate(&self.state, claims.as_ref(), &cmd, timeout).await?;
+        let cmd = convert::adjudicate_from_pb(req.get_ref()).map_err(status)?;
+        let answer = adjudication::adjudicate(&self.state, claims.as_ref(), &cmd, timeout).await.map_err(status)?;
         Ok(Response::new(convert::adjudicated_to_pb(&answer)))
     }
 
     async fn propose(&self, req: Request<pb::ProposeRequest>) -> Result<Response<pb::ProposeResponse>, Status> {
-        self.state.expensive.admit(&req, "Propose")?;
+        crate::ratelimit::admit(&self.state.expensive, &req, "Propose")?;
         let timeout = grpc_timeout(req.metadata());
-        let cmd = convert::adjudicate_from_pb(&req.into_inner().request.unwrap_or_default())?;
-        Ok(Response::new(convert::proposed_to_pb(&adjudication::propose(&self.state, &cmd, timeout).await?)))
+        let cmd = convert::adjudicate_from_pb(&req.into_inner().request.unwrap_or_default()).map_err(status)?;
+        Ok(Response::new(convert::proposed_to_pb(&adjudication::propose(&self.state, &cmd, timeout).await.map_err(status)?)))
     }
 
     type AdjudicateStreamStream = ProgressStream;
 
     async fn adjudicate_stream(&self, req: Request<pb::AdjudicateStreamRequest>) -> Result<Response<ProgressStream>, Status> {
-        self.state.expensive.admit(&req, "AdjudicateStream")?;
+        crate::ratelimit::admit(&self.state.expensive, &req, "AdjudicateStream")?;
         let timeout = grpc_timeout(req.metadata());
         let claims = req.extensions().get::<Claims>().cloned();
-        let cmd = convert::adjudicate_from_pb(&req.into_inner().request.unwrap_or_default())?;
-        let progress = adjudication::adjudicate_stream(&self.state, claims.as_ref(), &cmd, timeout).await?;
-        Ok(Response::new(progress.map(|m| m.map(|p| convert::progress_to_pb(&p)).map_err(Status::from)).boxed()))
+        let cmd = convert::adjudicate_from_pb(&req.into_inner().request.unwrap_or_default()).map_err(status)?;
+        let progress = adjudication::adjudicate_stream(&self.state, claims.as_ref(), &cmd, timeout).await.map_err(status)?;
+        Ok(Response::new(progress.map(|m| m.map(|p| convert::progress_to_pb(&p)).map_err(status)).boxed()))
     }
 }
 /// Adds `AdjudicationService` to a router: behind the bearer-token interceptor of `auth`
@@ -86,7 +87,7 @@ pub fn add_service(routes: &mut tonic::service::RoutesBuilder, state: &AppState,
     if auth_all {
         routes.add_service(tonic::service::interceptor::InterceptedService::new(
             AdjudicationServiceServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES),
-            auth.interceptor(),
+            crate::auth::interceptor(auth),
         ));
     } else {
         routes.add_service(AdjudicationServiceServer::new(svc).max_decoding_message_size(crate::limits::MAX_REQUEST_BYTES));

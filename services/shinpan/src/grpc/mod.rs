@@ -1,7 +1,8 @@
 //! The gRPC services of shinpan (package `shinpan.v1`, see `proto/`): the transport only.
 //! Each handler decodes its request (the caller's verified claims from the bearer-token
 //! interceptor, the message), calls a use case of [`crate::app`] and encodes its answer;
-//! the use case's [`crate::error::AppError`] becomes the status once, by `From`.
+//! the use case's [`crate::error::AppError`] becomes the status once, by
+//! [`crate::error::status`] (`.map_err(status)`).
 //!
 //! * [`recording`]: `GameRecordingService` — games, moves, the event log, SGF import/export.
 //! * [`validation`]: `RuleValidationService` — stateless legality checks by the rules engine.
@@ -10,6 +11,9 @@
 //! * [`adjudication`]: `AdjudicationService` — life and death by hypothetical play (第七条).
 //!
 //! * [`convert`]: the protocol's messages to and from the use cases' commands and answers.
+//! * [`validator`]: the gRPC client of a remote `RuleValidationService`, by which recording
+//!   validates moves in a separate process (the application's port
+//!   [`crate::app::validator::RemoteValidation`]).
 //!
 //! Every service shares one [`crate::app::AppState`].
 
@@ -23,3 +27,4 @@ pub mod convert;
 pub mod recording;
 pub mod results;
 pub mod validation;
+pub mod validator;

@@ -2,6 +2,7 @@
 //! ([`crate::app::validation`]).
 
 use crate::app::validation::{rule_sets, validate_move, validate_record};
+use crate::error::status;
 use crate::error::AppError;
 use crate::grpc::convert;
 use shinpan_proto::v1 as pb;
@@ -45,7 +46,7 @@ impl Default for RuleValidationService {
 impl pb::rule_validation_service_server::RuleValidationService for RuleValidationService {
     #[tracing::instrument(name = "RuleValidationService.ValidateMove", skip_all)]
     async fn validate_move(&self, req: Request<pb::ValidateMoveRequest>) -> Result<Response<pb::ValidateMoveResponse>, Status> {
-        let r = validate_move(&convert::validate_move_from_pb(req.get_ref())?)?;
+        let r = validate_move(&convert::validate_move_from_pb(req.get_ref()).map_err(status)?).map_err(status)?;
         tracing::debug!(legal = r.legal(), move_number = r.move_number, "validated move");
         Ok(Response::new(convert::move_check_to_pb(r)))
     }
@@ -54,7 +55,7 @@ impl pb::rule_validation_service_server::RuleValidationService for RuleValidatio
     async fn validate_record(&self, req: Request<pb::ValidateRecordRequest>) -> Result<Response<pb::ValidateRecordResponse>, Status> {
         let mut req = req;
         if let Some(auth) = &self.auth {
-            match auth.authenticate(req.metadata()) {
+            match crate::auth::authenticate(auth, req.metadata()) {
                 Ok(c) => {
                     req.extensions_mut().insert(c);
                 }
@@ -64,10 +65,14 @@ impl pb::rule_validation_service_server::RuleValidationService for RuleValidatio
                 }
             }
         }
-        self.expensive.admit(&req, "ValidateRecord")?;
-        let _permit = self.parses.acquire().await.map_err(|e| AppError::Internal(e.to_string()))?;
-        let req = convert::validate_record_from_pb(req.into_inner())?;
-        let r = tokio::task::spawn_blocking(move || validate_record(&req)).await.map_err(|e| AppError::Internal(e.to_string()))??;
+        crate::ratelimit::admit(&self.expensive, &req, "ValidateRecord")?;
+        let _permit = self.parses.acquire().await.map_err(|e| AppError::Internal(e.to_string())).map_err(status)?;
+        let req = convert::validate_record_from_pb(req.into_inner()).map_err(status)?;
+        let r = tokio::task::spawn_blocking(move || validate_record(&req))
+            .await
+            .map_err(|e| AppError::Internal(e.to_string()))
+            .map_err(status)?
+            .map_err(status)?;
         Ok(Response::new(convert::record_check_to_pb(&r)))
     }
 

@@ -18,7 +18,7 @@ pub async fn case(State(c): State<Console>, Path(id): Path<String>, Query(q): Qu
     let Some(claims) = c.session(&headers) else { return to_sign_in(&format!("/console/cases/{id}")) };
     let k = match c.arbitration.get(&claims, &id).await {
         Ok(k) => crate::convert::case_pb(&k),
-        Err(e) => return error_page(&q, lang, Some(&claims), &Status::from(e)),
+        Err(e) => return error_page(&q, lang, Some(&claims), &status(e)),
     };
     let may_rule = match (c.state.store(), uuid::Uuid::parse_str(&k.game_id)) {
         (Ok(store), Ok(gid)) => crate::app::games::load_game(store, gid).await.is_ok_and(|g| claims.may_rule(&g.scope)),
@@ -115,6 +115,6 @@ pub async fn rule_case(State(c): State<Console>, Path(id): Path<String>, headers
     };
     match ruled {
         Ok(_) => Redirect::to(&format!("/console/cases/{id}")).into_response(),
-        Err(e) => error_page(&q, lang, Some(&claims), &Status::from(e)),
+        Err(e) => error_page(&q, lang, Some(&claims), &status(e)),
     }
 }

@@ -58,12 +58,12 @@ pub(super) fn marks_text(marks: &[(Point, StoneStatus)]) -> String {
 
 /// The game's proposal (`Propose`), computed once per state of the game.
 pub(super) async fn proposal(c: &Console, claims: &Claims, game: &pb::Game) -> Result<Arc<Proposed>, Status> {
-    let key = (crate::app::games::uuid_field("game_id", &game.id)?, game.last_sequence);
+    let key = (crate::app::games::uuid_field("game_id", &game.id).map_err(status)?, game.last_sequence);
     if let Some(p) = c.proposals.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return Ok(p);
     }
-    c.state.expensive.admit(&call(claims, ()), "Propose")?;
-    let p = Arc::new(crate::app::adjudication::propose(&c.state, &Adjudicate::game(key.0), None).await?);
+    crate::ratelimit::admit(&c.state.expensive, &call(claims, ()), "Propose")?;
+    let p = Arc::new(crate::app::adjudication::propose(&c.state, &Adjudicate::game(key.0), None).await.map_err(status)?);
     if let Ok(mut m) = c.proposals.lock() {
         if m.len() > 1000 {
             m.clear();
@@ -288,9 +288,9 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
         Err(s) => return error_page(&q, lang, Some(&claims), &s),
     };
     let point = Point::from_sgf(f.point.trim()).ok();
-    let adjudicated = match c.state.expensive.admit(&call(&claims, ()), "Adjudicate") {
+    let adjudicated = match crate::ratelimit::admit(&c.state.expensive, &call(&claims, ()), "Adjudicate") {
         Ok(()) => match dispute_request(&id, &end, &f.point) {
-            Ok(req) => crate::app::adjudication::adjudicate(&c.state, Some(&claims), &req, None).await.map_err(Status::from),
+            Ok(req) => crate::app::adjudication::adjudicate(&c.state, Some(&claims), &req, None).await.map_err(status),
             Err(s) => Err(s),
         },
         Err(s) => Err(s),
@@ -310,11 +310,12 @@ pub async fn dispute(State(c): State<Console>, Path(id): Path<String>, headers: 
 /// `INVALID_ARGUMENT` for a game id that is not a UUID or a point that is not SGF
 /// (`disputed[0]`).
 fn dispute_request(id: &str, end: &EndState, point: &str) -> Result<Adjudicate, Status> {
-    let disputed = crate::convert::point_from_sgf("disputed[0]", point.trim(), crate::convert::MAX_BOARD, crate::convert::MAX_BOARD)?;
+    let disputed = crate::convert::point_from_sgf("disputed[0]", point.trim(), crate::convert::MAX_BOARD, crate::convert::MAX_BOARD)
+        .map_err(status)?;
     Ok(Adjudicate {
         agreements: end.agreements(Some(disputed)),
         disputed: vec![disputed],
-        ..Adjudicate::game(crate::app::games::uuid_field("game_id", id)?)
+        ..Adjudicate::game(crate::app::games::uuid_field("game_id", id).map_err(status)?)
     })
 }
 
@@ -387,9 +388,9 @@ pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Quer
     let point = q.point.clone().unwrap_or_default();
     let first: Result<(EndState, _), Status> = async {
         let end = end_state(&c, &claims, &id, &q).await?;
-        c.state.expensive.admit(&call(&claims, ()), "AdjudicateStream")?;
+        crate::ratelimit::admit(&c.state.expensive, &call(&claims, ()), "AdjudicateStream")?;
         let req = dispute_request(&id, &end, &point)?;
-        let stream = crate::app::adjudication::adjudicate_stream(&c.state, Some(&claims), &req, None).await.map_err(Status::from)?;
+        let stream = crate::app::adjudication::adjudicate_stream(&c.state, Some(&claims), &req, None).await.map_err(status)?;
         Ok((end, stream))
     }
     .await;
@@ -409,7 +410,7 @@ pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Quer
             Ok(Progress::Region { done, total, nodes }) => Event::default().event("progress").data(
                 html! { p.progress { (lang.t("searching")) ": " (done) " / " (total) " · " (nodes) " " (lang.t("nodes")) } }.into_string(),
             ),
-            Err(e) => Event::default().event("done").data(error_box(lang, &explain(lang, &Status::from(e))).into_string()),
+            Err(e) => Event::default().event("done").data(error_box(lang, &explain(lang, &status(e))).into_string()),
         };
         Ok::<_, Infallible>(event)
     });
@@ -436,24 +437,28 @@ pub async fn result_action(State(c): State<Console>, Path(id): Path<String>, hea
             "propose" => {
                 let end = end_state(&c, &claims, &id, &q).await?;
                 let req = ProposeResult {
-                    game_id: crate::app::games::uuid_field("game_id", &id)?,
+                    game_id: crate::app::games::uuid_field("game_id", &id).map_err(status)?,
                     ending: Some(Ending::Count),
                     winner: None,
                     agreements: end.agreements(None),
                     note: format!("proposed in the console by {}", claims.sub),
                 };
-                c.results.propose(&claims, req).await?;
+                c.results.propose(&claims, req).await.map_err(status)?;
             }
             "confirm" => {
-                let req = ConfirmResult { game_id: crate::app::games::uuid_field("game_id", &id)?, color: None, version: 0 };
-                c.results.confirm(&claims, req).await?;
+                let req =
+                    ConfirmResult { game_id: crate::app::games::uuid_field("game_id", &id).map_err(status)?, color: None, version: 0 };
+                c.results.confirm(&claims, req).await.map_err(status)?;
             }
             "object" => {
                 if f.reason.trim().is_empty() {
                     return Err(Status::invalid_argument(lang.t("objection_reason")));
                 }
-                let req = Objection { game_id: crate::app::games::uuid_field("game_id", &id)?, reason: f.reason.trim().to_string() };
-                c.results.object(&claims, req).await?;
+                let req = Objection {
+                    game_id: crate::app::games::uuid_field("game_id", &id).map_err(status)?,
+                    reason: f.reason.trim().to_string(),
+                };
+                c.results.object(&claims, req).await.map_err(status)?;
             }
             other => return Err(Status::invalid_argument(format!("action `{other}`"))),
         }

@@ -24,16 +24,16 @@ pub struct View {
 /// Loads game `id` at move `at` (the latest when `None`): the moves are replayed by the rules
 /// engine from the stored start.
 pub async fn load_view(c: &Console, _claims: &Claims, id: &str, at: Option<u32>) -> Result<View, Status> {
-    let game = c.recording.get_game(id).await?;
-    let store = c.state.store().map_err(Status::from)?;
-    let gid = crate::app::games::uuid_field("game_id", id)?;
-    let ctx = crate::app::games::load_game(store, gid).await?;
-    let start = crate::app::events::stored_start(&ctx.game).map_err(Status::from)?;
-    let mut engine = start.game().map_err(Status::from)?;
-    let at = at.unwrap_or(game.move_number).min(game.moves.len() as u32);
+    let view = c.recording.get_game(id).await.map_err(status)?;
+    let game = crate::convert::game_to_pb(&view);
+    let store = c.state.store().map_err(status)?;
+    let gid = crate::app::games::uuid_field("game_id", id).map_err(status)?;
+    let ctx = crate::app::games::load_game(store, gid).await.map_err(status)?;
+    let start = crate::app::events::stored_start(&ctx.game).map_err(status)?;
+    let mut engine = start.game().map_err(status)?;
+    let at = at.unwrap_or(view.move_number).min(view.moves.len() as u32);
     let mut last = None;
-    for (i, m) in game.moves.iter().take(at as usize).enumerate() {
-        let (color, mv) = crate::convert::move_from_pb(&format!("moves[{i}]"), Some(m), start.size, start.size).map_err(Status::from)?;
+    for (i, &(color, mv)) in view.moves.iter().take(at as usize).enumerate() {
         engine.play(color, mv).map_err(|f| Status::internal(format!("replaying move {}: {f:?}", i + 1)))?;
         last = match mv {
             Move::Play(p) => Some(p),
@@ -44,7 +44,7 @@ pub async fn load_view(c: &Console, _claims: &Claims, id: &str, at: Option<u32>)
     let stones = b.points().filter_map(|p| b.get(p).map(|c| (p, c))).collect();
     let drawing = Drawing { size: b.width(), stones, last, ..Drawing::default() };
     let events = store.events_since(gid, 0, i64::MAX).await.map_err(crate::error::store_status)?;
-    let fouls: Vec<pb::Foul> = events.iter().filter(|e| e.kind == "foul").filter_map(|e| crate::app::events::event_to_pb(e).foul).collect();
+    let fouls: Vec<pb::Foul> = events.iter().filter(|e| e.kind == "foul").filter_map(|e| crate::convert::event_to_pb(e).foul).collect();
     let mut drawing = drawing;
     // The fouls played as the next move of the position shown (never applied).
     drawing.fouls = fouls
@@ -239,15 +239,15 @@ pub async fn game_live(State(c): State<Console>, Path(id): Path<String>, Query(q
     let Some(claims) = c.session(&headers) else { return (StatusCode::UNAUTHORIZED, lang.t("sign_in")).into_response() };
     let resumed = headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok()).map(|s| s + 1);
     let from = resumed.or(q.from).unwrap_or(1).max(1);
-    let watch = c.recording.watch(pb::WatchGameRequest { game_id: id.clone(), from_sequence: from, until_end: false }).await;
+    let watch = c.recording.watch(WatchGame { game_id: id.clone(), from_sequence: from, until_end: false }).await;
     let events = match watch {
         Ok(r) => r,
-        Err(e) => return (StatusCode::NOT_FOUND, explain(lang, &Status::from(e))).into_response(),
+        Err(e) => return (StatusCode::NOT_FOUND, explain(lang, &status(e))).into_response(),
     };
     let stream = events.take_while(|r| std::future::ready(r.is_ok())).then(move |r| {
         let (c, claims, id) = (c.clone(), claims.clone(), id.clone());
         async move {
-            let e = r.ok().and_then(|r| r.event).unwrap_or_default();
+            let e = r.ok().map(|e| crate::convert::event_to_pb(&e)).unwrap_or_default();
             let data = match load_view(&c, &claims, &id, None).await {
                 Ok(v) => live_fragment(lang, &v).into_string(),
                 Err(s) => error_box(lang, &explain(lang, &s)).into_string(),

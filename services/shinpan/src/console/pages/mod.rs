@@ -5,7 +5,9 @@ use super::errors::explain;
 use super::i18n::Lang;
 use super::{call, Console, LANG_COOKIE, TOKEN_COOKIE, TOURNAMENT_REFRESH};
 use crate::app::games::GameCtx;
+use crate::app::recording::{ListGames, WatchGame};
 use crate::auth::{Claims, Role};
+use crate::error::status;
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -342,8 +344,10 @@ pub async fn new_code(State(c): State<Console>, Query(q): Query<PageQuery>, head
     let minted: Result<(String, String), Status> = async {
         match f.role.as_str() {
             "player" => {
-                let store = c.state.store().map_err(Status::from)?;
-                let ctx = crate::app::games::load_game(store, crate::app::games::uuid_field("game", &f.game)?).await?;
+                let store = c.state.store().map_err(status)?;
+                let ctx = crate::app::games::load_game(store, crate::app::games::uuid_field("game", &f.game).map_err(status)?)
+                    .await
+                    .map_err(status)?;
                 if !claims.officiates(&ctx.scope) {
                     return Err(crate::auth::denied(&claims, "create a sign-in code for a game they do not officiate"));
                 }

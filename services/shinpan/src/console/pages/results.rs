@@ -13,9 +13,9 @@ use crate::app::results::{Export, ExportResults, ResultView};
 pub async fn results(State(c): State<Console>, Query(q): Query<PageQuery>, headers: HeaderMap) -> Response {
     let lang = lang_of(&q, &headers);
     let Some(claims) = c.session(&headers) else { return to_sign_in("/console/results") };
-    let games = match c.recording.list_games(pb::ListGamesRequest::default()).await {
-        Ok(games) => games,
-        Err(e) => return error_page(&q, lang, Some(&claims), &Status::from(e)),
+    let games = match c.recording.list_games(ListGames::default()).await {
+        Ok(games) => games.iter().map(crate::convert::game_to_pb).collect::<Vec<_>>(),
+        Err(e) => return error_page(&q, lang, Some(&claims), &status(e)),
     };
     let mut by_tournament: BTreeMap<String, Vec<(pb::Game, ResultView)>> = BTreeMap::new();
     for g in games.into_iter().filter(|g| g.phase != pb::Phase::Playing as i32) {
@@ -82,7 +82,7 @@ pub async fn game_sgf(State(c): State<Console>, Path(id): Path<String>, Query(q)
     let Some(claims) = c.session(&headers) else { return to_sign_in(&format!("/console/games/{id}")) };
     match c.recording.export(&id).await {
         Ok(sgf) => download("application/x-go-sgf", &format!("{}.sgf", file_stem(&id)), sgf),
-        Err(e) => error_page(&q, lang, Some(&claims), &Status::from(e)),
+        Err(e) => error_page(&q, lang, Some(&claims), &status(e)),
     }
 }
 
@@ -95,7 +95,7 @@ async fn export(c: &Console, q: &PageQuery, headers: &HeaderMap, ok: impl FnOnce
     let req = ExportResults { tournament: tournament.clone(), ..ExportResults::default() };
     match c.results.export(&claims, req).await {
         Ok(r) => ok(r, &tournament),
-        Err(e) => error_page(q, lang, Some(&claims), &Status::from(e)),
+        Err(e) => error_page(q, lang, Some(&claims), &status(e)),
     }
 }
 

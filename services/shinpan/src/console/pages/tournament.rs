@@ -9,7 +9,7 @@ pub(super) async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::C
         return Ok(Vec::new());
     }
     let req = crate::app::arbitration::ListCases { tournament: claims.tournament.clone().unwrap_or_default(), ..Default::default() };
-    let all = c.arbitration.list(claims, req).await?;
+    let all = c.arbitration.list(claims, req).await.map_err(status)?;
     Ok(all
         .iter()
         .filter(|k| matches!(k.state, shinpan_storage::CaseState::Open | shinpan_storage::CaseState::UnderReview))
@@ -19,7 +19,12 @@ pub(super) async fn open_cases(c: &Console, claims: &Claims) -> Result<Vec<pb::C
 
 /// The tournament view's live part: every game by tournament and round, and the open cases.
 pub(super) async fn tournament_fragment(c: &Console, claims: &Claims, lang: Lang) -> Markup {
-    let games = c.recording.list_games(pb::ListGamesRequest::default()).await.map_err(Status::from);
+    let games = c
+        .recording
+        .list_games(ListGames::default())
+        .await
+        .map(|g| g.iter().map(crate::convert::game_to_pb).collect::<Vec<_>>())
+        .map_err(status);
     let cases = open_cases(c, claims).await;
     let with_case: std::collections::HashSet<String> = cases.iter().flatten().map(|k| k.game_id.clone()).collect();
     let mut results = HashMap::new();
