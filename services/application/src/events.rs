@@ -13,23 +13,6 @@ use serde_json::Value;
 use shinpan_storage::event::{FoulRecord, MovePlayed, RepetitionRecord};
 use shinpan_storage::{self as storage, Event};
 
-/// The stored colour (its SQL text `B`/`W`) of a colour of the rules engine: with
-/// [`from_colour`], the one conversion between the two.
-pub fn colour(c: Color) -> storage::Colour {
-    match c {
-        Color::Black => storage::Colour::Black,
-        Color::White => storage::Colour::White,
-    }
-}
-
-/// The colour of the rules engine of a stored colour ([`colour`]'s inverse).
-pub fn from_colour(c: storage::Colour) -> Color {
-    match c {
-        storage::Colour::Black => Color::Black,
-        storage::Colour::White => Color::White,
-    }
-}
-
 /// Points as a JSON array of SGF points (`["dd", "pp"]`).
 pub fn points_json(v: &[goban::Point]) -> Value {
     Value::Array(v.iter().map(|p| Value::String(p.to_sgf())).collect())
@@ -85,7 +68,7 @@ pub fn stored_moves(moves: &[storage::StoredMove]) -> Result<Vec<(Color, Move)>,
                 }
                 None => Move::Pass,
             };
-            Ok((from_colour(m.colour), mv))
+            Ok((m.colour, mv))
         })
         .collect()
 }
@@ -109,7 +92,7 @@ pub fn foul_event(f: &goban::Foul) -> Event {
     Event::Foul {
         foul: FoulRecord {
             move_number: f.move_number,
-            colour: Some(colour(f.color)),
+            colour: Some(f.color),
             point: match f.mv {
                 Move::Play(p) => Some(p.to_sgf()),
                 Move::Pass => None,

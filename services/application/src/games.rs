@@ -5,7 +5,6 @@
 use crate::archive::{self, ArchiveGame, ArchivePlayer, Reconstruction};
 use crate::auth::GameScope;
 use crate::error::AppError;
-use crate::events::from_colour;
 use crate::lifecycle::{self, ResultStage};
 use goban::{Color, Point};
 use serde_json::{json, Value};
@@ -88,7 +87,7 @@ pub async fn archive_game(store: &Store, ctx: &GameCtx) -> Result<ArchiveGame, A
     let moves = store.moves(ctx.game.id).await.map_err(AppError::from)?;
     let mut out = Vec::with_capacity(moves.len());
     for m in &moves {
-        let c = from_colour(m.colour);
+        let c = m.colour;
         let p = match &m.point {
             Some(s) => Some(Point::from_sgf(s).map_err(|e| AppError::bug(format!("stored move {}: {e}", m.move_number)))?),
             None => None,
@@ -126,7 +125,7 @@ pub async fn recorded_fouls(store: &Store, game_id: Uuid) -> Result<Vec<(lifecyc
     let mut out = Vec::new();
     for e in &events {
         let storage::Event::Foul { foul: f } = e.event() else { continue };
-        let color = f.colour.map_or(Color::Black, from_colour);
+        let color = f.colour.unwrap_or(Color::Black);
         out.push((lifecycle::EvidenceFoul { move_number: f.move_number, color, rule: f.rule }, e.payload["foul"].clone()));
     }
     Ok(out)

@@ -31,7 +31,6 @@ use crate::archive;
 use crate::auth::{Claims, Role};
 use crate::count::count;
 use crate::error::AppError;
-use crate::events::from_colour;
 use crate::games::{archive_game, find_tournament, load_game, phase_of, reconstruct, recorded_fouls, sync_repetition_case};
 use crate::lifecycle::{self, Action, Ending, LifecycleError, Party, ResultStage};
 use crate::AppState;
@@ -285,7 +284,7 @@ impl Results {
                 // The recorded resignation names the winner (第六条).
                 let events = store.events_since(id, 0, i64::MAX).await.map_err(AppError::from)?;
                 let resigned = events.iter().rev().find_map(|e| match e.event() {
-                    storage::Event::Resign { colour, .. } => Some(from_colour(colour)),
+                    storage::Event::Resign { colour, .. } => Some(colour),
                     _ => None,
                 });
                 let w = match (resigned, winner) {

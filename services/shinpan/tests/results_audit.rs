@@ -3,7 +3,7 @@
 //! events cut off the end together with the game row's head are caught by an anchor.
 
 use serde_json::json;
-use shinpan_storage::{Colour, GameWrite, NewGame, NewPlayer, Store};
+use shinpan_storage::{Color, GameWrite, NewGame, NewPlayer, Store};
 use std::process::Command;
 
 async fn database_url(store: &Store) -> String {
@@ -36,7 +36,7 @@ async fn game_with_three_moves(store: &Store, black: uuid::Uuid, white: uuid::Uu
         .await
         .unwrap()
         .game;
-    for (n, (c, p)) in [(Colour::Black, "ee"), (Colour::White, "cc"), (Colour::Black, "gg")].into_iter().enumerate() {
+    for (n, (c, p)) in [(Color::Black, "ee"), (Color::White, "cc"), (Color::Black, "gg")].into_iter().enumerate() {
         store.write(GameWrite::new_move(g.id, n as i32 + 1, c, Some(p))).await.unwrap();
     }
     g.id
@@ -120,7 +120,7 @@ async fn an_anchor_shows_events_cut_off_the_end_with_the_head_rewritten() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("every anchored event still there"), "{out}");
     // A log may grow after its anchor.
-    store.write(GameWrite::new_move(g.id, 4, Colour::White, Some("cg"))).await.unwrap();
+    store.write(GameWrite::new_move(g.id, 4, Color::White, Some("cg"))).await.unwrap();
     let (code, out, err) = verify();
     assert_eq!(code, 0, "{out}{err}");
 
@@ -239,7 +239,7 @@ async fn audit_verify_names_every_fact_changed_in_the_database() {
             .await
             .unwrap()
             .game;
-        store.write(GameWrite::new_move(g.id, 1, Colour::White, Some("ee"))).await.unwrap();
+        store.write(GameWrite::new_move(g.id, 1, Color::White, Some("ee"))).await.unwrap();
         games.push(g.id);
     }
     let url = database_url(&store).await;
@@ -344,7 +344,7 @@ async fn a_database_from_before_the_facts_were_recorded_keeps_verifying() {
     .execute(&pool)
     .await
     .unwrap();
-    for (n, (c, p)) in [(Colour::Black, "ee"), (Colour::White, "cc")].into_iter().enumerate() {
+    for (n, (c, p)) in [(Color::Black, "ee"), (Color::White, "cc")].into_iter().enumerate() {
         store.write(GameWrite::new_move(id, n as i32 + 1, c, Some(p))).await.unwrap();
     }
     let dir = std::env::temp_dir().join(format!("shinpan-old-anchor-{}", uuid::Uuid::new_v4()));

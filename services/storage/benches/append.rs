@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use shinpan_storage::{Colour, EmbeddedOptions, EmbeddedPostgres, GameWrite, NewGame, NewPlayer, Store, TournamentSettings};
+use shinpan_storage::{Color, EmbeddedOptions, EmbeddedPostgres, GameWrite, NewGame, NewPlayer, Store, TournamentSettings};
 
 fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
@@ -67,7 +67,7 @@ fn main() {
             tasks.push(tokio::spawn(async move {
                 let mut lat = Vec::with_capacity(moves);
                 for n in 1..=moves as i32 {
-                    let colour = if n % 2 == 1 { Colour::Black } else { Colour::White };
+                    let colour = if n % 2 == 1 { Color::Black } else { Color::White };
                     let p = format!("{}{}", (b'a' + (n % 19) as u8) as char, (b'a' + (n / 19) as u8) as char);
                     let t0 = Instant::now();
                     store

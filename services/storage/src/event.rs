@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::model::{CaseKind, CaseState, Colour, GameState, Role};
+use crate::model::{CaseKind, CaseState, Color, GameState, Role};
 
 /// One event of a game's log. The variant is the stored `kind` (its name in snake case, e.g.
 /// [`Event::ResultConfirmed`] is `result_confirmed`), the fields the stored `payload`.
@@ -50,7 +50,8 @@ pub enum Event {
     /// `resign` (第六条): a player resigned; play ends.
     Resign {
         /// Who resigned: `"B"` or `"W"`.
-        colour: Colour,
+        #[serde(with = "crate::model::colour_serde")]
+        colour: Color,
         /// The result it gives, e.g. `"W+R"`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         result: Option<String>,
@@ -338,8 +339,9 @@ pub struct MovePlayed {
 pub struct MoveRecord {
     /// Move number, from 1.
     pub number: i32,
-    /// Who played it.
-    pub colour: Colour,
+    /// Who played it: `"B"` or `"W"`.
+    #[serde(with = "crate::model::colour_serde")]
+    pub colour: Color,
     /// SGF point; `None` is a pass.
     pub point: Option<String>,
 }
@@ -360,8 +362,9 @@ pub struct RepetitionRecord {
 pub struct FoulRecord {
     /// The number the move would have had.
     pub move_number: u32,
-    /// Who played it, if known.
-    pub colour: Option<Colour>,
+    /// Who played it, if known: `"B"`, `"W"` or `null`.
+    #[serde(default, with = "crate::model::opt_colour_serde")]
+    pub colour: Option<Color>,
     /// Where (SGF point); `None` for a pass or when unknown.
     pub point: Option<String>,
     /// The rule broken, e.g. `"ko"`.

@@ -7,14 +7,14 @@
 //! ## Using it
 //!
 //! ```ignore
-//! use shinpan_storage::{Store, StoreError, GameWrite, Colour, NewPlayer, NewGame};
+//! use shinpan_storage::{Store, StoreError, GameWrite, Color, NewPlayer, NewGame};
 //! let store = Store::connect(&database_url).await?;          // pool + migrations
 //! let b = store.upsert_player(&NewPlayer { name: "Honinbo Shusaku".into(), ..Default::default() }).await?;
 //! // A retry with the same `key` (a client's idempotency key) gives back the same game.
 //! let game = store.create_game(&NewGame { /* players, 19x19, komi 6.5, "japanese-2011", key */ }).await?.game;
 //! // RecordMove: exactly once, idempotent, hash-chained
-//! let out = store.write(GameWrite::new_move(game.id, 1, Colour::Black, Some("pd")).with_key("k1")).await?;
-//! match store.write(GameWrite::new_move(game.id, 1, Colour::White, Some("dp"))).await {
+//! let out = store.write(GameWrite::new_move(game.id, 1, Color::Black, Some("pd")).with_key("k1")).await?;
+//! match store.write(GameWrite::new_move(game.id, 1, Color::White, Some("dp"))).await {
 //!     Err(StoreError::Conflict { current_move_number, .. }) => assert_eq!(current_move_number, 1),
 //!     _ => unreachable!(),
 //! }

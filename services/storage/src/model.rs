@@ -58,24 +58,61 @@ macro_rules! text_enum {
     };
 }
 
-text_enum! {
-    /// A player's colour, stored as the SGF letter "B" or "W".
-    Colour { Black => "B", White => "W" }
+pub use goban::Color;
+
+/// A player's colour as stored: the SGF letter `"B"` or `"W"` (the `colour` columns of
+/// `moves`, the `colour` of event payloads).
+pub fn colour_text(c: Color) -> &'static str {
+    match c {
+        Color::Black => "B",
+        Color::White => "W",
+    }
 }
 
-impl Colour {
-    /// The other colour.
-    pub fn opponent(self) -> Colour {
-        match self {
-            Colour::Black => Colour::White,
-            Colour::White => Colour::Black,
+/// The colour stored as `s` (`"B"` or `"W"`); other text is [`UnknownText`].
+pub fn parse_colour(s: &str) -> Result<Color, UnknownText> {
+    match s {
+        "B" => Ok(Color::Black),
+        "W" => Ok(Color::White),
+        other => Err(UnknownText(format!("unknown Colour {other:?}"))),
+    }
+}
+
+/// Serde of a [`Color`] as its stored text ([`colour_text`]), for `#[serde(with = …)]`.
+pub mod colour_serde {
+    use super::{colour_text, parse_colour, Color};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// `"B"` or `"W"`.
+    pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(colour_text(*c))
+    }
+
+    /// From `"B"` or `"W"`; other text is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
+        let text = String::deserialize(d)?;
+        parse_colour(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Serde of an optional [`Color`] as its stored text or `null`, for `#[serde(with = …)]`.
+pub mod opt_colour_serde {
+    use super::{colour_text, parse_colour, Color};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// `"B"`, `"W"` or `null`.
+    pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
+        match c {
+            Some(c) => s.serialize_some(colour_text(*c)),
+            None => s.serialize_none(),
         }
     }
-    /// The confirmation role of the player of this colour.
-    pub fn role(self) -> Role {
-        match self {
-            Colour::Black => Role::Black,
-            Colour::White => Role::White,
+
+    /// From `"B"`, `"W"` or `null`; other text is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            Some(text) => parse_colour(&text).map(Some).map_err(serde::de::Error::custom),
+            None => Ok(None),
         }
     }
 }
@@ -307,7 +344,7 @@ pub struct StoredMove {
     pub move_number: i32,
     /// Who played it.
     #[sqlx(try_from = "String")]
-    pub colour: Colour,
+    pub colour: Color,
     /// SGF point ("dd": column letter then row letter, "aa" = top-left); `None` is a pass.
     pub point: Option<String>,
     /// The client's timestamp for the move, if given.

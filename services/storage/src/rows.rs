@@ -26,7 +26,7 @@ impl MoveRow {
         Ok(StoredMove {
             game_id: self.game_id,
             move_number: self.move_number,
-            colour: self.colour.parse()?,
+            colour: parse_colour(&self.colour)?,
             point: self.point,
             client_time: self.client_time,
             idempotency_key: self.idempotency_key,

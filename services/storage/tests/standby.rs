@@ -29,7 +29,7 @@ async fn new_game(store: &Store) -> Game {
 
 /// Records move `n` (a point on the first line, distinct per move) with a key.
 async fn record(store: &Store, game: &Game, n: i32) -> StoreResult<WriteOutcome> {
-    let colour = if n % 2 == 1 { Colour::Black } else { Colour::White };
+    let colour = if n % 2 == 1 { Color::Black } else { Color::White };
     let point = format!("{}a", (b'a' + n as u8) as char);
     store.write(GameWrite::new_move(game.id, n, colour, Some(&point)).with_key(format!("k{n}"))).await
 }

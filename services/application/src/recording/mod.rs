@@ -48,7 +48,7 @@ use crate::auth::Claims;
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
 use crate::error::Code;
-use crate::events::{colour, ends_game, foul_event, move_event, setup_json, stored_moves, stored_start};
+use crate::events::{ends_game, foul_event, move_event, setup_json, stored_moves, stored_start};
 use crate::validation::{self, apply_recorded};
 use crate::validator::{MoveToValidate, Validator};
 use crate::AppState;
@@ -462,7 +462,7 @@ impl Recording {
                 Move::Play(p) => Some(p.to_sgf()),
                 Move::Pass => None,
             };
-            let mut w = GameWrite::new_move(id, n as i32, colour(color), point.as_deref()).with_event(move_event(&verdict));
+            let mut w = GameWrite::new_move(id, n as i32, color, point.as_deref()).with_event(move_event(&verdict));
             if let Some(t) = req.client_time {
                 w = w.with_client_time(t);
             }
@@ -565,7 +565,7 @@ impl Recording {
         let store = self.store()?;
         let result = format!("{}+R", color.opponent().letter());
         let mut w =
-            GameWrite::event_only(id, None, Event::Resign { colour: colour(color), result: Some(result), article: Some("第六条".into()) })
+            GameWrite::event_only(id, None, Event::Resign { colour: color, result: Some(result), article: Some("第六条".into()) })
                 .with_set_state(storage::GameState::Ended);
         if !req.idempotency_key.trim().is_empty() {
             w = w.with_key(req.idempotency_key.trim().to_string());

@@ -3,7 +3,7 @@
 use super::{create_error, game_id, game_key, store_error, CreateGame, ImportSgf, Imported, Player, Recording};
 use crate::convert::{self, GameStart};
 use crate::error::AppError;
-use crate::events::{colour, stored_moves, stored_start};
+use crate::events::{stored_moves, stored_start};
 use crate::validation::{self, apply_recorded};
 use goban::{Move, Phase};
 use serde_json::Value;
@@ -108,7 +108,7 @@ impl Recording {
             .iter()
             .zip(&outcomes)
             .map(|(m, o)| storage::ImportedMove {
-                colour: colour(m.color),
+                colour: m.color,
                 point: match m.mv {
                     Move::Play(p) => Some(p.to_sgf()),
                     Move::Pass => None,

@@ -37,23 +37,11 @@ pub struct Args {
     pub command: GameCommand,
 }
 
-/// A colour on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorArg {
-    /// Black (also `b`).
-    #[value(alias = "b", alias = "B")]
-    Black,
-    /// White (also `w`).
-    #[value(alias = "w", alias = "W")]
-    White,
-}
-
-impl ColorArg {
-    fn pb(self) -> i32 {
-        match self {
-            ColorArg::Black => pb::Color::Black as i32,
-            ColorArg::White => pb::Color::White as i32,
-        }
+/// The protocol's value of a colour given on the command line.
+fn color_pb(c: goban::Color) -> i32 {
+    match c {
+        goban::Color::Black => pb::Color::Black as i32,
+        goban::Color::White => pb::Color::White as i32,
     }
 }
 
@@ -106,9 +94,9 @@ pub enum GameCommand {
         game: String,
         /// SGF point.
         point: String,
-        /// Colour (default: the player to move).
-        #[arg(long)]
-        color: Option<ColorArg>,
+        /// Colour: B or W (also black, white; default: the player to move).
+        #[arg(long, value_parser = crate::cli::token::parse_color)]
+        color: Option<goban::Color>,
         /// Move number (default: the next one).
         #[arg(long)]
         number: Option<u32>,
@@ -120,9 +108,9 @@ pub enum GameCommand {
     Pass {
         /// Game id.
         game: String,
-        /// Colour (default: the player to move).
-        #[arg(long)]
-        color: Option<ColorArg>,
+        /// Colour: B or W (also black, white; default: the player to move).
+        #[arg(long, value_parser = crate::cli::token::parse_color)]
+        color: Option<goban::Color>,
         /// Move number (default: the next one).
         #[arg(long)]
         number: Option<u32>,
@@ -131,9 +119,9 @@ pub enum GameCommand {
     Resign {
         /// Game id.
         game: String,
-        /// The player who resigns.
-        #[arg(long)]
-        color: ColorArg,
+        /// The player who resigns: B or W (also black, white).
+        #[arg(long, value_parser = crate::cli::token::parse_color)]
+        color: goban::Color,
     },
     /// Show a game.
     Show {
@@ -286,16 +274,16 @@ async fn record(
     token: &str,
     game: String,
     action: pb::r#move::Action,
-    color: Option<ColorArg>,
+    color: Option<goban::Color>,
     number: Option<u32>,
     key: Option<String>,
 ) -> ExitCode {
     let (color, number) = match (color, number) {
-        (Some(c), Some(n)) => (c.pb(), n),
+        (Some(c), Some(n)) => (color_pb(c), n),
         _ => match client.get_game(authed(pb::GetGameRequest { game_id: game.clone() }, token)).await {
             Ok(g) => {
                 let g = g.into_inner().game.unwrap_or_default();
-                (color.map(ColorArg::pb).unwrap_or(g.to_move), number.unwrap_or(g.move_number + 1))
+                (color.map(color_pb).unwrap_or(g.to_move), number.unwrap_or(g.move_number + 1))
             }
             Err(s) => return fail(status_text(&s)),
         },
@@ -369,7 +357,7 @@ async fn run_async(args: Args) -> ExitCode {
             record(&mut client, token, game, pb::r#move::Action::Pass(true), color, number, None).await
         }
         GameCommand::Resign { game, color } => {
-            let req = pb::ResignRequest { game_id: game, color: color.pb(), idempotency_key: uuid::Uuid::new_v4().to_string() };
+            let req = pb::ResignRequest { game_id: game, color: color_pb(color), idempotency_key: uuid::Uuid::new_v4().to_string() };
             match client.resign(authed(req, token)).await {
                 Ok(g) => {
                     println!("resigned; result {}", g.into_inner().game.unwrap_or_default().result);

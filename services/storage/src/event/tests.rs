@@ -95,7 +95,7 @@ fn move_played() {
     old["ko"] = json!("dd");
     old["repetition"] = json!({"first": 3u32, "again": 7u32, "cycles": 1u32});
     same_as_before(Event::Move(ev.clone()), "move", old.clone());
-    ev.mv = Some(MoveRecord { number: 5, colour: Colour::White, point: None });
+    ev.mv = Some(MoveRecord { number: 5, colour: Color::White, point: None });
     old["move"] = json!({"number": 5, "colour": "W", "point": null});
     same_as_before(Event::Move(ev), "move", old);
     same_as_before(
@@ -121,7 +121,7 @@ fn move_played() {
 fn foul() {
     let f = FoulRecord {
         move_number: 57,
-        colour: Some(Colour::Black),
+        colour: Some(Color::Black),
         point: Some("pd".into()),
         rule: "ko".into(),
         article: "第十二条".into(),
@@ -144,11 +144,11 @@ fn foul() {
 #[test]
 fn resign() {
     same_as_before(
-        Event::Resign { colour: Colour::White, result: Some("B+R".into()), article: Some("第六条".into()) },
+        Event::Resign { colour: Color::White, result: Some("B+R".into()), article: Some("第六条".into()) },
         "resign",
         json!({ "colour": 'W'.to_string(), "result": "B+R", "article": "第六条" }),
     );
-    same_as_before(Event::Resign { colour: Colour::Black, result: None, article: None }, "resign", json!({"colour": "B"}));
+    same_as_before(Event::Resign { colour: Color::Black, result: None, article: None }, "resign", json!({"colour": "B"}));
 }
 
 #[test]

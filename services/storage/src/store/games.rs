@@ -196,7 +196,7 @@ impl Store {
                  SELECT $1, t.* FROM UNNEST($2::int4[], $3::text[], $4::text[], $5::timestamptz[], $6::int8[]) AS t",
                 id,
                 &(1..=moves.len() as i32).collect::<Vec<_>>(),
-                &moves.iter().map(|m| m.colour.as_str().to_string()).collect::<Vec<_>>(),
+                &moves.iter().map(|m| colour_text(m.colour).to_string()).collect::<Vec<_>>(),
                 moves.iter().map(|m| m.point.clone()).collect::<Vec<_>>() as _,
                 moves.iter().map(|m| m.client_time).collect::<Vec<_>>() as _,
                 &(2..=moves.len() as i64 + 1).collect::<Vec<_>>(),
@@ -335,7 +335,7 @@ impl Store {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportedMove {
     /// Who played it.
-    pub colour: Colour,
+    pub colour: Color,
     /// SGF point ("dd"); `None` is a pass.
     pub point: Option<String>,
     /// The record's time for the move, if any.

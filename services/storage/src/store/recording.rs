@@ -16,7 +16,7 @@ use crate::rows::*;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewMove {
     /// Who plays it.
-    pub colour: Colour,
+    pub colour: Color,
     /// SGF point ("dd"); `None` is a pass.
     pub point: Option<String>,
     /// The client's timestamp, if it sent one.
@@ -59,7 +59,7 @@ pub struct GameWrite {
 
 impl GameWrite {
     /// A legal move (kind "move", requires `playing`), no idempotency key, empty payload.
-    pub fn new_move(game_id: Uuid, expected_move_number: i32, colour: Colour, point: Option<&str>) -> Self {
+    pub fn new_move(game_id: Uuid, expected_move_number: i32, colour: Color, point: Option<&str>) -> Self {
         GameWrite {
             game_id,
             expected_move_number: Some(expected_move_number),
@@ -121,7 +121,7 @@ impl GameWrite {
     fn fingerprint(&self) -> Value {
         json!({
             "expected_move_number": self.expected_move_number,
-            "move": self.mv.as_ref().map(|m| json!({"colour": m.colour.as_str(), "point": m.point})),
+            "move": self.mv.as_ref().map(|m| json!({"colour": colour_text(m.colour), "point": m.point})),
             "kind": self.event.kind(),
         })
     }
@@ -282,7 +282,7 @@ impl Store {
             prev_hash: e.prev_hash.clone(),
             hash: e.hash.clone(),
             move_number: p.move_number,
-            colour: w.mv.as_ref().map(|m| m.colour.as_str().to_string()),
+            colour: w.mv.as_ref().map(|m| colour_text(m.colour).to_string()),
             point: w.mv.as_ref().and_then(|m| m.point.clone()),
             client_time: w.mv.as_ref().and_then(|m| m.client_time),
             key: w.idempotency_key.clone(),
@@ -410,7 +410,7 @@ impl Planned {
 fn plan_write(w: &GameWrite, head: &Head, mut payload: serde_json::Map<String, Value>) -> Planned {
     let move_number = w.mv.as_ref().map(|_| head.move_count + 1);
     if let (Some(m), Some(n)) = (w.mv.as_ref(), move_number) {
-        payload.insert("move".into(), json!({"number": n, "colour": m.colour.as_str(), "point": m.point}));
+        payload.insert("move".into(), json!({"number": n, "colour": colour_text(m.colour), "point": m.point}));
     }
     let last = (head.last_seq > 0).then(|| (head.last_seq, head.last_hash.clone()));
     let event = build_event(w.game_id, last, w.event.kind(), Value::Object(payload));
@@ -453,7 +453,7 @@ async fn apply_write(ex: &mut sqlx::PgConnection, w: &GameWrite, p: &Planned, fi
         &e.prev_hash,
         &e.hash,
         p.move_number,
-        w.mv.as_ref().map(|m| m.colour.as_str()),
+        w.mv.as_ref().map(|m| colour_text(m.colour)),
         w.mv.as_ref().and_then(|m| m.point.clone()),
         w.mv.as_ref().and_then(|m| m.client_time),
         w.idempotency_key.as_deref(),

@@ -117,7 +117,7 @@ impl Store {
         let mut seen = std::collections::BTreeSet::new();
         for m in &moves {
             seen.insert(m.move_number);
-            let expected = json!({"number": m.move_number, "colour": m.colour.as_str(), "point": m.point});
+            let expected = json!({"number": m.move_number, "colour": colour_text(m.colour), "point": m.point});
             match move_events.get(&m.move_number) {
                 Some((seq, recorded)) if *seq == m.event_seq && *recorded == expected => {}
                 other => note(chain::ChainBreak {

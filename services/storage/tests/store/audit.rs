@@ -129,7 +129,7 @@ pub(super) async fn every_fact_changed_in_a_row_is_named_by_the_audit(pool: PgPo
     assert_eq!(report.breaks.len(), 1, "one broken game");
     // a final game changed behind the guard is caught too
     let g = facts_game(&store, "final", 200).await;
-    store.write(GameWrite::event_only(g.id, None, resign(Colour::White)).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(g.id, None, resign(Color::White)).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: g.id,
@@ -168,7 +168,7 @@ pub(super) async fn a_player_renamed_through_the_store_keeps_their_games_verifyi
     second.black_player_id = g1.white.id;
     second.white_player_id = g1.black.id;
     let g2 = store.create_game(&second).await.unwrap().game;
-    store.write(GameWrite::event_only(g2.id, None, resign(Colour::Black)).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(g2.id, None, resign(Color::Black)).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: g2.id,
@@ -285,7 +285,7 @@ pub(super) async fn games_stored_before_the_migration_keep_verifying(pool: PgPoo
     for (i, p) in ["dd", "pp", "dp"].into_iter().enumerate() {
         store.write(mv(plain, i as i32 + 1, p)).await.unwrap();
     }
-    store.write(GameWrite::event_only(final_game, None, resign(Colour::White)).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(final_game, None, resign(Color::White)).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: final_game,
@@ -467,7 +467,7 @@ pub(super) fn note_of(kind: &str, payload: serde_json::Value) -> Event {
 }
 
 /// A resignation of `colour` (第六条), without the result and article the service adds.
-pub(super) fn resign(colour: Colour) -> Event {
+pub(super) fn resign(colour: Color) -> Event {
     Event::Resign { colour, result: None, article: None }
 }
 
@@ -492,7 +492,7 @@ pub(super) async fn every_event_the_store_writes_reads_back_as_its_variant(pool:
     store.write(mv(g.id, 1, "pd").with_event(Event::Move(played.clone()))).await.unwrap();
     let foul = FoulRecord {
         move_number: 2,
-        colour: Some(Colour::White),
+        colour: Some(Color::White),
         point: Some("pd".into()),
         rule: "occupied".into(),
         article: "第十二条".into(),
@@ -546,13 +546,13 @@ pub(super) async fn every_event_the_store_writes_reads_back_as_its_variant(pool:
     assert_ne!(r1.id, r2.id);
     // a resignation; an imported record that ended by passes
     let other = new_game(&store).await;
-    let resign = Event::Resign { colour: Colour::White, result: Some("B+R".into()), article: Some("第六条".into()) };
+    let resign = Event::Resign { colour: Color::White, result: Some("B+R".into()), article: Some("第六条".into()) };
     store.write(GameWrite::event_only(other.id, None, resign).with_set_state(GameState::Ended)).await.unwrap();
     let record: Vec<ImportedMove> = [Some("ee"), None, None]
         .iter()
         .enumerate()
         .map(|(i, p)| ImportedMove {
-            colour: if i % 2 == 0 { Colour::Black } else { Colour::White },
+            colour: if i % 2 == 0 { Color::Black } else { Color::White },
             point: p.map(str::to_string),
             client_time: None,
             event: MovePlayed { captured: Some(vec![]), phase: Some("PLAYING".into()), imported: Some(true), ..Default::default() },
@@ -574,7 +574,7 @@ pub(super) async fn every_event_the_store_writes_reads_back_as_its_variant(pool:
     // the move as the store filled it in
     let first_move = store.events_since(g.id, 0, 1000).await.unwrap().into_iter().find(|e| e.kind == "move").unwrap();
     let Event::Move(m) = first_move.event() else { panic!("not a move") };
-    assert_eq!(m, MovePlayed { mv: Some(MoveRecord { number: 1, colour: Colour::Black, point: Some("pd".into()) }), ..played });
+    assert_eq!(m, MovePlayed { mv: Some(MoveRecord { number: 1, colour: Color::Black, point: Some("pd".into()) }), ..played });
     // every kind but `game_facts` (written only by a migration, see below) was written here
     let missing: Vec<_> = KINDS.iter().filter(|k| **k != "game_facts" && !seen.contains(**k)).collect();
     assert!(missing.is_empty(), "not written: {missing:?}");

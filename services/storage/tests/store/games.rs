@@ -85,7 +85,7 @@ pub(super) async fn import_game_stores_a_whole_record_atomically(pool: PgPool) {
         .iter()
         .enumerate()
         .map(|(i, p)| ImportedMove {
-            colour: if i % 2 == 0 { Colour::Black } else { Colour::White },
+            colour: if i % 2 == 0 { Color::Black } else { Color::White },
             point: (!p.is_empty()).then(|| p.to_string()),
             client_time: None,
             event: MovePlayed { captured: Some(vec![]), ..Default::default() },
@@ -96,7 +96,7 @@ pub(super) async fn import_game_stores_a_whole_record_atomically(pool: PgPool) {
     assert_eq!((imported.move_count, imported.last_event_seq, imported.state), (4, 6, GameState::Ended));
     let moves = store.moves(imported.id).await.unwrap();
     assert_eq!(moves.iter().map(|m| m.point.clone()).collect::<Vec<_>>(), vec![Some("ee".into()), Some("cc".into()), None, None]);
-    assert_eq!(moves[1].colour, Colour::White);
+    assert_eq!(moves[1].colour, Color::White);
     let events = store.events_since(imported.id, 0, 100).await.unwrap();
     assert_eq!(events.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(), ["game_created", "move", "move", "move", "move", "play_ended"]);
     assert_eq!(events[2].payload, json!({"captured": [], "move": {"number": 2, "colour": "W", "point": "cc"}}));
@@ -144,7 +144,7 @@ pub(super) async fn a_game_created_with_a_key_is_created_once(pool: PgPool) {
     let e = store.create_game(&other).await.unwrap_err();
     assert!(matches!(&e, StoreError::AlreadyExists(m) if m.contains("different request")), "{e:?}");
     // Imports: the same, and a key is unique over created and imported games alike.
-    let record = vec![ImportedMove { colour: Colour::Black, point: Some("cc".into()), client_time: None, event: MovePlayed::default() }];
+    let record = vec![ImportedMove { colour: Color::Black, point: Some("cc".into()), client_time: None, event: MovePlayed::default() }];
     let imported = store.import_game(&NewGame { key: key("import-1", 3), ..ng.clone() }, &record, None).await.unwrap();
     assert!(!imported.replayed);
     let retried = store.import_game(&NewGame { key: key("import-1", 3), ..ng.clone() }, &record, None).await.unwrap();

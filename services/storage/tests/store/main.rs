@@ -53,7 +53,7 @@ fn nine_by_nine(g: &Game) -> NewGame {
 }
 
 fn mv(game: Uuid, n: i32, point: &str) -> GameWrite {
-    let colour = if n % 2 == 1 { Colour::Black } else { Colour::White };
+    let colour = if n % 2 == 1 { Color::Black } else { Color::White };
     GameWrite::new_move(game, n, colour, Some(point))
 }
 

@@ -5,7 +5,7 @@ use super::*;
 pub(super) async fn ended_game_with_result(store: &Store) -> (Game, StoredResult) {
     let g = new_game(store).await;
     store.write(mv(g.id, 1, "pd")).await.unwrap();
-    store.write(GameWrite::event_only(g.id, None, resign(Colour::White)).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(g.id, None, resign(Color::White)).with_set_state(GameState::Ended)).await.unwrap();
     let r = store
         .propose_result(&NewResult {
             game_id: g.id,

@@ -201,7 +201,7 @@ pub(super) async fn out_of_sequence_move_reports_current_number(pool: PgPool) {
     let e = store.write(mv(g.id, 1, "dd")).await.unwrap_err();
     assert!(matches!(e, StoreError::Conflict { current_move_number: 1, expected: 1 }), "{e:?}");
     // a pass is a move with no point
-    let pass = store.write(GameWrite::new_move(g.id, 2, Colour::White, None)).await.unwrap();
+    let pass = store.write(GameWrite::new_move(g.id, 2, Color::White, None)).await.unwrap();
     assert_eq!(pass.mv.as_ref().unwrap().point, None);
     assert_eq!(pass.event.payload["move"], json!({"number": 2, "colour": "W", "point": null}));
     // a bad SGF point is refused
@@ -260,7 +260,7 @@ pub(super) async fn foul_is_an_event_not_a_move(pool: PgPool) {
         Event::Foul {
             foul: FoulRecord {
                 move_number: 2,
-                colour: Some(Colour::White),
+                colour: Some(Color::White),
                 point: Some("pd".into()),
                 rule: "occupied".into(),
                 article: "第三条".into(),
@@ -277,7 +277,7 @@ pub(super) async fn foul_is_an_event_not_a_move(pool: PgPool) {
     assert!(replay.replayed);
     assert_eq!(replay.event.seq, out.event.seq);
     // resign ends the game; then no more moves
-    store.write(GameWrite::event_only(g.id, None, resign(Colour::White)).with_set_state(GameState::Ended)).await.unwrap();
+    store.write(GameWrite::event_only(g.id, None, resign(Color::White)).with_set_state(GameState::Ended)).await.unwrap();
     assert_eq!(store.get_game(g.id).await.unwrap().state, GameState::Ended);
     let e = store.write(mv(g.id, 2, "dd")).await.unwrap_err();
     assert!(matches!(e, StoreError::FailedPrecondition(_)), "{e:?}");

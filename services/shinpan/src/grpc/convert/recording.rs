@@ -164,8 +164,8 @@ pub fn event_to_pb(e: &storage::StoredEvent) -> pb::GameEvent {
         prev_hash: hex::encode(&e.prev_hash),
         ..Default::default()
     };
-    let colour_of = |c: Option<storage::Colour>| match c {
-        Some(storage::Colour::White) => pb::Color::White as i32,
+    let colour_of = |c: Option<goban::Color>| match c {
+        Some(goban::Color::White) => pb::Color::White as i32,
         _ => pb::Color::Black as i32,
     };
     let action_of = |p: &Option<String>| match p {
