@@ -336,14 +336,14 @@ pub struct Game {
 }
 
 /// A recorded move (moves are append-only, 第十条).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StoredMove {
     /// Game.
     pub game_id: Uuid,
     /// Move number, from 1.
     pub move_number: i32,
-    /// Who played it.
-    #[sqlx(try_from = "String")]
+    /// Who played it (`"B"` or `"W"` when serialised).
+    #[serde(with = "colour_serde")]
     pub colour: Color,
     /// SGF point ("dd": column letter then row letter, "aa" = top-left); `None` is a pass.
     pub point: Option<String>,

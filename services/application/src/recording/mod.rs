@@ -564,9 +564,8 @@ impl Recording {
         self.may_write(claims, id, Some(color), "resign for a colour they do not play in a game they do not officiate").await?;
         let store = self.store()?;
         let result = format!("{}+R", color.opponent().letter());
-        let mut w =
-            GameWrite::event_only(id, None, Event::Resign { colour: color, result: Some(result), article: Some("第六条".into()) })
-                .with_set_state(storage::GameState::Ended);
+        let mut w = GameWrite::event_only(id, None, Event::Resign { colour: color, result: Some(result), article: Some("第六条".into()) })
+            .with_set_state(storage::GameState::Ended);
         if !req.idempotency_key.trim().is_empty() {
             w = w.with_key(req.idempotency_key.trim().to_string());
         }
