@@ -123,7 +123,8 @@
 //!       owner's proof: alive; each proof is a strategy that forces the Benson end whoever
 //!       moves next, so taking it as an end only shortens the lines), within
 //!       2 000 nodes per end, local games included, on boards up to 13x13 (each of their
-//!       nodes recomputes the whole board's proofs); then with Benson's ends alone;
+//!       nodes recomputes the whole board's proofs); then with Benson's ends alone, each end
+//!       within its own allowance (a quarter of what is left, at most 20,000 nodes);
 //!    2. the exact answer, with a third of what is left (a half under 1989, where it is the
 //!       only way to *alive*): an *avoidance* search for each end
 //!       (can the side that does not want it keep the play out of it for ever?). Reaching
@@ -134,7 +135,11 @@
 //!       for good (exact) and withdraws provisional safe states when a state above them
 //!       fails; a safe root comes with a closed set of states — a trap — as certificate.
 //!       Each new state is first offered to a quick proof for either side. Both ends
-//!       avoidable → **seki**; under 1989 only the attacker's end is asked;
+//!       avoidable → **seki**; under 1989 only the attacker's end is asked. An *invader*
+//!       (a chain most of whose region's fixed neighbours are the opponent's) is asked for
+//!       *dead* first, here and in the quick proofs: when *dead* is forced, *alive* is
+//!       avoided (every line ends dead first) and its search is skipped. The order changes
+//!       no answer (both ends cannot be forced), only the nodes spent;
 //!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude.
 //!
 //!    With at least 1,000,000 nodes (`DFPN_FROM`) left for a chain (kakunin budgets, not the

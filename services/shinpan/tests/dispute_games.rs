@@ -166,3 +166,27 @@ fn every_marked_dead_chain_disputed_alone() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(strict.decided * 100 >= strict.disputes * 55, "only {} of {} disputes decided", strict.decided, strict.disputes);
 }
+
+/// Each end has its own quick-proof allowance: a stone thrown into the eye of a group whose
+/// walls are drawn into the dispute (`sg` of this record: *dead* by a short forced line,
+/// *alive* without a short proof) is decided by the quick proofs at the default budget, in
+/// under 60,000 nodes: with one allowance shared by both ends, the first end's failed
+/// attempt would leave the second none and the proof would wait for the avoidance searches
+/// to run out.
+#[test]
+fn a_short_dead_proof_is_found_whatever_the_other_end_costs() {
+    let path = games_dir().join("19/kgs2017__kgs-19-2017-02-new__2017-02-13-3.sgf");
+    let loaded = load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let board = loaded.replayed.game.board();
+    let pt = |s: &str| Point::from_sgf(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    let others: Vec<Point> = ["bp", "cq", "cr", "hl", "ig", "ik", "il", "jl", "kl", "nc", "ra"].iter().map(|s| pt(s)).collect();
+    let d = pt("sg");
+    assert_eq!(board.get(d), Some(goban::Color::Black));
+    let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
+    let adj = &out.adjudication;
+    assert_eq!(adj.status.get(d), Status::Dead, "{:?}", adj.proofs.iter().find(|p| p.stones.contains(&d)));
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    assert!(proof.nodes < 60_000, "{} nodes", proof.nodes);
+    assert!(adj.drawn_in.iter().any(|di| di.color == goban::Color::White), "the walls around the eye are drawn in");
+}
