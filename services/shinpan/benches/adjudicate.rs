@@ -7,8 +7,9 @@
 //! included. Then `shinpan propose` ([`shinpan::propose`]: the adjudication at the command
 //! line's budget next to GNU Go's `final_status_list` at `--level` env
 //! `SHINPAN_PROPOSE_LEVEL`, comma-separated, default the CLI's) is timed on the same records: p50/p95/max per
-//! 19x19 game, and how many proposals equal `RE`. Criterion then measures each kakunin example
-//! (env `SHINPAN_KAKUNIN`).
+//! 19x19 game, and how many proposals equal `RE`. Each kakunin example (env `SHINPAN_KAKUNIN`)
+//! is then adjudicated once at the library's default budget, its nodes, undecided chains and
+//! time printed, and measured by Criterion.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use goban::{Board, Color, Point, RuleSet};
@@ -129,12 +130,27 @@ fn bench(c: &mut Criterion) {
         .map(|d| d.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "sgf")).collect())
         .unwrap_or_default();
     names.sort();
+    // Each example once: nodes (every region's), chains left undecided, time.
+    let opts = Options::default();
+    for p in &names {
+        let b = setup(p);
+        let t = Instant::now();
+        let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let nodes: u64 = adj.regions.iter().map(|r| r.nodes).sum();
+        let undecided = adj.proofs.iter().filter(|pr| pr.status == shinpan_adjudicator::Status::Undecided).count();
+        println!(
+            "{}: {nodes} nodes, {undecided} chains undecided, {ms:.1} ms (budget {} nodes per region)",
+            p.file_stem().unwrap().to_string_lossy(),
+            opts.budget_nodes
+        );
+    }
     let mut g = c.benchmark_group("kakunin");
     g.sample_size(10);
     for p in names {
         let b = setup(&p);
         let name = p.file_stem().unwrap().to_string_lossy().to_string();
-        g.bench_function(name, |bch| bch.iter(|| adjudicate(&b, RuleSet::Japanese2011, &Options::default())));
+        g.bench_function(name, |bch| bch.iter(|| adjudicate(&b, RuleSet::Japanese2011, &opts)));
     }
     g.finish();
 }
