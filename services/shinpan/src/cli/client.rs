@@ -18,6 +18,7 @@
 //! Exit codes: 0 success, 1 failure (server unreachable, error status), 2 unreadable file,
 //! 3 when a recorded move was a foul.
 
+use crate::convert::color_to_pb as color_pb;
 use crate::exit;
 use crate::remote::{authed, channel, Connection};
 use shinpan_proto::v1 as pb;
@@ -35,14 +36,6 @@ pub struct Args {
     pub conn: Connection,
     #[command(subcommand)]
     pub command: GameCommand,
-}
-
-/// The protocol's value of a colour given on the command line.
-fn color_pb(c: goban::Color) -> i32 {
-    match c {
-        goban::Color::Black => pb::Color::Black as i32,
-        goban::Color::White => pb::Color::White as i32,
-    }
 }
 
 /// The `game` subcommands.

@@ -164,10 +164,8 @@ pub fn event_to_pb(e: &storage::StoredEvent) -> pb::GameEvent {
         prev_hash: hex::encode(&e.prev_hash),
         ..Default::default()
     };
-    let colour_of = |c: Option<goban::Color>| match c {
-        Some(goban::Color::White) => pb::Color::White as i32,
-        _ => pb::Color::Black as i32,
-    };
+    // An event without a colour (a foul whose player is unknown) is shown as Black.
+    let colour_of = |c: Option<Color>| color_to_pb(c.unwrap_or(Color::Black));
     let action_of = |p: &Option<String>| match p {
         Some(p) => pb::r#move::Action::Point(p.clone()),
         None => pb::r#move::Action::Pass(true),
