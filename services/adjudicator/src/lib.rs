@@ -115,7 +115,11 @@
 //!    is left, and a second pass shares what the region still has left — at least 1,000
 //!    nodes each — among the chains that ran out of theirs, the region's caches kept):
 //!    1. quick depth-first proofs of either end (iterative deepening, transposition table
-//!       of proofs; a proof is a forced win and exact whatever the path; an iteration in
+//!       of proofs; a proof is a forced win and exact whatever the path; moves ordered by
+//!       what the search has learnt — the forcing side first tries the move that last proved
+//!       a node at the same ply (the killer heuristic), then every side its moves by how
+//!       often and how deep they proved or refuted a node (Schaeffer's history heuristic,
+//!       1989), ties in the static order; the order changes no answer; an iteration in
 //!       which no line reached the depth bound and no new proof was stored ends the
 //!       deepening, as a deeper one would search the same tree again) — first with
 //!       step 2's territory proofs, recomputed on the position reached, as ends too (the

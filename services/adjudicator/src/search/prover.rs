@@ -58,12 +58,30 @@ pub(crate) struct Prover {
     /// Whether the current iteration of [`Prover::prove_to`] stopped a line at its depth
     /// bound.
     depth_cut: bool,
+    /// Move order of the deepening ([`Prover::search`]), learnt as it searches: by local
+    /// point (the last slot a pass), how often a move proved a forcing node (`[0]`) or
+    /// refuted a defending one (`[1]`), weighted by the depth left.
+    history: [Vec<u32>; 2],
+    /// By ply: the forcing move that last proved a node at that ply (a sibling's answer is
+    /// often the answer here too), tried first.
+    killers: Vec<Option<Option<u32>>>,
 }
 
 impl Prover {
     pub fn new(stones: Vec<usize>, owner: Color, goal: End) -> Prover {
         let forcing = if goal == End::Alive { owner } else { owner.opponent() };
-        Prover { stones, owner, goal, forcing, proved: HashMap::default(), failed: HashMap::default(), path: Vec::new(), depth_cut: false }
+        Prover {
+            stones,
+            owner,
+            goal,
+            forcing,
+            proved: HashMap::default(),
+            failed: HashMap::default(),
+            path: Vec::new(),
+            depth_cut: false,
+            history: [Vec::new(), Vec::new()],
+            killers: Vec::new(),
+        }
     }
 
     /// Whether the forcing side can force the goal from `root` (searching at most until
@@ -248,6 +266,37 @@ impl Prover {
         ordered_moves(region, st, &self.stones, forcing)
     }
 
+    /// Reorders `moves` (the static order of [`ordered_moves`]) by what the deepening has
+    /// learnt: for the forcing side the killer of this ply first, then by history; for the
+    /// defender by history (a refutation found early ends the node early). Ties keep the
+    /// static order. Only the order changes, never the set of moves.
+    fn learnt_order(&mut self, moves: &mut [Option<u32>], forcing: bool, n: usize) {
+        let h = &self.history[usize::from(!forcing)];
+        if h.len() != n + 1 {
+            return;
+        }
+        let slot = |mv: &Option<u32>| mv.map_or(n, |i| i as usize);
+        let killer = if forcing { self.killers.get(self.path.len()).copied().flatten() } else { None };
+        moves.sort_by_key(|mv| (Some(*mv) != killer, std::cmp::Reverse(h[slot(mv)])));
+    }
+
+    /// Records that `mv` proved a forcing node (`proved`) or refuted a defending one, with
+    /// `depth` plies left, at `ply`.
+    fn learn(&mut self, mv: Option<u32>, proved: bool, depth: u32, ply: usize, n: usize) {
+        let h = &mut self.history[usize::from(!proved)];
+        if h.len() != n + 1 {
+            *h = vec![0; n + 1];
+        }
+        let k = mv.map_or(n, |i| i as usize);
+        h[k] = h[k].saturating_add(1 << depth.min(20));
+        if proved {
+            if self.killers.len() <= ply {
+                self.killers.resize(ply + 1, None);
+            }
+            self.killers[ply] = Some(mv);
+        }
+    }
+
     /// `Some(dist)` if proved within `depth` plies.
     fn search(&mut self, region: &mut Region, st: &State, depth: u32, limit: u64) -> Result<Option<u32>, OutOfBudget> {
         region.nodes += 1;
@@ -268,7 +317,9 @@ impl Prover {
             return Ok(None);
         }
         let forcing = st.to_move == self.forcing;
-        let moves = self.moves(region, st, forcing);
+        let mut moves = self.moves(region, st, forcing);
+        self.learnt_order(&mut moves, forcing, region.scope.len());
+        let ply = self.path.len();
         self.path.push(st.clone());
         let mut result: Option<(u32, Move)> = None;
         let mut worst: Option<(u32, Move)> = None;
@@ -287,12 +338,14 @@ impl Prover {
             if forcing {
                 if let Some(d) = r {
                     result = Some((d + 1, m));
+                    self.learn(mv, true, depth, ply, region.scope.len());
                     break;
                 }
             } else {
                 match r {
                     None => {
                         all = false;
+                        self.learn(mv, false, depth, ply, region.scope.len());
                         break;
                     }
                     Some(d) => {

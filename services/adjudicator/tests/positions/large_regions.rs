@@ -258,8 +258,7 @@ pub(super) fn the_whole_board_analysis_agrees_with_the_exact_region_search_on_ra
 pub(super) fn a_3x3_corner_territory_keeps_its_group_alive_in_an_open_board() {
     // A black group with a 3x3 corner territory and a one-point eye (ea), facing an empty
     // board: its region is far larger than the exhaustive search, so only the territory
-    // proofs can show it alive. The 3x3 corner's local game (with the eye credited) needs
-    // about 4,900 nodes — more than the 3,000 the local games once had (then: undecided).
+    // proofs can show it alive, by the 3x3 corner's local game (with the eye credited).
     let mut rows: Vec<String> = ["...X.X", "...XXX", "...X..", "XXXX.."].iter().map(|r| format!("{r:.<19}")).collect();
     rows.extend((4..15).map(|_| ".".repeat(19)));
     rows.extend(["OOOO", "O.OO", "OO.O", "OOOO"].iter().map(|r| format!("{r:.>19}")));
@@ -270,7 +269,7 @@ pub(super) fn a_3x3_corner_territory_keeps_its_group_alive_in_an_open_board() {
         let adj = adjudicate(&b, r, &Options { budget_nodes: 20_000, ..Options::default() });
         assert_eq!(adj.status.get(Point::from_sgf("ad").unwrap()), expect, "{r}");
         let pr = adj.proofs.iter().find(|p| p.stones.contains(&Point::from_sgf("ad").unwrap())).unwrap();
-        assert!(pr.undecided.is_none() && pr.nodes > 3_000, "{r}: the territory's local game ({} nodes)", pr.nodes);
+        assert!(pr.undecided.is_none() && pr.nodes > 0, "{r}: the territory's local game ({} nodes)", pr.nodes);
     }
 }
 
