@@ -68,6 +68,17 @@ impl Traps {
     }
 }
 
+/// The share of what a chain has left after the quick proofs (numerator, denominator) that
+/// the deepening's proof of *dead* gets for an invader ([`invader`]) under 2011 with at
+/// most [`INVADER_DEAD_MAX_LEFT`] nodes left, before the avoidance searches (which settle seki) get a
+/// third of the rest: an invader is far more often dead than in seki, and a proof of its
+/// death needs long lines that only a large share reaches.
+pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (3, 4);
+/// That proof comes first only for a chain with at most this many nodes left (the service's
+/// default budget and below): with more, the avoidance searches and the deeper proofs after
+/// them get their usual shares, which an invader in seki or in a cycle (長生) needs.
+pub(crate) const INVADER_DEAD_MAX_LEFT: u64 = 500_000;
+
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.
 pub(crate) const QUICK_PROOF_NODES: u64 = 20_000;
@@ -162,6 +173,15 @@ pub(crate) fn decide_with(
     }
     if !exhaustive {
         return (Status::Undecided, Vec::new());
+    }
+    // 1b. An invader's *dead*, deeper, before the avoidance searches (2011, below df-pn's
+    //     budgets): most invaders the players call dead are, and its proof is what decides.
+    if dead_first && region.mode == Mode::Kiyaku2011 && region.budget - region.nodes <= INVADER_DEAD_MAX_LEFT {
+        let limit = region.nodes + (region.budget - region.nodes) * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
+        if let Some(found) = prove(region, End::Dead, limit, false) {
+            return found;
+        }
+        region.nodes = region.nodes.min(limit);
     }
     // 2. The exact answer with a third of what is left (a half under 1989): can the other
     //    side keep the play out of each end for ever (a trap; seki when both can)?

@@ -129,7 +129,10 @@
 //!       2 000 nodes per end, local games included, on boards up to 13x13 (each of their
 //!       nodes recomputes the whole board's proofs); then with Benson's ends alone, each end
 //!       within its own allowance (a quarter of what is left, at most 20,000 nodes);
-//!    2. the exact answer, with a third of what is left (a half under 1989, where it is the
+//!    2. for an invader (below) under the 2011 draft, with at most 500,000 nodes left
+//!       (`INVADER_DEAD_MAX_LEFT`, the service's default budget), a deeper proof of *dead* by
+//!       the same deepening with three quarters of what is left (`INVADER_DEAD_SHARE`); then
+//!       the exact answer, with a third of what is left (a half under 1989, where it is the
 //!       only way to *alive*): an *avoidance* search for each end
 //!       (can the side that does not want it keep the play out of it for ever?). Reaching
 //!       an end is a reachability game, which is determined, so "the opponent cannot keep
