@@ -33,6 +33,21 @@ fn games_dir() -> PathBuf {
     }
 }
 
+/// One point (the chain's id) per chain the players marked dead, in board order.
+fn marked_dead_chains(board: &goban::Board, marks: &shinpan_sgf::TerritoryMarks) -> Vec<Point> {
+    let m = status_from_marks(board, marks);
+    let mut heads: Vec<Point> = Vec::new();
+    for p in board.points() {
+        if board.get(p).is_some() && m.get(p) == Status::Dead {
+            let h = board.chain_id(p).unwrap();
+            if !heads.contains(&h) {
+                heads.push(h);
+            }
+        }
+    }
+    heads
+}
+
 #[derive(Default)]
 struct Tally {
     disputes: usize,
@@ -76,16 +91,7 @@ fn every_marked_dead_chain_disputed_alone() {
         }
         records += 1;
         let board = loaded.replayed.game.board();
-        let m = status_from_marks(board, marks);
-        let mut heads: Vec<Point> = Vec::new();
-        for p in board.points() {
-            if board.get(p).is_some() && m.get(p) == Status::Dead {
-                let h = board.chain_id(p).unwrap();
-                if !heads.contains(&h) {
-                    heads.push(h);
-                }
-            }
-        }
+        let heads = marked_dead_chains(board, marks);
         let tally = if f[c_file].contains("kgs2017__") { &mut human } else { &mut older };
         for &d in &heads {
             let others: Vec<Point> = heads.iter().copied().filter(|&h| h != d).collect();
@@ -189,4 +195,28 @@ fn a_short_dead_proof_is_found_whatever_the_other_end_costs() {
     assert!(!proof.line.is_empty(), "a proved status carries its line");
     assert!(proof.nodes < 60_000, "{} nodes", proof.nodes);
     assert!(adj.drawn_in.iter().any(|di| di.color == goban::Color::White), "the walls around the eye are drawn in");
+}
+
+/// An invader's *dead* gets most of the default budget before the avoidance searches: the
+/// white stone at os in this record, thrown into Black's lower edge (Black's stones bound most
+/// of its region), is proved dead with the marks as the agreement, by a line of about a
+/// dozen moves that the deepening needs far more than its quick allowance (20,000 nodes) to
+/// find; with the avoidance searches' third spent first, what was left did not reach it.
+#[test]
+fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
+    let path = games_dir().join("19/kgs2017__kgs-19-2017-01-new__2017-01-15-17.sgf");
+    let loaded = load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let board = loaded.replayed.game.board();
+    let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
+    let d = Point::from_sgf("os").unwrap();
+    assert_eq!(board.get(d), Some(goban::Color::White));
+    let id = board.chain_id(d).unwrap();
+    assert!(heads.contains(&id), "os is marked dead");
+    let others: Vec<Point> = heads.iter().copied().filter(|&h| h != id).collect();
+    let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
+    let adj = &out.adjudication;
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
+    assert!(proof.line.len() >= 8, "a proved status carries its line: {:?}", proof.line_text());
+    assert!(proof.nodes > 40_000, "beyond both quick allowances: {} nodes", proof.nodes);
 }
