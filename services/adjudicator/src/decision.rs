@@ -176,12 +176,17 @@ pub(crate) fn decide_with(
     }
     // 1b. An invader's *dead*, deeper, before the avoidance searches (2011, below df-pn's
     //     budgets): most invaders the players call dead are, and its proof is what decides.
+    //     Its proofs are kept for step 3, which goes on from them.
+    let mut invader_dead: Option<Prover> = None;
     if dead_first && region.mode == Mode::Kiyaku2011 && region.budget - region.nodes <= INVADER_DEAD_MAX_LEFT {
         let limit = region.nodes + (region.budget - region.nodes) * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
-        if let Some(found) = prove(region, End::Dead, limit, false) {
-            return found;
-        }
+        let mut p = Prover::new(stones.to_vec(), c, End::Dead);
+        let r = p.prove(region, &root, limit);
         region.nodes = region.nodes.min(limit);
+        if let Ok(true) = r {
+            return (Status::Dead, p.line(region, &root, MAX_LINE));
+        }
+        invader_dead = Some(p);
     }
     // 2. The exact answer with a third of what is left (a half under 1989): can the other
     //    side keep the play out of each end for ever (a trap; seki when both can)?
@@ -248,6 +253,15 @@ pub(crate) fn decide_with(
                 .collect();
             for (k, &goal) in left.iter().enumerate() {
                 let limit = region.nodes + (region.budget - region.nodes) / (left.len() - k) as u64;
+                if let (End::Dead, Some(p)) = (goal, invader_dead.as_mut()) {
+                    // The invader's proof of step 1b goes on, its proofs kept.
+                    let r = p.prove(region, &root, limit);
+                    region.nodes = region.nodes.min(limit);
+                    if let Ok(true) = r {
+                        return (Status::Dead, p.line(region, &root, MAX_LINE));
+                    }
+                    continue;
+                }
                 if let Some(found) = prove(region, goal, limit, deep) {
                     return found;
                 }

@@ -147,7 +147,8 @@
 //!       *dead* first, here and in the quick proofs: when *dead* is forced, *alive* is
 //!       avoided (every line ends dead first) and its search is skipped. The order changes
 //!       no answer (both ends cannot be forced), only the nodes spent;
-//!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude.
+//!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude (an
+//!       invader's *dead* goes on from the proofs its step-2 deepening stored).
 //!
 //!    With at least 1,000,000 nodes (`DFPN_FROM`) left for a chain (kakunin budgets, not the
 //!    service's default), step 2 first runs capped at 250,000 nodes, then df-pn proofs
