@@ -69,10 +69,10 @@ impl Traps {
 }
 
 /// The share of what a chain has left after the quick proofs (numerator, denominator) that
-/// the deepening's proof of *dead* gets for an invader ([`invader`]) under 2011 with at
-/// most [`INVADER_DEAD_MAX_LEFT`] nodes left, before the avoidance searches (which settle seki) get a
-/// third of the rest: an invader is far more often dead than in seki, and a proof of its
-/// death needs long lines that only a large share reaches.
+/// the deepening's proof of *dead* gets for an invader ([`invader`]) under 2011 with at most
+/// [`INVADER_DEAD_MAX_LEFT`] nodes left, before the avoidance searches (which settle seki)
+/// get a third of the rest: an invader is far more often dead than in seki, and a proof of
+/// its death needs long lines that only a large share reaches.
 pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (3, 4);
 /// That proof comes first only for a chain with at most this many nodes left (the service's
 /// default budget and below): with more, the avoidance searches and the deeper proofs after
@@ -174,19 +174,16 @@ pub(crate) fn decide_with(
     if !exhaustive {
         return (Status::Undecided, Vec::new());
     }
-    // 1b. An invader's *dead*, deeper, before the avoidance searches (2011, below df-pn's
-    //     budgets): most invaders the players call dead are, and its proof is what decides.
-    //     Its proofs are kept for step 3, which goes on from them.
+    // 2a. An invader's *dead*, deeper, before the avoidance searches (2011, at most
+    //     `INVADER_DEAD_MAX_LEFT` nodes left): most invaders the players call dead are, and
+    //     its proof is what decides. Its proofs are kept for step 3, which goes on from them.
     let mut invader_dead: Option<Prover> = None;
     if dead_first && region.mode == Mode::Kiyaku2011 && region.budget - region.nodes <= INVADER_DEAD_MAX_LEFT {
         let limit = region.nodes + (region.budget - region.nodes) * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
-        let mut p = Prover::new(stones.to_vec(), c, End::Dead);
-        let r = p.prove(region, &root, limit);
-        region.nodes = region.nodes.min(limit);
-        if let Ok(true) = r {
-            return (Status::Dead, p.line(region, &root, MAX_LINE));
+        let p = invader_dead.insert(Prover::new(stones.to_vec(), c, End::Dead));
+        if let Some(line) = p.forced_line(region, &root, limit, MAX_LINE, false) {
+            return (Status::Dead, line);
         }
-        invader_dead = Some(p);
     }
     // 2. The exact answer with a third of what is left (a half under 1989): can the other
     //    side keep the play out of each end for ever (a trap; seki when both can)?
@@ -253,16 +250,12 @@ pub(crate) fn decide_with(
                 .collect();
             for (k, &goal) in left.iter().enumerate() {
                 let limit = region.nodes + (region.budget - region.nodes) / (left.len() - k) as u64;
-                if let (End::Dead, Some(p)) = (goal, invader_dead.as_mut()) {
-                    // The invader's proof of step 1b goes on, its proofs kept.
-                    let r = p.prove(region, &root, limit);
-                    region.nodes = region.nodes.min(limit);
-                    if let Ok(true) = r {
-                        return (Status::Dead, p.line(region, &root, MAX_LINE));
-                    }
-                    continue;
-                }
-                if let Some(found) = prove(region, goal, limit, deep) {
+                // An invader's *dead* goes on from the proofs of step 2a.
+                let found = match (goal, invader_dead.as_mut()) {
+                    (End::Dead, Some(p)) => p.forced_line(region, &root, limit, MAX_LINE, deep).map(|line| (Status::Dead, line)),
+                    _ => prove(region, goal, limit, deep),
+                };
+                if let Some(found) = found {
                     return found;
                 }
             }
@@ -274,14 +267,7 @@ pub(crate) fn decide_with(
         (_, Some(goal)) => {
             // Forced: show it with a proof line if one is found in what is left.
             let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
-            let mut p = Prover::new(stones.to_vec(), c, goal);
-            let budget = region.budget;
-            let r = if deep { p.prove_dfpn(region, &root, budget) } else { p.prove(region, &root, budget) };
-            let line = match r {
-                Ok(true) => p.line(region, &root, MAX_LINE),
-                _ => Vec::new(),
-            };
-            region.nodes = region.nodes.min(budget);
+            let line = prove(region, goal, region.budget, deep).map(|(_, line)| line).unwrap_or_default();
             (status, line)
         }
         (Mode::Kiyaku2011, None) => (Status::Seki, holding_line(region, &root, &keep_dead_out, Some(&keep_alive_out), stones, c, MAX_LINE)),

@@ -129,7 +129,7 @@
 //!       2 000 nodes per end, local games included, on boards up to 13x13 (each of their
 //!       nodes recomputes the whole board's proofs); then with Benson's ends alone, each end
 //!       within its own allowance (a quarter of what is left, at most 20,000 nodes);
-//!    2. for an invader (below) under the 2011 draft, with at most 500,000 nodes left
+//!    2. (a) for an invader (below) under the 2011 draft, with at most 500,000 nodes left
 //!       (`INVADER_DEAD_MAX_LEFT`, the service's default budget), a deeper proof of *dead* by
 //!       the same deepening with three quarters of what is left (`INVADER_DEAD_SHARE`); then
 //!       the exact answer, with a third of what is left (a half under 1989, where it is the
@@ -148,7 +148,7 @@
 //!       avoided (every line ends dead first) and its search is skipped. The order changes
 //!       no answer (both ends cannot be forced), only the nodes spent;
 //!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude (an
-//!       invader's *dead* goes on from the proofs its step-2 deepening stored).
+//!       invader's *dead* goes on from the proofs its deepening of (a) stored).
 //!
 //!    With at least 1,000,000 nodes (`DFPN_FROM`) left for a chain (kakunin budgets, not the
 //!    service's default), step 2 first runs capped at 250,000 nodes, then df-pn proofs

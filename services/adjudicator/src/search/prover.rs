@@ -17,13 +17,7 @@ pub(crate) fn forced(
     max_line: usize,
     deep: bool,
 ) -> Option<Vec<(Color, Move)>> {
-    let mut p = Prover::new(stones.to_vec(), owner, goal);
-    let r = if deep { p.prove_dfpn(region, root, limit) } else { p.prove(region, root, limit) };
-    region.nodes = region.nodes.min(limit);
-    match r {
-        Ok(true) => Some(p.line(region, root, max_line)),
-        _ => None,
-    }
+    Prover::new(stones.to_vec(), owner, goal).forced_line(region, root, limit, max_line, deep)
 }
 
 /// Infinite proof or disproof number.
@@ -81,6 +75,24 @@ impl Prover {
             depth_cut: false,
             history: [Vec::new(), Vec::new()],
             killers: Vec::new(),
+        }
+    }
+
+    /// As [`forced`], with this prover: the proofs it stored in earlier calls stay, so a later
+    /// call with a higher `limit` goes on from them.
+    pub fn forced_line(
+        &mut self,
+        region: &mut Region,
+        root: &State,
+        limit: u64,
+        max_line: usize,
+        deep: bool,
+    ) -> Option<Vec<(Color, Move)>> {
+        let r = if deep { self.prove_dfpn(region, root, limit) } else { self.prove(region, root, limit) };
+        region.nodes = region.nodes.min(limit);
+        match r {
+            Ok(true) => Some(self.line(region, root, max_line)),
+            _ => None,
         }
     }
 
@@ -270,7 +282,7 @@ impl Prover {
     /// learnt: for the forcing side the killer of this ply first, then by history; for the
     /// defender by history (a refutation found early ends the node early). Ties keep the
     /// static order. Only the order changes, never the set of moves.
-    fn learnt_order(&mut self, moves: &mut [Option<u32>], forcing: bool, n: usize) {
+    fn learnt_order(&self, moves: &mut [Option<u32>], forcing: bool, n: usize) {
         let h = &self.history[usize::from(!forcing)];
         if h.len() != n + 1 {
             return;
