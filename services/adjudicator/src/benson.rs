@@ -175,8 +175,8 @@ pub(crate) fn unconditional(cells: &[u8], c: Color, sc: &Scope) -> Safe {
 }
 
 /// Working buffers of [`unconditional`], kept per thread between calls (it is called once
-/// per position reached in a search, and allocating them each time cost about a fifth of
-/// its time). Every buffer is cleared and sized afresh by each call.
+/// per position reached in a search, where allocating them each time would cost much of its
+/// time). Every buffer is cleared and sized afresh by each call.
 #[derive(Default)]
 struct Scratch {
     chain: Vec<u32>,

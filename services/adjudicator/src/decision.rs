@@ -41,11 +41,8 @@ pub(crate) const TRAP_SHARE_1989: u64 = 2;
 /// ([`search::Prover::prove_dfpn`], crate docs, Engine step 4) and come, with
 /// `1 / DFPN_SHARE` of what is left per end, after a first avoidance search capped at
 /// [`FIRST_TRAP_NODES`]. Below it (the service's default of 500,000 nodes per region, the
-/// bench's 20,000) nothing changes: at 500,000 nodes per region df-pn from 100,000 on
-/// decided 16,802 stones of the real games against the deepening's 16,814. With 5,000,000
-/// nodes per region (all 153 final positions): 16,884 stones decided against 16,881 before
-/// df-pn under 2011 (281 s against 325 s; 14 decided only now, 11 only before, none with
-/// another status), 6,312 against 6,300 under 1989 (361 s against 363 s).
+/// bench's 20,000) the deepening alone proves: with small budgets it proves more of the
+/// short lines of real positions than df-pn does.
 pub(crate) const DFPN_FROM: u64 = 1_000_000;
 /// See [`DFPN_FROM`].
 pub(crate) const DFPN_SHARE: u64 = 4;

@@ -154,8 +154,7 @@
 //!    service's default), step 2 first runs capped at 250,000 nodes, then df-pn proofs
 //!    (`search::Prover::prove_dfpn`, a quarter of what is left per end) of the ends it did
 //!    not exclude, then step 2 in full and step 3 with df-pn: the lines of 40 moves of
-//!    kakunin 4 are out of the deepening's reach but not of df-pn's (kakunin 4 in 25 s
-//!    instead of 150 s).
+//!    kakunin 4 are out of the deepening's reach but not of df-pn's.
 //!
 //!    Moves inside either side's unconditional area are not generated: they change
 //!    nothing outside that area and count, for the region, like a pass (as moves outside

@@ -105,10 +105,9 @@ impl Prover {
     /// As [`Prover::prove`], by df-pn (Nagai's depth-first proof-number search, with the
     /// 1 + ε threshold of Pawlewicz and Lew) instead of iterative deepening: it follows the
     /// lines where the defender has fewest answers first, so it reaches proofs of 40 moves
-    /// (kakunin 4: White's chains dead in about 4,400,000 nodes, where the deepening needed
-    /// about 18,000,000 after the avoidance search) but, with small budgets, proves fewer
-    /// short lines than the deepening (real games at 20,000 nodes per region: 16,407 stones
-    /// decided instead of 16,536 when every proof was df-pn), so it serves large budgets.
+    /// (kakunin 4's White chains) that are out of the deepening's reach, but with small
+    /// budgets it proves fewer short lines than the deepening, so it serves large budgets
+    /// ([`crate::decision::DFPN_FROM`]).
     ///
     /// Repetitions (第七条 解説 循環): a state already on the current line counts as a failure
     /// of the forcing side, so no proof ever rests on one and every proof stored is exact
@@ -117,9 +116,8 @@ impl Prover {
     /// generated counts one (a re-expansion generates its children again); lines deeper
     /// than [`DFPN_MAX_DEPTH`] plies count as failures of this line.
     ///
-    /// Proof numbers are the plain sums and minima (weak proof numbers and initial numbers
-    /// from mobility proved kakunin 4 in more nodes, not fewer), and a child's end is checked
-    /// when it is generated.
+    /// Proof numbers are the plain sums and minima, and a child's end is checked when it is
+    /// generated.
     pub fn prove_dfpn(&mut self, region: &mut Region, root: &State, limit: u64) -> Result<bool, OutOfBudget> {
         if let Some(e) = region.end(&root.cells, &self.stones, self.owner) {
             return Ok(e == self.goal);
