@@ -7,6 +7,12 @@
 //! call a use case of [`app`], encode) and the referee [`console`]. The server's modules never
 //! import the command line's.
 
+/// The allocator of every process built on this crate (server, command line, tests):
+/// mimalloc, whose small-block allocation suits the adjudicator's searches, which allocate
+/// and free a board state per node.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod auth;
 pub mod cli;
 pub mod configuration;
