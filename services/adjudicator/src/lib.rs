@@ -212,7 +212,7 @@
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 153 real final positions of `shared/games` a little over half of the
+//! must rule). On the 253 real final positions of `shared/games` nearly two thirds of the
 //! stones are decided at 20,000 nodes per region, none against the players' marks
 //! (the `shinpan` package's `tests/adjudicate_games.rs` prints the figure); the constants of the
 //! schedule ([`decision`]) are those that decided the most stones there without costing the

@@ -4,7 +4,7 @@
 //! env `SHINPAN_BENCH_BUDGET` nodes per region, default 20000). In the same run GNU Go's
 //! `final_score` (GTP, `loadsgf` then `final_score`; env `GNUGO`, default
 //! `/usr/games/gnugo`; skipped if absent) is timed on the same records, process start
-//! included. Then `shinpan propose` ([`shinpan::propose`]: the adjudication at the command
+//! included, and its scores equal to `RE` are counted. Then `shinpan propose` ([`shinpan::propose`]: the adjudication at the command
 //! line's budget next to GNU Go's `final_status_list` at `--level` env
 //! `SHINPAN_PROPOSE_LEVEL`, comma-separated, default the CLI's) is timed on the same records: p50/p95/max per
 //! 19x19 game, and how many proposals equal `RE`. Each kakunin example (env `SHINPAN_KAKUNIN`)
@@ -34,24 +34,34 @@ fn quantiles(mut times: Vec<f64>) -> String {
     format!("p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms", q(0.5), q(0.95), times[times.len() - 1])
 }
 
-/// Milliseconds GNU Go takes for `final_score` on each file (none if GNU Go is absent).
-fn gnugo_times(files: &[String]) -> Vec<f64> {
+/// Milliseconds GNU Go takes for `final_score` on each file (none if GNU Go is absent), and
+/// on how many files its score equals the record's `RE` (both read by
+/// [`goban::GameResult::from_sgf`]).
+fn gnugo_times(files: &[String]) -> (Vec<f64>, usize) {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let gnugo = std::env::var("GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_string());
     if !Path::new(&gnugo).exists() {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
-    files
+    let mut equal = 0;
+    let times = files
         .iter()
         .filter_map(|f| {
             let t = Instant::now();
             let mut child = Command::new(&gnugo).args(["--mode", "gtp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().ok()?;
             child.stdin.take()?.write_all(format!("loadsgf {f}\nfinal_score\nquit\n").as_bytes()).ok()?;
             let out = child.wait_with_output().ok()?;
-            String::from_utf8_lossy(&out.stdout).contains("= ").then(|| t.elapsed().as_secs_f64() * 1000.0)
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            let text = String::from_utf8_lossy(&out.stdout);
+            // The answers: "= <colour>" to loadsgf, then "= <score>" to final_score.
+            let score = text.lines().filter_map(|l| l.strip_prefix("= ")).nth(1)?;
+            let recorded = load(Path::new(f), None).ok().and_then(|l| l.record.result());
+            equal += usize::from(recorded.is_some() && goban::GameResult::from_sgf(score.trim()) == recorded);
+            Some(ms)
         })
-        .collect()
+        .collect();
+    (times, equal)
 }
 
 fn final_positions() -> Vec<(String, Board, Options, RuleSet)> {
@@ -101,8 +111,8 @@ fn bench(c: &mut Criterion) {
     }
     eprintln!("19x19 final positions: {} adjudicated, {}, {} with undecided stones", times.len(), quantiles(times), undecided);
     let files: Vec<String> = positions.iter().map(|p| p.0.clone()).collect();
-    let g = gnugo_times(&files);
-    eprintln!("GNU Go final_score on the same records: {} scored, {}", g.len(), quantiles(g));
+    let (g, equal) = gnugo_times(&files);
+    eprintln!("GNU Go final_score on the same records: {} scored, {}, {equal} equal to RE", g.len(), quantiles(g));
     let levels: Vec<u8> = std::env::var("SHINPAN_PROPOSE_LEVEL")
         .map(|s| s.split(',').filter_map(|l| l.trim().parse().ok()).collect())
         .unwrap_or_else(|_| shinpan::estimate::DEFAULT_LEVELS.to_vec());
