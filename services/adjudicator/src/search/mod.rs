@@ -10,6 +10,10 @@ use std::collections::HashMap as StdMap;
 /// states are ours, not adversarial input, so SipHash's DoS resistance buys nothing here).
 type HashMap<K, V> = StdMap<K, V, foldhash::fast::FixedState>;
 
+/// The cache of unconditional areas by cells: hashbrown's map, whose `entry_ref` finds or
+/// inserts an entry in one probe and copies the key only when it inserts.
+type AreaCache = hashbrown::HashMap<Vec<u8>, [Option<Bits>; 2], foldhash::fast::FixedState>;
+
 /// Which reading of the rules drives hypothetical play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -56,7 +60,7 @@ pub(crate) struct Region {
     /// States expanded so far.
     pub nodes: u64,
     /// `U_black`, `U_white` by cells (each computed when first asked for).
-    ucache: HashMap<Vec<u8>, [Option<Bits>; 2]>,
+    ucache: AreaCache,
     /// When set, the ends are those of a territory's local game (see `safety`), not of a
     /// chain.
     pub territory: Option<Territory>,
@@ -188,7 +192,7 @@ impl Region {
     /// (at most per node). On kakunin 4 and on an open 6x6 board it comes within a quarter
     /// of the process's peak resident memory (above it on kakunin 4, near it on 6x6).
     fn table_bytes(
-        ucache: &HashMap<Vec<u8>, [Option<Bits>; 2]>,
+        ucache: &AreaCache,
         scache: &HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
         n: usize,
         board: usize,
@@ -208,11 +212,8 @@ impl Region {
 
     /// The cache slot of `cells`: its unconditional areas, each computed when first needed
     /// (one lookup for both colours).
-    fn slot<'a>(ucache: &'a mut HashMap<Vec<u8>, [Option<Bits>; 2]>, cells: &[u8]) -> &'a mut [Option<Bits>; 2] {
-        if !ucache.contains_key(cells) {
-            ucache.insert(cells.to_vec(), [None, None]);
-        }
-        ucache.get_mut(cells).expect("just inserted")
+    fn slot<'a>(ucache: &'a mut AreaCache, cells: &[u8]) -> &'a mut [Option<Bits>; 2] {
+        ucache.entry_ref(cells).or_insert([None, None])
     }
 
     /// `U_c` for `cells` (cached).
