@@ -191,13 +191,7 @@ impl Region {
     /// which live as long as one step of one chain, three states per four cached cell states
     /// (at most per node). On kakunin 4 and on an open 6x6 board it comes within a quarter
     /// of the process's peak resident memory (above it on kakunin 4, near it on 6x6).
-    fn table_bytes(
-        ucache: &AreaCache,
-        scache: &HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
-        n: usize,
-        board: usize,
-        nodes: u64,
-    ) -> u64 {
+    fn table_bytes(ucache: &AreaCache, scache: &HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>, n: usize, board: usize, nodes: u64) -> u64 {
         // A heap block of `b` bytes with the allocator's header, rounded to 16.
         let heap = |b: usize| (b + 8).div_ceil(16).max(2) as u64 * 16;
         let slot = |entry: usize, cap: usize| cap as u64 * (entry as u64 + 1);
