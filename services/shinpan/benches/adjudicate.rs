@@ -4,16 +4,17 @@
 //! env `SHINPAN_BENCH_BUDGET` nodes per region, default 20000). In the same run GNU Go's
 //! `final_score` (GTP, `loadsgf` then `final_score`; env `GNUGO`, default
 //! `/usr/games/gnugo`; skipped if absent) is timed on the same records, process start
-//! included, and its scores equal to `RE` are counted. Then `shinpan propose` ([`shinpan::propose`]: the adjudication at the command
-//! line's budget next to GNU Go's `final_status_list` at `--level` env
-//! `SHINPAN_PROPOSE_LEVEL`, comma-separated, default the CLI's) is timed on the same records: p50/p95/max per
-//! 19x19 game, and how many proposals equal `RE`. Each kakunin example (env `SHINPAN_KAKUNIN`)
+//! included, and its scores equal to `RE` are counted. Then `shinpan propose`
+//! ([`shinpan::propose`]: the adjudication at the command line's budget next to GNU Go's
+//! `final_status_list` at `--level` env `SHINPAN_PROPOSE_LEVEL`, comma-separated, default
+//! the CLI's) is timed on the same records: p50/p95/max per 19x19 game, and how many
+//! proposals equal `RE`. Each kakunin example (env `SHINPAN_KAKUNIN`)
 //! is then adjudicated once at the library's default budget, its nodes, undecided chains and
 //! time printed, and measured by Criterion.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use goban::{Board, Color, Point, RuleSet};
-use shinpan::replay::load;
+use shinpan::replay::{load, Loaded};
 use shinpan_adjudicator::{adjudicate, Options};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -34,10 +35,10 @@ fn quantiles(mut times: Vec<f64>) -> String {
     format!("p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms", q(0.5), q(0.95), times[times.len() - 1])
 }
 
-/// Milliseconds GNU Go takes for `final_score` on each file (none if GNU Go is absent), and
-/// on how many files its score equals the record's `RE` (both read by
+/// Milliseconds GNU Go takes for `final_score` on each record (none if GNU Go is absent),
+/// and on how many its score equals the record's `RE` (both read by
 /// [`goban::GameResult::from_sgf`]).
-fn gnugo_times(files: &[String]) -> (Vec<f64>, usize) {
+fn gnugo_times(records: &[Position]) -> (Vec<f64>, usize) {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let gnugo = std::env::var("GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_string());
@@ -45,9 +46,9 @@ fn gnugo_times(files: &[String]) -> (Vec<f64>, usize) {
         return (Vec::new(), 0);
     }
     let mut equal = 0;
-    let times = files
+    let times = records
         .iter()
-        .filter_map(|f| {
+        .filter_map(|Position { file: f, loaded, .. }| {
             let t = Instant::now();
             let mut child = Command::new(&gnugo).args(["--mode", "gtp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().ok()?;
             child.stdin.take()?.write_all(format!("loadsgf {f}\nfinal_score\nquit\n").as_bytes()).ok()?;
@@ -56,7 +57,7 @@ fn gnugo_times(files: &[String]) -> (Vec<f64>, usize) {
             let text = String::from_utf8_lossy(&out.stdout);
             // The answers: "= <colour>" to loadsgf, then "= <score>" to final_score.
             let score = text.lines().filter_map(|l| l.strip_prefix("= ")).nth(1)?;
-            let recorded = load(Path::new(f), None).ok().and_then(|l| l.record.result());
+            let recorded = loaded.record.result();
             equal += usize::from(recorded.is_some() && goban::GameResult::from_sgf(score.trim()) == recorded);
             Some(ms)
         })
@@ -64,7 +65,14 @@ fn gnugo_times(files: &[String]) -> (Vec<f64>, usize) {
     (times, equal)
 }
 
-fn final_positions() -> Vec<(String, Board, Options, RuleSet)> {
+/// A 19x19 record of `shared/games` replayed to its end, and the options of its adjudication.
+struct Position {
+    file: String,
+    loaded: Loaded,
+    opts: Options,
+}
+
+fn final_positions() -> Vec<Position> {
     let dir = shared("SHINPAN_GAMES", "games").join("19");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
     names.sort();
@@ -78,7 +86,7 @@ fn final_positions() -> Vec<(String, Board, Options, RuleSet)> {
             }
             let g = &l.replayed.game;
             let opts = Options { budget_nodes: budget, ko_pending: g.ko_point(), to_move: g.to_move(), ..Options::default() };
-            Some((p.display().to_string(), g.board().clone(), opts, l.rules))
+            Some(Position { file: p.display().to_string(), loaded: l, opts })
         })
         .collect()
 }
@@ -101,17 +109,17 @@ fn bench(c: &mut Criterion) {
     let positions = final_positions();
     let mut times: Vec<f64> = Vec::new();
     let mut undecided = 0;
-    for (_, board, opts, rules) in &positions {
+    for Position { loaded, opts, .. } in &positions {
+        let board = loaded.replayed.game.board();
         let t = Instant::now();
-        let adj = adjudicate(board, *rules, opts);
+        let adj = adjudicate(board, loaded.rules, opts);
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         if adj.undecided(board) {
             undecided += 1;
         }
     }
     eprintln!("19x19 final positions: {} adjudicated, {}, {} with undecided stones", times.len(), quantiles(times), undecided);
-    let files: Vec<String> = positions.iter().map(|p| p.0.clone()).collect();
-    let (g, equal) = gnugo_times(&files);
+    let (g, equal) = gnugo_times(&positions);
     eprintln!("GNU Go final_score on the same records: {} scored, {}, {equal} equal to RE", g.len(), quantiles(g));
     let levels: Vec<u8> = std::env::var("SHINPAN_PROPOSE_LEVEL")
         .map(|s| s.split(',').filter_map(|l| l.trim().parse().ok()).collect())
@@ -120,10 +128,9 @@ fn bench(c: &mut Criterion) {
     let gnugo = shinpan::estimate::gnugo_levels(&probe.program, &levels, shinpan::estimate::DEFAULT_TIMEOUT);
     if probe.available() {
         let (mut times, mut equal) = (Vec::new(), 0);
-        for f in &files {
-            let Ok(l) = load(Path::new(f), None) else { continue };
+        for Position { loaded: l, .. } in &positions {
             let t = Instant::now();
-            let (p, _) = shinpan::propose::propose_loaded(&l, None, shinpan::app::DEFAULT_BUDGET, Some(gnugo.as_ref()));
+            let (p, _) = shinpan::propose::propose_loaded(l, None, shinpan::app::DEFAULT_BUDGET, Some(gnugo.as_ref()));
             times.push(t.elapsed().as_secs_f64() * 1000.0);
             equal += usize::from(Some(p.score.result) == l.record.result());
         }
