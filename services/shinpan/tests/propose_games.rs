@@ -3,7 +3,12 @@
 //! but `19/kgs2017__*`), the 100 human `19/kgs2017__*` games, and the games whose players'
 //! `TB`/`TW` marks reproduce `RE` (`marks_agree_with_RE` = 1) — next to GNU Go's own
 //! `final_score` (column `gnugo_final_score`), with every record that differs listed with
-//! its reason, and the time per 19x19 proposal.
+//! its reason, and the time per 19x19 proposal. On the marked games it also counts how often
+//! the proposal's count equals the count of the players' own marks here (第八条, 第十条):
+//! where a server's count differs from 第八条's territory, `RE` follows the server. Every
+//! estimated status that contradicts the marks is disputed as a referee would, with the rest
+//! of the proposal as the agreement (`adjudicate --agreed-dead … --dispute …`), and printed
+//! with the answer and its line.
 //!
 //! Asserted: no *proved* status contradicts the players' marks on the games whose marks
 //! reproduce `RE` — except a chain proved dead without search (every liberty inside the
@@ -15,7 +20,8 @@
 //! `SHINPAN_PROPOSE_ALL=1` runs all 253 (several minutes). Env `SHINPAN_PROPOSE_LEVEL` sets
 //! GNU Go's `--level` (comma-separated: a vote), `SHINPAN_PROPOSE_BUDGET` the nodes per region (default: the CLI's).
 
-use goban::{GameResult, Status};
+use goban::{GameResult, Point, Status};
+use shinpan::adjudicate::adjudicate_loaded;
 use shinpan::estimate::{gnugo_levels, GnuGo, DEFAULT_LEVELS, DEFAULT_TIMEOUT};
 use shinpan::proposal::Basis;
 use shinpan::propose::propose_loaded;
@@ -78,8 +84,14 @@ fn proposals_on_real_games() {
     let mut differ: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     let mut slips: Vec<String> = Vec::new();
+    // Estimates against the marks, disputed: (the dispute decided as estimated, undecided).
+    let mut checked: Vec<(bool, bool)> = Vec::new();
     // The players' own marks counted by goban::score: the most a proposal can reach there.
     let mut marks_count_re = 0usize;
+    // The proposal against the same count of the players' marks (their agreement, 第九条,
+    // counted by 第八条 and 第十条): how often it proposes what they agreed, whatever the
+    // server's own count made of it.
+    let mut proposal_is_marks = 0usize;
     let mut times: Vec<f64> = Vec::new();
     for (i, line) in lines.enumerate() {
         if !all && i % 4 != 0 {
@@ -113,8 +125,10 @@ fn proposals_on_real_games() {
             s.proposal += usize::from(ours == re);
             s.gnugo += usize::from(gnugo_ok);
         }
-        if strict && GameResult::from_sgf(&shinpan::score::count(&loaded, None, None).result) == re {
-            marks_count_re += 1;
+        if strict {
+            let marks_result = GameResult::from_sgf(&shinpan::score::count(&loaded, None, None).result);
+            marks_count_re += usize::from(marks_result == re);
+            proposal_is_marks += usize::from(ours == marks_result);
         }
         let board = loaded.replayed.game.board();
         for c in &p.chains {
@@ -158,6 +172,22 @@ fn proposals_on_real_games() {
                 if dead_at_start {
                     slips.push(format!("{}: {text}", f[c_file]));
                 }
+                // An estimate against the marks, checked as a referee would: the chain disputed
+                // with the rest of the proposal as the agreement (第九条 with 第七条).
+                let text = if c.basis == Basis::Estimated {
+                    let others: Vec<Point> =
+                        board.points().filter(|&q| p.status.get(q) == Status::Dead && !c.stones.contains(&q)).collect();
+                    let out = adjudicate_loaded(&loaded, Some(&others), &[c.stones[0]], None, budget);
+                    let proof = out.adjudication.proofs.iter().find(|pr| pr.stones.contains(&c.stones[0]));
+                    let status = out.adjudication.status.get(c.stones[0]);
+                    checked.push((status == c.status, status == Status::Undecided));
+                    format!(
+                        "{text}; disputed with the rest of the proposal as the agreement: {status}{}",
+                        proof.map(|pr| pr.line_text().join(" ")).filter(|l| !l.is_empty()).map(|l| format!(" ({l})")).unwrap_or_default()
+                    )
+                } else {
+                    text
+                };
                 reasons.push(text);
             }
         }
@@ -203,7 +233,8 @@ fn proposals_on_real_games() {
     let pct = |t: &Tally| if t.total == 0 { 0.0 } else { 100.0 * t.proposal as f64 / t.total as f64 };
     eprintln!(
         "proposal ({}, GNU Go --level {:?}, budget {budget}) = RE: older {}/{} (GNU Go final_score {}), human kgs2017 {}/{} (GNU Go {}), \
-         marked {}/{} = {:.1}% (GNU Go {}; the players' own marks counted here: {})",
+         marked {}/{} = {:.1}% (GNU Go {}; the players' own marks counted here: {}); \
+         marked games whose proposal counts as the players' marks counted here: {}/{}",
         if all { "all records" } else { "every 4th record; SHINPAN_PROPOSE_ALL=1 for all" },
         levels,
         older.proposal,
@@ -216,7 +247,9 @@ fn proposals_on_real_games() {
         marked.total,
         pct(&marked),
         marked.gnugo,
-        marks_count_re
+        marks_count_re,
+        proposal_is_marks,
+        marked.total
     );
     eprintln!(
         "chains {chains}: proved {proved}, estimated {estimated}, undecided {undecided}; estimates overruled by a proof {overruled}; \
@@ -231,6 +264,14 @@ fn proposals_on_real_games() {
     for e in &slips {
         eprintln!("  {e}");
     }
+    eprintln!(
+        "estimated statuses against the players' marks: {}; disputed with the rest of the proposal as the agreement, \
+         decided as estimated {}, undecided {}, decided as the marks {}",
+        checked.len(),
+        checked.iter().filter(|c| c.0).count(),
+        checked.iter().filter(|c| c.1).count(),
+        checked.iter().filter(|c| !c.0 && !c.1).count()
+    );
     eprintln!("records whose proposal is not RE, with the reason:");
     for d in &differ {
         eprintln!("  {d}");
