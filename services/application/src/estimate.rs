@@ -158,7 +158,12 @@ impl GnuGo {
             if sudo {
                 c.arg("apt-get");
             }
-            c.args(args).env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null()).status().is_ok_and(|s| s.success())
+            c.args(["-o", "DPkg::Lock::Timeout=600"])
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
         };
         let _ = apt(&["update", "-qq"]) && apt(&["install", "-y", "-qq", "gnugo"]);
         self.available()

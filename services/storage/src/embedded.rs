@@ -250,7 +250,7 @@ pub fn provision_binaries() -> Result<PathBuf, EmbeddedError> {
         if sudo {
             c.arg("apt-get");
         }
-        c.args(args).env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null()).status()
+        c.args(["-o", "DPkg::Lock::Timeout=600"]).args(args).env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null()).status()
     };
     let ok = apt(&["update", "-qq"]).is_ok_and(|s| s.success()) && apt(&["install", "-y", "-qq", "postgresql"]).is_ok_and(|s| s.success());
     drop(lock);

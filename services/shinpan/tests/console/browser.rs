@@ -22,7 +22,7 @@ pub(super) fn debian_binary(paths: &[&str], package: &str) -> Option<std::path::
         if !root {
             c.arg("-n").arg("apt-get");
         }
-        c.args(args).env("DEBIAN_FRONTEND", "noninteractive").status().is_ok_and(|s| s.success())
+        c.args(["-o", "DPkg::Lock::Timeout=600"]).args(args).env("DEBIAN_FRONTEND", "noninteractive").status().is_ok_and(|s| s.success())
     };
     let _ = apt(&["install", "-y", "-qq", package]) || (apt(&["update", "-qq"]) && apt(&["install", "-y", "-qq", package]));
     find()
