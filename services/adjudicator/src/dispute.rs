@@ -28,15 +28,32 @@
 //!   hold only because the agreement was assumed. Such a wall is drawn into the dispute (it
 //!   stops being a wall, is searched with the disputed chain, and the answer lists it with
 //!   the reason, [`DrawnIn`]), repeatedly until none is left:
-//!   a wall, not proved alive by the whole-board analysis, that **touches an opposing chain
-//!   of the region or shares a liberty with it, and has at most one liberty more than
-//!   it** ([`DrawReason::CapturingRace`]): a capturing race or a seki, which the liberties
-//!   they share decide for both.
+//!   a wall of the region's border, not proved alive by the whole-board analysis, that
+//!   **touches the disputed chain or shares a liberty with it, and has at most one liberty
+//!   more than it** ([`DrawReason::CapturingRace`]): a capturing race or a seki, which the
+//!   liberties they share decide for both.
 //!
 //!   A wall with more liberties than that beside every opposing chain of the region is not
 //!   in a race with them: the opposing side would need more moves to capture it than it
 //!   leaves the wall's side to capture its own chains. Its life is the agreement's, which
 //!   nobody disputes.
+//!
+//!   **Race partners of the chains drawn in.** A wall that races a chain drawn in (not the
+//!   disputed chain itself) matters too, in one direction: a wall that can never be captured
+//!   only helps its own colour (its opponent loses the option of capturing it, and its owner
+//!   gains moves that would otherwise be suicide). So a status found *dead* can lean only on
+//!   walls of the dead chain's opponent, *alive* only on walls of its own colour, *seki* on
+//!   both, and only on walls on the border of the region searched (the play never reaches
+//!   the others). The region is first built with the walls racing the disputed chain drawn
+//!   in, and searched. When a status found there (of the disputed chain or of one drawn in)
+//!   could lean on a wall on that region's border that the transitive closure of the rule
+//!   (race partners of the chains drawn in, of either colour, and theirs) would draw in, the
+//!   region is built again with that closure drawn in and searched again, and only that
+//!   answer counts. (In a corner where Black's single stone shares its liberties with
+//!   another agreed-alive black stone, both racing a White chain drawn in, Black's
+//!   connecting move would otherwise "live" by joining a stone that is only assumed never
+//!   to be captured.) The closure cascades from race to race across a real board, so it is
+//!   built only when an answer needs it.
 //!
 //! Every status found for a disputed or drawn-in chain is exact in this context (the proofs
 //! and their lines are those of the crate docs' search). Undisputed chains keep their agreed
@@ -76,8 +93,9 @@ pub struct DrawnIn {
 /// Why an agreed chain was drawn into a dispute (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawReason {
-    /// It shares a liberty with the opposing chain through `with` in the region and has at
-    /// most two liberties more than that chain: a capturing race or seki.
+    /// It touches, or shares a liberty with, the chain of the other colour through `with`
+    /// (the disputed chain or, in the transitive closure, a chain drawn in) and has at most
+    /// one liberty more than that chain: a capturing race or seki.
     CapturingRace {
         /// A stone of the opposing chain.
         with: Point,
@@ -164,73 +182,76 @@ pub(crate) fn adjudicate_agreed(
         if searched[gi(d)] {
             continue;
         }
-        let mut racing = vec![false; n];
-        for s in board.chain(d) {
-            racing[gi(s)] = true;
-        }
-        let pts = loop {
-            let pts = flood(board, &board.chain(d), |q| !wall[gi(q)] && !in_u(q));
-            let mut in_region = vec![false; n];
-            for &q in &pts {
-                in_region[gi(q)] = true;
+        // The region with the walls racing the disputed chain drawn in, and the one with
+        // their own race partners drawn in as well, transitively (module docs).
+        let keep = |p: Point| proved_alive(p, &found);
+        let near = grow_region(board, d, &wall, &in_u, &keep, false);
+        let far = grow_region(board, d, &wall, &in_u, &keep, true);
+        // Colours of the walls on the first region's border that only the transitive
+        // closure draws in (a wall off that border does not take part in its play).
+        let mut border = vec![false; n];
+        for &q in &near.0 {
+            for r in board.adjacent(q) {
+                border[gi(r)] = true;
             }
-            let mut more = false;
-            let mut looked = vec![false; n];
+        }
+        let mut extra = [false; 2];
+        for &(r, _) in &far.1 {
+            let chain = board.chain(r);
+            if chain.iter().any(|&s| border[gi(s)]) && !near.1.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
+                extra[board.get(r).expect("a stone").index()] = true;
+            }
+        }
+        let before = (wall.clone(), to_decide.len(), drawn.len(), searched.clone(), found.clone(), proofs.clone(), reports.len());
+        for (attempt, (pts, draws)) in [near, far].into_iter().enumerate() {
+            if attempt == 1 {
+                if extra == [false; 2] || !leans_on_walls(board, &found, &searched_now(&searched, &before.3), extra) {
+                    break;
+                }
+                // A status found leans on a wall that races a chain drawn in: search again
+                // with those walls drawn in too.
+                (wall, searched, found, proofs) = (before.0.clone(), before.3.clone(), before.4.clone(), before.5.clone());
+                to_decide.truncate(before.1);
+                drawn.truncate(before.2);
+                reports.truncate(before.6);
+            }
+            for (r, reason) in draws {
+                let mut stones = board.chain(r);
+                stones.sort();
+                for &s in &stones {
+                    wall[gi(s)] = false;
+                }
+                drawn.push(DrawnIn { stones, color: board.get(r).expect("a stone"), agreed: agreed.get(r), by: d, reason });
+                to_decide.push(r);
+            }
+            let mut want = vec![false; n];
             for &q in &pts {
-                for r in board.adjacent(q) {
-                    if !wall[gi(r)] || looked[gi(r)] {
-                        continue;
-                    }
-                    let chain = board.chain(r);
-                    for &s in &chain {
-                        looked[gi(s)] = true;
-                    }
-                    if proved_alive(r, &found) {
-                        continue;
-                    }
-                    if let Some(reason) = draw_reason(board, r, &racing) {
-                        for &s in &chain {
-                            wall[gi(s)] = false;
-                        }
-                        let mut stones = chain;
-                        stones.sort();
-                        drawn.push(DrawnIn { stones, color: board.get(r).expect("a stone"), agreed: agreed.get(r), by: d, reason });
-                        to_decide.push(r);
-                        more = true;
-                    }
+                if board.get(q).is_some() && to_decide.iter().any(|&t| board.chain_id(t) == board.chain_id(q)) {
+                    want[gi(q)] = true;
                 }
             }
-            if !more {
-                break pts;
+            for &q in &pts {
+                if want[gi(q)] {
+                    searched[gi(q)] = true;
+                }
             }
-        };
-        let mut want = vec![false; n];
-        for &q in &pts {
-            if board.get(q).is_some() && to_decide.iter().any(|&t| board.chain_id(t) == board.chain_id(q)) {
-                want[gi(q)] = true;
+            // A disputed region is searched exhaustively up to `DISPUTE_REGION_FACTOR` times the
+            // usual size: its few chains share the budget a whole-board region shares among all.
+            let searched_opts =
+                Options { max_region_empty: opts.max_region_empty * DISPUTE_REGION_FACTOR.0 / DISPUTE_REGION_FACTOR.1, ..opts.clone() };
+            // The disputed chains first, with the region's whole budget; then, with a budget of
+            // their own, the chains drawn in (their status is the search's, not the agreement's).
+            let first = |q: Point| want[gi(q)] && disputed(q);
+            let then = |q: Point| want[gi(q)] && !disputed(q);
+            for wanted in [&first as &dyn Fn(Point) -> bool, &then] {
+                if !pts.iter().any(|&q| wanted(q)) {
+                    continue;
+                }
+                let index = (reports.len(), 0);
+                let report = solve_region(board, pts.clone(), index, mode, &searched_opts, safe, settled, wanted, &mut found, &mut proofs);
+                progress(&report);
+                reports.push(report);
             }
-        }
-        for &q in &pts {
-            if want[gi(q)] {
-                searched[gi(q)] = true;
-            }
-        }
-        // A disputed region is searched exhaustively up to `DISPUTE_REGION_FACTOR` times the
-        // usual size: its few chains share the budget a whole-board region shares among all.
-        let searched_opts =
-            Options { max_region_empty: opts.max_region_empty * DISPUTE_REGION_FACTOR.0 / DISPUTE_REGION_FACTOR.1, ..opts.clone() };
-        // The disputed chains first, with the region's whole budget; then, with a budget of
-        // their own, the chains drawn in (their status is the search's, not the agreement's).
-        let first = |q: Point| want[gi(q)] && disputed(q);
-        let then = |q: Point| want[gi(q)] && !disputed(q);
-        for wanted in [&first as &dyn Fn(Point) -> bool, &then] {
-            if !pts.iter().any(|&q| wanted(q)) {
-                continue;
-            }
-            let index = (reports.len(), 0);
-            let report = solve_region(board, pts.clone(), index, mode, &searched_opts, safe, settled, wanted, &mut found, &mut proofs);
-            progress(&report);
-            reports.push(report);
         }
     }
     let nreports = reports.len();
@@ -270,6 +291,83 @@ pub(crate) fn adjudicate_agreed(
         pr.status != Status::Undecided || searched[gi(p)]
     });
     Adjudication { status, proofs, refuted_agreements: refuted, regions: reports, drawn_in: drawn }
+}
+
+/// The region of the disputed chain at `d` (module docs): the points around it that are
+/// neither wall stones (`wall`, by board index) nor in an unconditional area (`in_u`), after
+/// drawing in, repeatedly, every wall not proved alive (`keep`) that races a chain of
+/// `d`'s dispute — `d`'s chain, or with `transitive` also every chain drawn in. Returns the
+/// region (sorted) and one stone of each wall drawn in, with the reason, in the order drawn.
+fn grow_region(
+    board: &Board,
+    d: Point,
+    wall: &[bool],
+    in_u: &dyn Fn(Point) -> bool,
+    keep: &dyn Fn(Point) -> bool,
+    transitive: bool,
+) -> (Vec<Point>, Vec<(Point, DrawReason)>) {
+    let w = board.width() as usize;
+    let n = w * board.height() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let mut wall = wall.to_vec();
+    let mut racing = vec![false; n];
+    for s in board.chain(d) {
+        racing[gi(s)] = true;
+    }
+    let mut draws = Vec::new();
+    loop {
+        let pts = flood(board, &board.chain(d), |q| !wall[gi(q)] && !in_u(q));
+        let mut more = false;
+        let mut looked = vec![false; n];
+        for &q in &pts {
+            for r in board.adjacent(q) {
+                if !wall[gi(r)] || looked[gi(r)] {
+                    continue;
+                }
+                let chain = board.chain(r);
+                for &s in &chain {
+                    looked[gi(s)] = true;
+                }
+                if keep(r) {
+                    continue;
+                }
+                if let Some(reason) = draw_reason(board, r, &racing) {
+                    for &s in &chain {
+                        wall[gi(s)] = false;
+                        racing[gi(s)] = transitive;
+                    }
+                    draws.push((r, reason));
+                    more = true;
+                }
+            }
+        }
+        if !more {
+            return (pts, draws);
+        }
+    }
+}
+
+/// The points of the chains searched since `before` (`searched` then and now, by board index).
+fn searched_now(now: &[bool], before: &[bool]) -> Vec<usize> {
+    (0..now.len()).filter(|&i| now[i] && !before[i]).collect()
+}
+
+/// Whether a status found for one of the chains at `points` (board indices) could rest on a
+/// wall of a colour in `extra` (by [`Color::index`]) staying on the board: an uncapturable
+/// wall only helps its own colour, so *dead* leans on the walls of the chain's opponent,
+/// *alive* on those of its own colour, *seki* on both (module docs).
+fn leans_on_walls(board: &Board, found: &StatusMap, points: &[usize], extra: [bool; 2]) -> bool {
+    let w = board.width() as usize;
+    points.iter().any(|&i| {
+        let p = Point::new((i % w) as u8, (i / w) as u8);
+        let Some(c) = board.get(p) else { return false };
+        match found.get(p) {
+            Status::Dead => extra[c.opponent().index()],
+            Status::Alive => extra[c.index()],
+            Status::Seki => extra[0] || extra[1],
+            _ => false,
+        }
+    })
 }
 
 /// Whether the wall chain through `r` is drawn into the dispute of the chain whose stones

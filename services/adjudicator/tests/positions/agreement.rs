@@ -54,6 +54,30 @@ pub(super) fn a_wall_in_a_capturing_race_with_the_disputed_chain_is_drawn_in() {
 }
 
 #[test]
+pub(super) fn a_wall_racing_a_drawn_in_chain_is_drawn_in_too() {
+    // The corner of a real final position. Black's single stones ih and hi share the
+    // liberties hh and ii; White's chain gf-ig-gi (three liberties: fh, fi, hh) touches
+    // both. Disputing ih draws White's chain in (a capturing race with ih). Black's hi, an
+    // agreed-alive wall of ih's own colour, races that White chain too (two liberties
+    // against three): if it stayed a wall, Black hh would join ih to a stone that can never
+    // be captured and ih would come out alive — a status that holds only because hi's life
+    // was assumed. Drawn in as well, both black stones are dead: White fh joins its chain to
+    // the wall di-ei-eh, and Black can never fill hh or ii without being taken.
+    let rows = [".........", ".........", ".........", ".........", "....X.XX.", "....XXOXX", "...XXOOOO", "..XXO.O.X", "..XOO.OX."];
+    let b = board(&rows);
+    let (ih, hi, gi) = (Point::from_sgf("ih").unwrap(), Point::from_sgf("hi").unwrap(), Point::from_sgf("gi").unwrap());
+    let opts = Options { agreed: Some(goban::StatusMap::new(&b)), dispute: vec![ih], ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert!(adj.drawn_in.iter().any(|d| d.stones.contains(&gi)), "the race partner: {:?}", adj.drawn_in);
+    let own = adj.drawn_in.iter().find(|d| d.stones == [hi]).expect("the wall of ih's colour racing it drawn in");
+    assert!(matches!(own.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if b.chain(with).contains(&gi)));
+    assert_eq!(adj.status.get(ih), Status::Dead, "{:?}", adj.proofs);
+    assert_eq!(adj.status.get(hi), Status::Dead, "{:?}", adj.proofs);
+    let pr = adj.proofs.iter().find(|pr| pr.stones == [ih]).expect("a proof");
+    assert!(!pr.line.is_empty());
+}
+
+#[test]
 pub(super) fn dead_by_two_links_in_a_long_narrow_territory() {
     // A black stone inside a territory three points wide and fifteen long (45 points, more
     // than the exhaustive search takes) enclosed by White's agreed-alive wall: every point
