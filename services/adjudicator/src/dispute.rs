@@ -128,6 +128,7 @@ pub(crate) fn adjudicate_agreed(
     mut found: StatusMap,
     mut proofs: Vec<Proof>,
     progress: &mut dyn FnMut(&RegionReport),
+    rely: Rely,
 ) -> Adjudication {
     let w = board.width() as usize;
     let n = w * board.height() as usize;
@@ -205,7 +206,7 @@ pub(crate) fn adjudicate_agreed(
         let before = (wall.clone(), to_decide.len(), drawn.len(), searched.clone(), found.clone(), proofs.clone(), reports.len());
         for (attempt, (pts, draws)) in [near, far].into_iter().enumerate() {
             if attempt == 1 {
-                if extra == [false; 2] || !leans_on_walls(board, &found, &searched_now(&searched, &before.3), extra) {
+                if extra == [false; 2] || !leans_on_walls(board, &found, &searched_now(&searched, &before.3), extra, rely) {
                     break;
                 }
                 // A status found leans on a wall that races a chain drawn in: search again
@@ -347,6 +348,16 @@ fn grow_region(
     }
 }
 
+/// Which statuses of a dispute's answer the caller relies on, so that they must not lean on
+/// a wall the search may not capture (module docs, "Race partners of the chains drawn in").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rely {
+    /// Every status (the answer of [`adjudicate`](crate::adjudicate)).
+    Every,
+    /// Only seki ([`find_seki`] takes nothing else from its disputes).
+    Seki,
+}
+
 /// The points of the chains searched since `before` (`searched` then and now, by board index).
 fn searched_now(now: &[bool], before: &[bool]) -> Vec<usize> {
     (0..now.len()).filter(|&i| now[i] && !before[i]).collect()
@@ -356,14 +367,14 @@ fn searched_now(now: &[bool], before: &[bool]) -> Vec<usize> {
 /// wall of a colour in `extra` (by [`Color::index`]) staying on the board: an uncapturable
 /// wall only helps its own colour, so *dead* leans on the walls of the chain's opponent,
 /// *alive* on those of its own colour, *seki* on both (module docs).
-fn leans_on_walls(board: &Board, found: &StatusMap, points: &[usize], extra: [bool; 2]) -> bool {
+fn leans_on_walls(board: &Board, found: &StatusMap, points: &[usize], extra: [bool; 2], rely: Rely) -> bool {
     let w = board.width() as usize;
     points.iter().any(|&i| {
         let p = Point::new((i % w) as u8, (i / w) as u8);
         let Some(c) = board.get(p) else { return false };
         match found.get(p) {
-            Status::Dead => extra[c.opponent().index()],
-            Status::Alive => extra[c.index()],
+            Status::Dead => rely == Rely::Every && extra[c.opponent().index()],
+            Status::Alive => rely == Rely::Every && extra[c.index()],
             Status::Seki => extra[0] || extra[1],
             _ => false,
         }
@@ -422,7 +433,9 @@ fn flood(board: &Board, from: &[Point], open: impl Fn(Point) -> bool) -> Vec<Poi
 /// (sorted stones each). A candidate's seki is not taken when a chain drawn into its dispute
 /// stays undecided (the agreement then stands for all of them, 第九条). Other findings (a candidate proved dead, say) are left to the
 /// caller's [`adjudicate`](crate::adjudicate) and its refutations: this function only
-/// finds seki. `opts.agreed` must be `Some`.
+/// finds seki, so a candidate's dispute is searched again with the race partners of the
+/// chains drawn in (module docs) only when a seki it found could lean on them. `opts.agreed`
+/// must be `Some`.
 pub fn find_seki(board: &Board, rules: goban::RuleSet, opts: &Options) -> (StatusMap, Vec<Vec<Point>>) {
     let agreed = opts.agreed.clone().expect("an agreement");
     let standing = |p: Point| board.get(p).is_some() && matches!(agreed.get(p), Status::Alive | Status::Seki);
@@ -452,7 +465,7 @@ pub fn find_seki(board: &Board, rules: goban::RuleSet, opts: &Options) -> (Statu
         if seki_at[gi(cand)] {
             continue;
         }
-        let adj = crate::adjudicate(board, rules, &Options { dispute: vec![cand], ..opts.clone() });
+        let adj = crate::adjudicate_checking(board, rules, &Options { dispute: vec![cand], ..opts.clone() }, &mut |_| {}, Rely::Seki);
         // A seki is taken only with every chain of its dispute decided: an undecided race
         // partner could be in the seki too, and the count would then be wrong either way.
         if adj.drawn_in.iter().any(|d| adj.status.get(d.stones[0]) == Status::Undecided) {

@@ -248,6 +248,18 @@ pub fn adjudicate(board: &Board, rules: RuleSet, opts: &Options) -> Adjudication
 
 /// As [`adjudicate`], calling `progress` after each region is solved (for streaming).
 pub fn adjudicate_with_progress(board: &Board, rules: RuleSet, opts: &Options, progress: &mut dyn FnMut(&RegionReport)) -> Adjudication {
+    adjudicate_checking(board, rules, opts, progress, dispute::Rely::Every)
+}
+
+/// As [`adjudicate_with_progress`]; `rely` names the statuses of a dispute whose answer
+/// must not lean on a wall the search may not capture (module `dispute`).
+pub(crate) fn adjudicate_checking(
+    board: &Board,
+    rules: RuleSet,
+    opts: &Options,
+    progress: &mut dyn FnMut(&RegionReport),
+    rely: dispute::Rely,
+) -> Adjudication {
     let mode = if rules == RuleSet::Japanese1989 { Mode::Kiyaku1989 } else { Mode::Kiyaku2011 };
     safety::forget_local_games();
     let whole = Scope::whole(board);
@@ -335,7 +347,7 @@ pub fn adjudicate_with_progress(board: &Board, rules: RuleSet, opts: &Options, p
     }
 
     if let Some(agreed) = &opts.agreed {
-        return dispute::adjudicate_agreed(board, mode, opts, agreed, &ua, &safe, &settled, found, proofs, progress);
+        return dispute::adjudicate_agreed(board, mode, opts, agreed, &ua, &safe, &settled, found, proofs, progress, rely);
     }
 
     // Regions.
