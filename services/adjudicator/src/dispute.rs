@@ -203,18 +203,29 @@ pub(crate) fn adjudicate_agreed(
                 extra[board.get(r).expect("a stone").index()] = true;
             }
         }
-        let before = (wall.clone(), to_decide.len(), drawn.len(), searched.clone(), found.clone(), proofs.clone(), reports.len());
+        // The state the first search may have to be undone to: kept only when the closure
+        // adds a wall on its border.
+        let undo = (extra != [false; 2]).then(|| Undo {
+            wall: wall.clone(),
+            searched: searched.clone(),
+            found: found.clone(),
+            proofs: proofs.clone(),
+            to_decide: to_decide.len(),
+            drawn: drawn.len(),
+            reports: reports.len(),
+        });
         for (attempt, (pts, draws)) in [near, far].into_iter().enumerate() {
             if attempt == 1 {
-                if extra == [false; 2] || !leans_on_walls(board, &found, &searched_now(&searched, &before.3), extra, rely) {
+                let Some(u) = &undo else { break };
+                if !leans_on_walls(board, &found, &searched_now(&searched, &u.searched), extra, rely) {
                     break;
                 }
                 // A status found leans on a wall that races a chain drawn in: search again
                 // with those walls drawn in too.
-                (wall, searched, found, proofs) = (before.0.clone(), before.3.clone(), before.4.clone(), before.5.clone());
-                to_decide.truncate(before.1);
-                drawn.truncate(before.2);
-                reports.truncate(before.6);
+                (wall, searched, found, proofs) = (u.wall.clone(), u.searched.clone(), u.found.clone(), u.proofs.clone());
+                to_decide.truncate(u.to_decide);
+                drawn.truncate(u.drawn);
+                reports.truncate(u.reports);
             }
             for (r, reason) in draws {
                 let mut stones = board.chain(r);
@@ -346,6 +357,19 @@ fn grow_region(
             return (pts, draws);
         }
     }
+}
+
+/// The state of [`adjudicate_agreed`] before a region's first search: the walls, the chains
+/// searched, the statuses and proofs found, and the lengths of the chains to decide, the
+/// chains drawn in and the region reports.
+struct Undo {
+    wall: Vec<bool>,
+    searched: Vec<bool>,
+    found: StatusMap,
+    proofs: Vec<Proof>,
+    to_decide: usize,
+    drawn: usize,
+    reports: usize,
 }
 
 /// Which statuses of a dispute's answer the caller relies on, so that they must not lean on
