@@ -55,6 +55,11 @@
 //!   to be captured.) The closure cascades from race to race across a real board, so it is
 //!   built only when an answer needs it.
 //!
+//! **A dispute left undecided.** The chains drawn into a region are searched after its
+//! disputed chains, with a budget of their own. When a disputed chain of the region stays
+//! undecided, no status of the answer rests on them: they are listed ([`DrawnIn`]) but not
+//! searched, and keep the agreed status (第九条) — the dispute goes to the arbiter as a whole.
+//!
 //! Every status found for a disputed or drawn-in chain is exact in this context (the proofs
 //! and their lines are those of the crate docs' search). Undisputed chains keep their agreed
 //! status (第九条) and are not searched; the whole-board analysis (pass-alive chains,
@@ -75,7 +80,9 @@ use goban::{Board, Color, Point};
 pub(crate) const DISPUTE_REGION_FACTOR: (usize, usize) = (2, 1);
 
 /// An agreed chain drawn into a dispute (module docs): it was searched together with the
-/// disputed chains, and its status in the answer is the one found, not the agreed one.
+/// disputed chains, and its status in the answer is the one found, not the agreed one —
+/// unless a disputed chain of its region stayed undecided: then it was not searched and
+/// keeps the agreed status.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DrawnIn {
     /// The chain, sorted.
@@ -175,12 +182,15 @@ pub(crate) fn adjudicate_agreed(
 
     let mut drawn: Vec<DrawnIn> = Vec::new();
     let mut searched = vec![false; n];
+    // Chains drawn into a dispute whose disputed chain stayed undecided: not searched, they
+    // keep the agreed status (module docs).
+    let mut kept = vec![false; n];
     let mut reports = Vec::new();
     let mut k = 0;
     while k < to_decide.len() {
         let d = to_decide[k];
         k += 1;
-        if searched[gi(d)] {
+        if searched[gi(d)] || kept[gi(d)] {
             continue;
         }
         // The region with the walls racing the disputed chain drawn in, and the one with
@@ -208,6 +218,7 @@ pub(crate) fn adjudicate_agreed(
         let undo = (extra != [false; 2]).then(|| Undo {
             wall: wall.clone(),
             searched: searched.clone(),
+            kept: kept.clone(),
             found: found.clone(),
             proofs: proofs.clone(),
             to_decide: to_decide.len(),
@@ -222,7 +233,8 @@ pub(crate) fn adjudicate_agreed(
                 }
                 // A status found leans on a wall that races a chain drawn in: search again
                 // with those walls drawn in too.
-                (wall, searched, found, proofs) = (u.wall.clone(), u.searched.clone(), u.found.clone(), u.proofs.clone());
+                (wall, searched, kept, found, proofs) =
+                    (u.wall.clone(), u.searched.clone(), u.kept.clone(), u.found.clone(), u.proofs.clone());
                 to_decide.truncate(u.to_decide);
                 drawn.truncate(u.drawn);
                 reports.truncate(u.reports);
@@ -252,11 +264,23 @@ pub(crate) fn adjudicate_agreed(
             let searched_opts =
                 Options { max_region_empty: opts.max_region_empty * DISPUTE_REGION_FACTOR.0 / DISPUTE_REGION_FACTOR.1, ..opts.clone() };
             // The disputed chains first, with the region's whole budget; then, with a budget of
-            // their own, the chains drawn in (their status is the search's, not the agreement's).
+            // their own and only when the disputed chains are decided, the chains drawn in
+            // (their status is the search's, not the agreement's).
             let first = |q: Point| want[gi(q)] && disputed(q);
             let then = |q: Point| want[gi(q)] && !disputed(q);
-            for wanted in [&first as &dyn Fn(Point) -> bool, &then] {
+            for (pass, wanted) in [&first as &dyn Fn(Point) -> bool, &then].into_iter().enumerate() {
                 if !pts.iter().any(|&q| wanted(q)) {
+                    continue;
+                }
+                // A disputed chain left undecided: nothing of the answer rests on the chains
+                // drawn in, so they keep the agreement unsearched (module docs).
+                if pass == 1 && pts.iter().any(|&q| first(q) && found.get(q) == Status::Undecided) {
+                    for &q in &pts {
+                        if then(q) {
+                            searched[gi(q)] = false;
+                            kept[gi(q)] = true;
+                        }
+                    }
                     continue;
                 }
                 let index = (reports.len(), 0);
@@ -360,11 +384,12 @@ fn grow_region(
 }
 
 /// The state of [`adjudicate_agreed`] before a region's first search: the walls, the chains
-/// searched, the statuses and proofs found, and the lengths of the chains to decide, the
+/// searched and those kept unsearched, the statuses and proofs found, and the lengths of the chains to decide, the
 /// chains drawn in and the region reports.
 struct Undo {
     wall: Vec<bool>,
     searched: Vec<bool>,
+    kept: Vec<bool>,
     found: StatusMap,
     proofs: Vec<Proof>,
     to_decide: usize,

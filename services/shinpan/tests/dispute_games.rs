@@ -64,6 +64,7 @@ fn every_marked_dead_chain_disputed_alone() {
     let (c_file, c_agree) = (col("file"), col("marks_agree_with_RE"));
     let (mut older, mut human, mut strict) = (Tally::default(), Tally::default(), Tally::default());
     let mut times: Vec<f64> = Vec::new();
+    let mut slowest: Vec<(f64, String)> = Vec::new();
     let mut differ: Vec<String> = Vec::new();
     let mut drawn: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
@@ -97,9 +98,20 @@ fn every_marked_dead_chain_disputed_alone() {
             let others: Vec<Point> = heads.iter().copied().filter(|&h| h != d).collect();
             let t = Instant::now();
             let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, budget);
-            times.push(t.elapsed().as_secs_f64());
+            let elapsed = t.elapsed().as_secs_f64();
+            times.push(elapsed);
             let adj = &out.adjudication;
             let found = adj.status.get(d);
+            slowest.push((
+                elapsed,
+                format!(
+                    "{} {d}: {found}, {} nodes in {} region searches, {} chains drawn in",
+                    f[c_file],
+                    adj.regions.iter().map(|r| r.nodes).sum::<u64>(),
+                    adj.regions.len(),
+                    adj.drawn_in.len()
+                ),
+            ));
             tally.disputes += 1;
             if f[c_agree] == "1" {
                 strict.disputes += 1;
@@ -113,7 +125,15 @@ fn every_marked_dead_chain_disputed_alone() {
             } else {
                 let pr = adj.proofs.iter().find(|pr| pr.stones.contains(&d));
                 if std::env::var_os("SHINPAN_DISPUTE_VERBOSE").is_some() {
-                    eprintln!("undecided: {} {d}: {:?}", f[c_file], pr.and_then(|pr| pr.undecided));
+                    let region = adj.regions.iter().rev().find(|r| r.points.contains(&d));
+                    let empty = region.map_or(0, |r| r.points.iter().filter(|&&q| board.get(q).is_none()).count());
+                    let stones = board.chain(d).len();
+                    eprintln!(
+                        "undecided: {} {d}: {:?}; region of {empty} empty points, chain of {stones} stones, {} chains drawn in",
+                        f[c_file],
+                        pr.and_then(|pr| pr.undecided),
+                        adj.drawn_in.len()
+                    );
                 }
                 match pr.and_then(|pr| pr.undecided) {
                     None => failures.push(format!("{}: disputed {d} undecided without a reason", f[c_file])),
@@ -160,6 +180,11 @@ fn every_marked_dead_chain_disputed_alone() {
     let nq = |x: f64| decided_nodes.get(((decided_nodes.len() as f64 - 1.0) * x).round() as usize).copied().unwrap_or(0);
     eprintln!("nodes of the decided disputes: p50 {}, p95 {}, p99 {}, max {}", nq(0.5), nq(0.95), nq(0.99), nq(1.0));
     eprintln!("undecided by reason: {reasons:?}");
+    slowest.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
+    eprintln!("slowest disputes:");
+    for (t, what) in slowest.iter().take(12) {
+        eprintln!("  {:.2} s {what}", t);
+    }
     eprintln!("decisions that differ from the marks ({}):", differ.len());
     for d in &differ {
         eprintln!("  {d}");

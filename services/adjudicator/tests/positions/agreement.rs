@@ -41,7 +41,10 @@ pub(super) fn a_disputed_stone_inside_agreed_walls_is_decided_in_its_own_region(
 pub(super) fn a_wall_in_a_capturing_race_with_the_disputed_chain_is_drawn_in() {
     // Two stones side by side in the open, three liberties each, both agreed alive: the
     // white one's life is exactly what a fight with the disputed black one decides, so it is
-    // drawn into the dispute (searched, listed with the reason), not taken as a wall.
+    // drawn into the dispute (listed with the reason), not taken as a wall. In the open
+    // board 2,000 nodes do not decide the disputed stone, so nothing rests on the white one:
+    // it is not searched and keeps the agreed status (a drawn-in chain searched, and found
+    // other than agreed, is the next test's).
     let b = board(&[".........", ".........", ".........", "...XO....", ".........", ".........", ".........", ".........", "........."]);
     let (dd, ed) = (Point::from_sgf("dd").unwrap(), Point::from_sgf("ed").unwrap());
     let opts = Options { budget_nodes: 2_000, agreed: Some(goban::StatusMap::new(&b)), dispute: vec![dd], ..Options::default() };
@@ -49,8 +52,10 @@ pub(super) fn a_wall_in_a_capturing_race_with_the_disputed_chain_is_drawn_in() {
     let drawn = adj.drawn_in.iter().find(|d| d.stones == [ed]).expect("the race partner drawn in");
     assert_eq!((drawn.by, drawn.agreed), (dd, Status::Alive));
     assert!(matches!(drawn.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if with == dd));
-    let pr = adj.proofs.iter().find(|pr| pr.stones == [ed]).expect("searched, with a proof entry");
-    assert_eq!(adj.status.get(ed), pr.status, "its status is the search's, not the agreement's");
+    assert_eq!(adj.status.get(dd), Status::Undecided);
+    assert!(adj.proofs.iter().find(|pr| pr.stones == [dd]).is_some_and(|pr| pr.undecided.is_some()), "the disputed stone says why");
+    assert!(adj.proofs.iter().all(|pr| pr.stones != [ed]), "not searched: {:?}", adj.proofs);
+    assert_eq!(adj.status.get(ed), Status::Alive, "the agreement stands");
 }
 
 #[test]
