@@ -129,3 +129,34 @@ fn the_quick_test_never_rules_out_a_chain_in_the_area() {
     eprintln!("{ruled_out} chains ruled out, {in_area} in the area");
     assert!(ruled_out > 1000 && in_area > 100, "{ruled_out} ruled out, {in_area} in the area");
 }
+
+#[test]
+fn the_quick_test_of_the_opponents_area_never_rules_out_a_point_in_it() {
+    // Wherever `may_reach_area` says "certainly not" for a chain of the other colour, or for
+    // one of its liberties (a point it leaves when captured), `unconditional` must agree. Also
+    // counts how often it says so.
+    let (mut ruled_out, mut in_area, mut asked) = (0, 0, 0);
+    each_random_chain(0x5851_f42d_4c95_7f2d, 4000, 0, true, |diagram, cells, c, sc, chain, _| {
+        let o = c.opponent();
+        let area = unconditional(cells, o, sc).area;
+        let mut sets: Vec<Vec<usize>> = vec![chain.to_vec()];
+        for &s in chain {
+            for &g in &sc.nbrs[s] {
+                if g < OUT && g != NONE && cells[g as usize] == EMPTY {
+                    sets.push(vec![g as usize]);
+                }
+            }
+        }
+        for pts in sets {
+            asked += 1;
+            let any_in = pts.iter().any(|&l| area.get(l));
+            in_area += usize::from(any_in);
+            if !may_reach_area(cells, o, sc, &pts) {
+                ruled_out += 1;
+                assert!(!any_in, "{o:?} area at {} wrongly ruled out in\n{diagram}", sc.points[pts[0]]);
+            }
+        }
+    });
+    eprintln!("{ruled_out} of {asked} ruled out, {in_area} in the area");
+    assert!(ruled_out > 1000 && in_area > 100, "{ruled_out} ruled out, {in_area} in the area");
+}

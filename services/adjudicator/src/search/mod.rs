@@ -300,15 +300,16 @@ impl Region {
             self.territory = Some(t);
             return e;
         }
-        // One cache lookup; the owner's area only when the chain is not dead.
-        let Region { ucache, scope, .. } = self;
-        let slot = Region::slot(ucache, cells);
-        let opp = slot[owner.opponent().index()].get_or_insert_with(|| unconditional(cells, owner.opponent(), scope).area);
-        if stones.iter().any(|&s| opp.get(s)) {
+        // The opponent's area only when the quick necessary test allows a point of the chain
+        // in it; the owner's only when the chain is not dead, and by the chain's own closure
+        // while it stands on the board (`holds_all`).
+        let o = owner.opponent();
+        if crate::benson::may_reach_area(cells, o, &self.scope, stones) && stones.iter().any(|&s| self.area(cells, o).get(s)) {
             return Some(End::Dead);
         }
-        let own = slot[owner.index()].get_or_insert_with(|| unconditional(cells, owner, scope).area);
-        if stones.iter().all(|&s| own.get(s)) {
+        let standing = stones.iter().all(|&s| cells[s] == cell(owner));
+        let alive = if standing { self.holds_all(cells, owner, stones) } else { stones.iter().all(|&s| self.area(cells, owner).get(s)) };
+        if alive {
             return Some(End::Alive);
         }
         if self.dead_at_once(cells, stones, owner) {
