@@ -48,12 +48,17 @@
 //!   in, and searched. When a status found there (of the disputed chain or of one drawn in)
 //!   could lean on a wall on that region's border that the transitive closure of the rule
 //!   (race partners of the chains drawn in, of either colour, and theirs) would draw in, the
-//!   region is built again with that closure drawn in and searched again, and only that
-//!   answer counts. (In a corner where Black's single stone shares its liberties with
-//!   another agreed-alive black stone, both racing a White chain drawn in, Black's
-//!   connecting move would otherwise "live" by joining a stone that is only assumed never
-//!   to be captured.) The closure cascades from race to race across a real board, so it is
-//!   built only when an answer needs it.
+//!   search is undone and the region built again with those walls — of the colours leaned
+//!   on — drawn in as well, and searched again; and so on, at most [`WIDENING_STEPS`]
+//!   times, after which the whole closure is drawn in. Only the last region's answers count,
+//!   and a region's answers are taken only when none of them could lean on a wall of the
+//!   closure on its border: the walls left on it either race no chain of the dispute (the
+//!   rule above) or only help a colour no status found there rests on. (In a corner where
+//!   Black's single stone shares its liberties with another agreed-alive black stone, both
+//!   racing a White chain drawn in, Black's connecting move would otherwise "live" by
+//!   joining a stone that is only assumed never to be captured.) The closure cascades from
+//!   race to race across a real board, into regions too large to decide, so it is widened
+//!   into only as far as the answers need.
 //!
 //! **A dispute left undecided.** The chains drawn into a region are searched after its
 //! disputed chains, with a budget of their own. When a disputed chain of the region stays
@@ -78,6 +83,10 @@ use goban::{Board, Color, Point};
 /// Only the disputed chains (and those drawn in) are searched there, so each has the whole
 /// budget where a region of the whole-board analysis shares it among all its chains.
 pub(crate) const DISPUTE_REGION_FACTOR: (usize, usize) = (2, 1);
+
+/// How many regions between the first and the transitive closure a dispute may try (module
+/// docs, "Race partners of the chains drawn in"): after that many, the closure itself.
+pub(crate) const WIDENING_STEPS: usize = 3;
 
 /// An agreed chain drawn into a dispute (module docs): it was searched together with the
 /// disputed chains, and its status in the answer is the one found, not the agreed one —
@@ -193,29 +202,16 @@ pub(crate) fn adjudicate_agreed(
         if searched[gi(d)] || kept[gi(d)] {
             continue;
         }
-        // The region with the walls racing the disputed chain drawn in, and the one with
-        // their own race partners drawn in as well, transitively (module docs).
-        let keep = |p: Point| proved_alive(p, &found);
-        let near = grow_region(board, d, &wall, &in_u, &keep, false);
-        let far = grow_region(board, d, &wall, &in_u, &keep, true);
-        // Colours of the walls on the first region's border that only the transitive
-        // closure draws in (a wall off that border does not take part in its play).
-        let mut border = vec![false; n];
-        for &q in &near.0 {
-            for r in board.adjacent(q) {
-                border[gi(r)] = true;
-            }
-        }
-        let mut extra = [false; 2];
-        for &(r, _) in &far.1 {
-            let chain = board.chain(r);
-            if chain.iter().any(|&s| border[gi(s)]) && !near.1.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
-                extra[board.get(r).expect("a stone").index()] = true;
-            }
-        }
-        // The state the first search may have to be undone to: kept only when the closure
-        // adds a wall on its border.
-        let undo = (extra != [false; 2]).then(|| Undo {
+        // The region with the walls racing the disputed chain drawn in; the transitive
+        // closure (their own race partners drawn in as well, and theirs) bounds every wider
+        // region tried after it (module docs).
+        let before = found.clone();
+        let keep = |p: Point| proved_alive(p, &before);
+        let far = grow_region(board, d, &wall, &in_u, &keep, true, &[]);
+        let near = grow_region(board, d, &wall, &in_u, &keep, false, &[]);
+        // The state every search of a wider region starts from again: kept only when the
+        // closure draws in more than the first region.
+        let undo = (far.1.len() > near.1.len()).then(|| Undo {
             wall: wall.clone(),
             searched: searched.clone(),
             kept: kept.clone(),
@@ -225,19 +221,29 @@ pub(crate) fn adjudicate_agreed(
             drawn: drawn.len(),
             reports: reports.len(),
         });
-        for (attempt, (pts, draws)) in [near, far].into_iter().enumerate() {
-            if attempt == 1 {
-                let Some(u) = &undo else { break };
-                if !leans_on_walls(board, &found, &searched_now(&searched, &u.searched), extra, rely) {
-                    break;
+        // Walls of the closure drawn in beyond the first region's, with their reasons.
+        let mut also: Vec<(Point, DrawReason)> = Vec::new();
+        let mut next = Some(near);
+        let mut step = 0;
+        while let Some((pts, draws)) = next.take() {
+            // The walls of the closure on this region's border that it does not draw in.
+            let mut border = vec![false; n];
+            for &q in &pts {
+                for r in board.adjacent(q) {
+                    border[gi(r)] = true;
                 }
-                // A status found leans on a wall that races a chain drawn in: search again
-                // with those walls drawn in too.
-                (wall, searched, kept, found, proofs) =
-                    (u.wall.clone(), u.searched.clone(), u.kept.clone(), u.found.clone(), u.proofs.clone());
-                to_decide.truncate(u.to_decide);
-                drawn.truncate(u.drawn);
-                reports.truncate(u.reports);
+            }
+            let outside: Vec<(Point, DrawReason)> = far
+                .1
+                .iter()
+                .copied()
+                .filter(|&(r, _)| {
+                    board.chain(r).iter().any(|&s| border[gi(s)]) && !draws.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r))
+                })
+                .collect();
+            let mut extra = [false; 2];
+            for &(r, _) in &outside {
+                extra[board.get(r).expect("a stone").index()] = true;
             }
             for (r, reason) in draws {
                 let mut stones = board.chain(r);
@@ -288,6 +294,30 @@ pub(crate) fn adjudicate_agreed(
                 progress(&report);
                 reports.push(report);
             }
+            // A status found that could lean on a wall of the closure on this region's border:
+            // undo, draw those walls in too, and search the wider region (the closure itself
+            // after `WIDENING_STEPS` such steps); only the last region's answers count.
+            let Some(u) = &undo else { break };
+            let leaning = leaning_colours(board, &found, &searched_now(&searched, &u.searched), rely);
+            if !(0..2).any(|i| leaning[i] && extra[i]) {
+                break;
+            }
+            (wall, searched, kept, found, proofs) = (u.wall.clone(), u.searched.clone(), u.kept.clone(), u.found.clone(), u.proofs.clone());
+            to_decide.truncate(u.to_decide);
+            drawn.truncate(u.drawn);
+            reports.truncate(u.reports);
+            step += 1;
+            next = Some(if step < WIDENING_STEPS {
+                for &(r, reason) in &outside {
+                    let c = board.get(r).expect("a stone");
+                    if leaning[c.index()] && !also.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
+                        also.push((r, reason));
+                    }
+                }
+                grow_region(board, d, &wall, &in_u, &keep, false, &also)
+            } else {
+                far.clone()
+            });
         }
     }
     let nreports = reports.len();
@@ -332,7 +362,8 @@ pub(crate) fn adjudicate_agreed(
 /// The region of the disputed chain at `d` (module docs): the points around it that are
 /// neither wall stones (`wall`, by board index) nor in an unconditional area (`in_u`), after
 /// drawing in, repeatedly, every wall not proved alive (`keep`) that races a chain of
-/// `d`'s dispute — `d`'s chain, or with `transitive` also every chain drawn in. Returns the
+/// `d`'s dispute — `d`'s chain, or with `transitive` also every chain drawn in — the walls
+/// `also` (of the transitive closure, with their reasons) drawn in first. Returns the
 /// region (sorted) and one stone of each wall drawn in, with the reason, in the order drawn.
 fn grow_region(
     board: &Board,
@@ -341,6 +372,7 @@ fn grow_region(
     in_u: &dyn Fn(Point) -> bool,
     keep: &dyn Fn(Point) -> bool,
     transitive: bool,
+    also: &[(Point, DrawReason)],
 ) -> (Vec<Point>, Vec<(Point, DrawReason)>) {
     let w = board.width() as usize;
     let n = w * board.height() as usize;
@@ -351,6 +383,12 @@ fn grow_region(
         racing[gi(s)] = true;
     }
     let mut draws = Vec::new();
+    for &(r, reason) in also {
+        for s in board.chain(r) {
+            wall[gi(s)] = false;
+        }
+        draws.push((r, reason));
+    }
     loop {
         let pts = flood(board, &board.chain(d), |q| !wall[gi(q)] && !in_u(q));
         let mut more = false;
@@ -412,22 +450,25 @@ fn searched_now(now: &[bool], before: &[bool]) -> Vec<usize> {
     (0..now.len()).filter(|&i| now[i] && !before[i]).collect()
 }
 
-/// Whether a status found for one of the chains at `points` (board indices) could rest on a
-/// wall of a colour in `extra` (by [`Color::index`]) staying on the board: an uncapturable
-/// wall only helps its own colour, so *dead* leans on the walls of the chain's opponent,
-/// *alive* on those of its own colour, *seki* on both (module docs).
-fn leans_on_walls(board: &Board, found: &StatusMap, points: &[usize], extra: [bool; 2], rely: Rely) -> bool {
+/// The colours (by [`Color::index`]) of the walls a status found for one of the chains at
+/// `points` (board indices) could rest on staying on the board: an uncapturable wall only
+/// helps its own colour, so *dead* leans on the walls of the chain's opponent, *alive* on
+/// those of its own colour, *seki* on both (module docs). Only the statuses the caller relies
+/// on count (`rely`).
+fn leaning_colours(board: &Board, found: &StatusMap, points: &[usize], rely: Rely) -> [bool; 2] {
     let w = board.width() as usize;
-    points.iter().any(|&i| {
+    let mut out = [false; 2];
+    for &i in points {
         let p = Point::new((i % w) as u8, (i / w) as u8);
-        let Some(c) = board.get(p) else { return false };
+        let Some(c) = board.get(p) else { continue };
         match found.get(p) {
-            Status::Dead => rely == Rely::Every && extra[c.opponent().index()],
-            Status::Alive => rely == Rely::Every && extra[c.index()],
-            Status::Seki => extra[0] || extra[1],
-            _ => false,
+            Status::Dead if rely == Rely::Every => out[c.opponent().index()] = true,
+            Status::Alive if rely == Rely::Every => out[c.index()] = true,
+            Status::Seki => out = [true, true],
+            _ => {}
         }
-    })
+    }
+    out
 }
 
 /// Whether the wall chain through `r` is drawn into the dispute of the chain whose stones

@@ -245,3 +245,32 @@ fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
     assert!(proof.line.len() >= 8, "a proved status carries its line: {:?}", proof.line_text());
     assert!(proof.nodes > 40_000, "beyond both quick allowances: {} nodes", proof.nodes);
 }
+
+/// A wider region draws in only the walls an answer could lean on: disputing Black's `rd`
+/// in this record (the other marked stones agreed dead), the first region's answer (dead)
+/// could lean on a White wall racing Black's agreed-alive `nd` chain, which races White's
+/// own walls in turn. The transitive closure of those races spans the top of the board and
+/// is not decided within the default budget; the region with only that White wall drawn in
+/// (a dead Black chain can lean only on White walls staying) decides `rd` dead with a line,
+/// and Black's `nd` stays a wall.
+#[test]
+fn a_wider_region_draws_in_only_the_walls_an_answer_leans_on() {
+    let path = games_dir().join("19/gnugo__kgs__20050408-janine-GNU.sgf");
+    let loaded = load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let board = loaded.replayed.game.board();
+    let pt = |s: &str| Point::from_sgf(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    let others: Vec<Point> = ["cm", "om", "pi", "qc", "qh", "qi"].iter().map(|s| pt(s)).collect();
+    let (d, nd, ne) = (pt("rd"), pt("nd"), pt("ne"));
+    assert_eq!(
+        (board.get(d), board.get(nd), board.get(ne)),
+        (Some(goban::Color::Black), Some(goban::Color::Black), Some(goban::Color::White))
+    );
+    let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
+    let adj = &out.adjudication;
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
+    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    let wall = adj.drawn_in.iter().find(|di| di.stones.contains(&ne)).expect("the White wall racing nd drawn in");
+    assert!(matches!(wall.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if board.chain(with).contains(&nd)));
+    assert!(adj.drawn_in.iter().all(|di| !di.stones.contains(&nd)), "nd stays a wall: {:?}", adj.drawn_in);
+}
