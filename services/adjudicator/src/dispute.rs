@@ -49,8 +49,9 @@
 //!   could lean on a wall on that region's border that the transitive closure of the rule
 //!   (race partners of the chains drawn in, of either colour, and theirs) would draw in, the
 //!   search is undone and the region built again with those walls — of the colours leaned
-//!   on — drawn in as well, and searched again; and so on, at most [`WIDENING_STEPS`]
-//!   times, after which the whole closure is drawn in. Only the last region's answers count,
+//!   on — drawn in as well, and searched again; and so on (each step draws in at least one
+//!   more wall of the closure, so it ends, with the whole closure at most). Only the last
+//!   region's answers count,
 //!   and a region's answers are taken only when none of them could lean on a wall of the
 //!   closure on its border: the walls left on it either race no chain of the dispute (the
 //!   rule above) or only help a colour no status found there rests on. (In a corner where
@@ -83,10 +84,6 @@ use goban::{Board, Color, Point};
 /// Only the disputed chains (and those drawn in) are searched there, so each has the whole
 /// budget where a region of the whole-board analysis shares it among all its chains.
 pub(crate) const DISPUTE_REGION_FACTOR: (usize, usize) = (2, 1);
-
-/// How many regions between the first and the transitive closure a dispute may try (module
-/// docs, "Race partners of the chains drawn in"): after that many, the closure itself.
-pub(crate) const WIDENING_STEPS: usize = 3;
 
 /// An agreed chain drawn into a dispute (module docs): it was searched together with the
 /// disputed chains, and its status in the answer is the one found, not the agreed one —
@@ -224,7 +221,6 @@ pub(crate) fn adjudicate_agreed(
         // Walls of the closure drawn in beyond the first region's, with their reasons.
         let mut also: Vec<(Point, DrawReason)> = Vec::new();
         let mut next = Some(near);
-        let mut step = 0;
         while let Some((pts, draws)) = next.take() {
             // The walls of the closure on this region's border that it does not draw in.
             let mut border = vec![false; n];
@@ -295,8 +291,8 @@ pub(crate) fn adjudicate_agreed(
                 reports.push(report);
             }
             // A status found that could lean on a wall of the closure on this region's border:
-            // undo, draw those walls in too, and search the wider region (the closure itself
-            // after `WIDENING_STEPS` such steps); only the last region's answers count.
+            // undo, draw those walls in too, and search the wider region; only the last
+            // region's answers count.
             let Some(u) = &undo else { break };
             let leaning = leaning_colours(board, &found, &searched_now(&searched, &u.searched), rely);
             if !(0..2).any(|i| leaning[i] && extra[i]) {
@@ -306,18 +302,15 @@ pub(crate) fn adjudicate_agreed(
             to_decide.truncate(u.to_decide);
             drawn.truncate(u.drawn);
             reports.truncate(u.reports);
-            step += 1;
-            next = Some(if step < WIDENING_STEPS {
-                for &(r, reason) in &outside {
-                    let c = board.get(r).expect("a stone");
-                    if leaning[c.index()] && !also.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
-                        also.push((r, reason));
-                    }
+            // Each step draws in at least one more wall of the closure (one of `outside`, none
+            // of which this region drew in), so the widening ends, at the closure at most.
+            for &(r, reason) in &outside {
+                let c = board.get(r).expect("a stone");
+                if leaning[c.index()] && !also.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
+                    also.push((r, reason));
                 }
-                grow_region(board, d, &wall, &in_u, &keep, false, &also)
-            } else {
-                far.clone()
-            });
+            }
+            next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also));
         }
     }
     let nreports = reports.len();
