@@ -33,6 +33,17 @@ fn games_dir() -> PathBuf {
     }
 }
 
+/// The record `rel` of the games directory, replayed.
+fn record(rel: &str) -> shinpan::replay::Loaded {
+    let path = games_dir().join(rel);
+    load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The point named in SGF coordinates.
+fn pt(s: &str) -> Point {
+    Point::from_sgf(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
 /// One point (the chain's id) per chain the players marked dead, in board order.
 fn marked_dead_chains(board: &goban::Board, marks: &shinpan_sgf::TerritoryMarks) -> Vec<Point> {
     let m = status_from_marks(board, marks);
@@ -206,11 +217,9 @@ fn every_marked_dead_chain_disputed_alone() {
 /// to run out.
 #[test]
 fn a_short_dead_proof_is_found_whatever_the_other_end_costs() {
-    let path = games_dir().join("19/kgs2017__kgs-19-2017-02-new__2017-02-13-3.sgf");
-    let loaded = load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let loaded = record("19/kgs2017__kgs-19-2017-02-new__2017-02-13-3.sgf");
     let board = loaded.replayed.game.board();
-    let pt = |s: &str| Point::from_sgf(s).unwrap_or_else(|e| panic!("{s}: {e}"));
-    let others: Vec<Point> = ["bp", "cq", "cr", "hl", "ig", "ik", "il", "jl", "kl", "nc", "ra"].iter().map(|s| pt(s)).collect();
+    let others: Vec<Point> = ["bp", "cq", "cr", "hl", "ig", "ik", "il", "jl", "kl", "nc", "ra"].iter().map(|&s| pt(s)).collect();
     let d = pt("sg");
     assert_eq!(board.get(d), Some(goban::Color::Black));
     let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
@@ -229,11 +238,10 @@ fn a_short_dead_proof_is_found_whatever_the_other_end_costs() {
 /// find; with the avoidance searches' third spent first, what was left did not reach it.
 #[test]
 fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
-    let path = games_dir().join("19/kgs2017__kgs-19-2017-01-new__2017-01-15-17.sgf");
-    let loaded = load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let loaded = record("19/kgs2017__kgs-19-2017-01-new__2017-01-15-17.sgf");
     let board = loaded.replayed.game.board();
     let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
-    let d = Point::from_sgf("os").unwrap();
+    let d = pt("os");
     assert_eq!(board.get(d), Some(goban::Color::White));
     let id = board.chain_id(d).unwrap();
     assert!(heads.contains(&id), "os is marked dead");
@@ -255,11 +263,9 @@ fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
 /// and Black's `nd` stays a wall.
 #[test]
 fn a_wider_region_draws_in_only_the_walls_an_answer_leans_on() {
-    let path = games_dir().join("19/gnugo__kgs__20050408-janine-GNU.sgf");
-    let loaded = load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let loaded = record("19/gnugo__kgs__20050408-janine-GNU.sgf");
     let board = loaded.replayed.game.board();
-    let pt = |s: &str| Point::from_sgf(s).unwrap_or_else(|e| panic!("{s}: {e}"));
-    let others: Vec<Point> = ["cm", "om", "pi", "qc", "qh", "qi"].iter().map(|s| pt(s)).collect();
+    let others: Vec<Point> = ["cm", "om", "pi", "qc", "qh", "qi"].iter().map(|&s| pt(s)).collect();
     let (d, nd, ne) = (pt("rd"), pt("nd"), pt("ne"));
     assert_eq!(
         (board.get(d), board.get(nd), board.get(ne)),
