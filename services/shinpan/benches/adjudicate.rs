@@ -8,14 +8,17 @@
 //! ([`shinpan::propose`]: the adjudication at the command line's budget next to GNU Go's
 //! `final_status_list` at `--level` env `SHINPAN_PROPOSE_LEVEL`, comma-separated, default
 //! the CLI's) is timed on the same records: p50/p95/max per 19x19 game, and how many
-//! proposals equal `RE`. Each kakunin example (env `SHINPAN_KAKUNIN`)
+//! proposals equal `RE`. On the records with the players' dead-stone marks, each marked-dead
+//! chain is disputed alone with the other marks as the agreement (`shinpan adjudicate
+//! --agreed-dead … --dispute …`, the command line's budget): how many are decided, and
+//! p50/p95/max per dispute. Each kakunin example (env `SHINPAN_KAKUNIN`)
 //! is then adjudicated once at the library's default budget, its nodes, undecided chains and
 //! time printed, and measured by Criterion.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use goban::{Board, Color, Point, RuleSet};
 use shinpan::replay::{load, Loaded};
-use shinpan_adjudicator::{adjudicate, Options};
+use shinpan_adjudicator::{adjudicate, Options, Status};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -142,6 +145,32 @@ fn bench(c: &mut Criterion) {
             quantiles(times)
         );
     }
+    // A referee's disputes (第九条 with 第七条): on the same records, those with the players'
+    // dead-stone marks, each marked-dead chain disputed alone with the other marks as the
+    // agreement, at the command line's budget.
+    let (mut times, mut decided) = (Vec::new(), 0);
+    for Position { loaded: l, .. } in &positions {
+        let Some(marks) = &l.record.territory else { continue };
+        let board = l.replayed.game.board();
+        let marked = shinpan::score::status_from_marks(board, marks);
+        let mut heads: Vec<Point> =
+            board.points().filter(|&p| board.get(p).is_some() && marked.get(p) == Status::Dead).filter_map(|p| board.chain_id(p)).collect();
+        heads.sort();
+        heads.dedup();
+        for &d in &heads {
+            let others: Vec<Point> = heads.iter().copied().filter(|&h| h != d).collect();
+            let t = Instant::now();
+            let out = shinpan::adjudicate::adjudicate_loaded(l, Some(&others), &[d], None, shinpan::app::DEFAULT_BUDGET);
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            decided += usize::from(out.adjudication.status.get(d) != Status::Undecided);
+        }
+    }
+    eprintln!(
+        "disputes on the same records' marks (budget {}): {decided} of {} decided, {}",
+        shinpan::app::DEFAULT_BUDGET,
+        times.len(),
+        quantiles(times)
+    );
     let dir = shared("SHINPAN_KAKUNIN", "kakunin");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "sgf")).collect())
