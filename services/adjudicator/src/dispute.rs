@@ -49,7 +49,7 @@
 //!   could lean on a wall on that region's border that the transitive closure of the rule
 //!   (race partners of the chains drawn in, of either colour, and theirs) would draw in, the
 //!   search is undone and the region built again with those walls — of the colours leaned
-//!   on — drawn in as well, and searched again; and so on (each step draws in at least one
+//!   on — drawn in as well ([`DrawReason::LeanedOn`]), and searched again; and so on (each step draws in at least one
 //!   more wall of the closure, so it ends, with the whole closure at most). Only the last
 //!   region's answers count,
 //!   and a region's answers are taken only when none of them could lean on a wall of the
@@ -106,11 +106,18 @@ pub struct DrawnIn {
 /// Why an agreed chain was drawn into a dispute (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawReason {
-    /// It touches, or shares a liberty with, the chain of the other colour through `with`
-    /// (the disputed chain or, in the transitive closure, a chain drawn in) and has at most
-    /// one liberty more than that chain: a capturing race or seki.
+    /// It touches, or shares a liberty with, the disputed chain through `with` and has at
+    /// most one liberty more than that chain: a capturing race or seki.
     CapturingRace {
         /// A stone of the opposing chain.
+        with: Point,
+    },
+    /// A status found in a narrower region could rest on it never being captured (module
+    /// docs, "Race partners of the chains drawn in"), and it is in a capturing race or seki
+    /// with the chain through `with`, itself in the transitive closure of the dispute's races
+    /// (drawn in too, or a wall of the other colour that no status found rests on).
+    LeanedOn {
+        /// A stone of the chain it races.
         with: Point,
     },
 }
@@ -121,6 +128,10 @@ impl std::fmt::Display for DrawReason {
             DrawReason::CapturingRace { with } => write!(
                 f,
                 "it shares liberties with the chain at {with} and at most one liberty more: a capturing race or seki decides both (第七条)"
+            ),
+            DrawReason::LeanedOn { with } => write!(
+                f,
+                "a status found without it could rest on it never being captured, and it races the chain at {with} (shared liberties, at most one more), which the dispute's races reach (第七条)"
             ),
         }
     }
@@ -307,7 +318,8 @@ pub(crate) fn adjudicate_agreed(
             for &(r, reason) in &outside {
                 let c = board.get(r).expect("a stone");
                 if leaning[c.index()] && !also.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
-                    also.push((r, reason));
+                    let (DrawReason::CapturingRace { with } | DrawReason::LeanedOn { with }) = reason;
+                    also.push((r, DrawReason::LeanedOn { with }));
                 }
             }
             next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also));

@@ -277,6 +277,11 @@ fn a_wider_region_draws_in_only_the_walls_an_answer_leans_on() {
     assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
     assert!(!proof.line.is_empty(), "a proved status carries its line");
     let wall = adj.drawn_in.iter().find(|di| di.stones.contains(&ne)).expect("the White wall racing nd drawn in");
-    assert!(matches!(wall.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if board.chain(with).contains(&nd)));
+    assert!(
+        matches!(wall.reason, shinpan_adjudicator::DrawReason::LeanedOn { with } if board.chain(with).contains(&nd)),
+        "{:?}",
+        wall.reason
+    );
+    assert!(wall.reason.to_string().contains("could rest on it never being captured"), "{}", wall.reason);
     assert!(adj.drawn_in.iter().all(|di| !di.stones.contains(&nd)), "nd stays a wall: {:?}", adj.drawn_in);
 }

@@ -75,7 +75,7 @@ pub(super) fn a_wall_racing_a_drawn_in_chain_is_drawn_in_too() {
     let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
     assert!(adj.drawn_in.iter().any(|d| d.stones.contains(&gi)), "the race partner: {:?}", adj.drawn_in);
     let own = adj.drawn_in.iter().find(|d| d.stones == [hi]).expect("the wall of ih's colour racing it drawn in");
-    assert!(matches!(own.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if b.chain(with).contains(&gi)));
+    assert!(matches!(own.reason, shinpan_adjudicator::DrawReason::LeanedOn { with } if b.chain(with).contains(&gi)), "{:?}", own.reason);
     assert_eq!(adj.status.get(ih), Status::Dead, "{:?}", adj.proofs);
     assert_eq!(adj.status.get(hi), Status::Dead, "{:?}", adj.proofs);
     let pr = adj.proofs.iter().find(|pr| pr.stones == [ih]).expect("a proof");
