@@ -152,11 +152,7 @@ fn bench(c: &mut Criterion) {
     for Position { loaded: l, .. } in &positions {
         let Some(marks) = &l.record.territory else { continue };
         let board = l.replayed.game.board();
-        let marked = shinpan::score::status_from_marks(board, marks);
-        let mut heads: Vec<Point> =
-            board.points().filter(|&p| board.get(p).is_some() && marked.get(p) == Status::Dead).filter_map(|p| board.chain_id(p)).collect();
-        heads.sort();
-        heads.dedup();
+        let heads = shinpan::score::marked_dead_chains(board, marks);
         for &d in &heads {
             let others: Vec<Point> = heads.iter().copied().filter(|&h| h != d).collect();
             let t = Instant::now();

@@ -22,7 +22,7 @@ use goban::{Point, Status};
 use shinpan::adjudicate::adjudicate_loaded;
 use shinpan::app::DEFAULT_BUDGET;
 use shinpan::replay::load;
-use shinpan::score::status_from_marks;
+use shinpan::score::marked_dead_chains;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -42,21 +42,6 @@ fn record(rel: &str) -> shinpan::replay::Loaded {
 /// The point named in SGF coordinates.
 fn pt(s: &str) -> Point {
     Point::from_sgf(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-}
-
-/// One point (the chain's id) per chain the players marked dead, in board order.
-fn marked_dead_chains(board: &goban::Board, marks: &shinpan_sgf::TerritoryMarks) -> Vec<Point> {
-    let m = status_from_marks(board, marks);
-    let mut heads: Vec<Point> = Vec::new();
-    for p in board.points() {
-        if board.get(p).is_some() && m.get(p) == Status::Dead {
-            let h = board.chain_id(p).unwrap();
-            if !heads.contains(&h) {
-                heads.push(h);
-            }
-        }
-    }
-    heads
 }
 
 #[derive(Default)]

@@ -78,6 +78,23 @@ pub fn status_from_marks(board: &goban::Board, marks: &TerritoryMarks) -> Status
     status
 }
 
+/// One point (the chain's id, [`goban::Board::chain_id`]) per chain the `TB`/`TW` marks give
+/// as dead ([`status_from_marks`]), in board order: the chains a referee may dispute one at a
+/// time with the other marks as the agreement (第九条).
+pub fn marked_dead_chains(board: &goban::Board, marks: &TerritoryMarks) -> Vec<Point> {
+    let status = status_from_marks(board, marks);
+    let mut heads: Vec<Point> = Vec::new();
+    for p in board.points() {
+        if board.get(p).is_some() && status.get(p) == Status::Dead {
+            let h = board.chain_id(p).expect("a stone");
+            if !heads.contains(&h) {
+                heads.push(h);
+            }
+        }
+    }
+    heads
+}
+
 /// Counts a loaded record: statuses from `dead` (chains through the points) if given, else
 /// from the record's territory marks, else all alive — except the chains hypothetical play
 /// finds in seki with that agreement as context (`shinpan_adjudicator::find_seki`; the
