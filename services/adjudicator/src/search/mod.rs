@@ -304,11 +304,19 @@ impl Region {
         // in it; the owner's only when the chain is not dead, and by the chain's own closure
         // while it stands on the board (`holds_all`).
         let o = owner.opponent();
-        if crate::benson::may_reach_area(cells, o, &self.scope, stones) && stones.iter().any(|&s| self.area(cells, o).get(s)) {
+        if crate::benson::may_reach_area(cells, o, &self.scope, stones) && {
+            let opp = self.area(cells, o);
+            stones.iter().any(|&s| opp.get(s))
+        } {
             return Some(End::Dead);
         }
         let standing = stones.iter().all(|&s| cells[s] == cell(owner));
-        let alive = if standing { self.holds_all(cells, owner, stones) } else { stones.iter().all(|&s| self.area(cells, owner).get(s)) };
+        let alive = if standing {
+            self.holds_all(cells, owner, stones)
+        } else {
+            let own = self.area(cells, owner);
+            stones.iter().all(|&s| own.get(s))
+        };
         if alive {
             return Some(End::Alive);
         }
