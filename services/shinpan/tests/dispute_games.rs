@@ -66,6 +66,8 @@ fn every_marked_dead_chain_disputed_alone() {
     let mut failures: Vec<String> = Vec::new();
     let mut records = 0;
     let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
+    // Undecided disputes by the empty points of the last region searched, in tens (50: 50 or more).
+    let mut sizes: std::collections::BTreeMap<usize, usize> = Default::default();
     // Every record in a release build; every third in a debug build (the README's test
     // command), which searches several times slower. SHINPAN_DISPUTE_EVERY=n overrides.
     let default_every = if cfg!(debug_assertions) { 3 } else { 1 };
@@ -120,9 +122,10 @@ fn every_marked_dead_chain_disputed_alone() {
                 }
             } else {
                 let pr = adj.proofs.iter().find(|pr| pr.stones.contains(&d));
+                let region = adj.regions.iter().rev().find(|r| r.points.contains(&d));
+                let empty = region.map_or(0, |r| r.points.iter().filter(|&&q| board.get(q).is_none()).count());
+                *sizes.entry(empty.min(50) / 10 * 10).or_default() += 1;
                 if std::env::var_os("SHINPAN_DISPUTE_VERBOSE").is_some() {
-                    let region = adj.regions.iter().rev().find(|r| r.points.contains(&d));
-                    let empty = region.map_or(0, |r| r.points.iter().filter(|&&q| board.get(q).is_none()).count());
                     let stones = board.chain(d).len();
                     eprintln!(
                         "undecided: {} {d}: {:?}; region of {empty} empty points, chain of {stones} stones, {} chains drawn in",
@@ -136,7 +139,10 @@ fn every_marked_dead_chain_disputed_alone() {
                     Some(shinpan_adjudicator::Undecided::RegionTooLarge { empty, .. }) => {
                         *reasons.entry(format!("region of {:>3}+ empty points", empty / 20 * 20)).or_default() += 1
                     }
-                    Some(u) => *reasons.entry(format!("{}", u).chars().take(20).collect()).or_default() += 1,
+                    // The kind of reason, without its figures.
+                    Some(u) => {
+                        *reasons.entry(format!("{u:?}").split([' ', '{', '(']).next().unwrap_or_default().to_string()).or_default() += 1
+                    }
                 }
             }
             if found != Status::Undecided && found != Status::Dead {
@@ -176,6 +182,14 @@ fn every_marked_dead_chain_disputed_alone() {
     let nq = |x: f64| decided_nodes.get(((decided_nodes.len() as f64 - 1.0) * x).round() as usize).copied().unwrap_or(0);
     eprintln!("nodes of the decided disputes: p50 {}, p95 {}, p99 {}, max {}", nq(0.5), nq(0.95), nq(0.99), nq(1.0));
     eprintln!("undecided by reason: {reasons:?}");
+    eprintln!(
+        "undecided by empty points of the region searched: {}",
+        sizes
+            .iter()
+            .map(|(k, v)| if *k == 50 { format!("50+: {v}") } else { format!("{k}-{}: {v}", k + 9) })
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     slowest.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
     eprintln!("slowest disputes:");
     for (t, what) in slowest.iter().take(12) {
