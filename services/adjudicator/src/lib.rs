@@ -196,7 +196,10 @@
 //! neighbours that are, no neighbour serving two points (at most two adjacent points may go
 //! without), is dead: the opponent answers a move on one of a point's two links with the
 //! other and otherwise fills a link, which reaches Benson's dead end in at most one move per
-//! point whatever the owner does (the proof is in the module). It is checked before a
+//! point whatever the owner does (the proof is in the module). The opponent's chains inside
+//! the enclosure that have two such private links are connected first (Fuego's
+//! `Find2Connections`), one after another, and then count as stones that never change. It
+//! is checked before a
 //! chain's search (dead at once, with the line that fills the links, whatever the region's
 //! size) and, under the 2011 draft, as an end of every line of the search, where it cuts the
 //! lines short once the opponent's stones have made the area thin. Under 1989 only at the

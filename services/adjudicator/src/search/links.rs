@@ -1,7 +1,8 @@
 //! A forced *dead* end without search: an enclosed area its surrounder fills through
 //! private pairs of links (after Müller, "Playing it safe", 1997, and Fuego's
 //! `GoSafetyUtil::Find2ConnectionsForAll`, where every interior point of a region needs two
-//! private liberties of the safe boundary).
+//! private liberties of the safe boundary, and a block of the defender inside it with two
+//! such liberties is safe and lends its liberties to the rest, `Find2Connections`).
 //!
 //! **Definitions.** Let `o` be the opponent of the examined stones' owner `c`. A stone of `o`
 //! is *fixed* when it lies outside the scope (the scope's neighbours never change: pass-alive,
@@ -12,6 +13,13 @@
 //! a fixed stone; every other point of `T` (empty, or holding any stone) is *inner*. A
 //! *pairing* gives inner points two links each, next to them, no link given twice; at most
 //! two inner points, next to each other if two, may go without.
+//!
+//! **Blocks.** A chain of `o` inside `T` (not fixed) is a *block*. Blocks are *connected* one
+//! after another: a block with two liberties that are links — next to a fixed stone or to a
+//! block connected before — and given to no other block is connected, its two links are its
+//! own, and from then on it counts as fixed for what follows (its stones are not inner, an
+//! empty point next to it is a link). The pairing is then sought for the other points of `T`
+//! among the links no block holds.
 //!
 //! **Rule.** If a point of the examined chain `S` lies in an enclosure with a pairing, `o`
 //! forces the *dead* end of hypothetical play (第七条; crate docs) whoever moves next.
@@ -28,10 +36,26 @@
 //! the way. Then every maximal set of `T`'s points not holding fixed stones is enclosed by
 //! fixed stones — pass-alive for the region's Benson computation — with every point next to
 //! one but at most two adjacent interior points: the definition of `U_o` (module `benson`).
-//! So every point of `T`, the point of `S` included, is in `U_o`: the dead end. Taking this
-//! state as that end changes no status, as with the safe territories (crate docs, Engine
-//! step 4): it only shortens the lines (a line reaching `U_c` first is impossible, as `U_c`
-//! is `c`'s for good and the strategy ends in `U_o`).
+//! So every point of `T`, the point of `S` included, is in `U_o`: the dead end.
+//!
+//! With blocks, `o` also answers a `c` move on one of a connected block's two links with the
+//! other, and, when `c` threatens nothing, connects the blocks one by one, in their order, by
+//! playing one of their links, before filling the pairs. A connected block always keeps its
+//! two links or has been joined: `c` can take only one of them before `o` plays the other, so
+//! `c` never captures it (both are its liberties) and never needs to be answered elsewhere.
+//! The stone `o` plays on a block's link joins the block and a fixed stone, or a block
+//! connected before, which is joined (fixed) by then in the unthreatened order, or still holds
+//! its own two links when the move answers a threat; so it is never suicide, and it joins a
+//! chain of more stones than one, so it never retakes a ko (under 1989 a ko-pass ban of `o`
+//! names a point where `c` captured an `o` stone: never a stone of a fixed chain or of a
+//! connected block, and a point that held another `o` stone when the rule was applied is no
+//! link, links being empty then). A link of the pairing next to a block only is played the
+//! same way. Once every block is connected the position is that of the rule without blocks,
+//! with the connected blocks among the fixed stones.
+//!
+//! Taking a state where the rule applies as the dead end changes no status, as with the safe
+//! territories (crate docs, Engine step 4): it only shortens the lines (a line reaching `U_c`
+//! first is impossible, as `U_c` is `c`'s for good and the strategy ends in `U_o`).
 
 use crate::benson::{cell, Scope, EMPTY, NONE, OUT};
 
@@ -108,9 +132,11 @@ fn dead_by_links_in(
     }
     let fixed = &*fixed;
     let next_to_fixed = |l: usize| sc.nbrs[l].iter().any(|&g| out_is_o(g) || (g < OUT && fixed[g as usize]));
+    let near_block = |l: usize| sc.nbrs[l].iter().any(|&g| g < OUT && cells[g as usize] == o && !fixed[g as usize]);
     let Some(&s) = stones.iter().find(|&&s| !fixed[s]) else { return false };
     // The enclosure of `s`, given up at an outside neighbour that is not a fixed stone or at
-    // a third inner point with fewer than two links.
+    // a third inner point with fewer than two links (counting those that connected blocks
+    // would make).
     seen.clear();
     seen.resize(n, false);
     area.clear();
@@ -118,6 +144,9 @@ fn dead_by_links_in(
     seen[s] = true;
     let mut short: [usize; 2] = [usize::MAX; 2];
     let mut shorts = 0;
+    // Whether the enclosure holds an `o` stone that is not fixed (a *block*, which may be
+    // connected to the fixed stones on the way, module docs).
+    let mut blocks = cells[s] == o;
     let mut k = 0;
     while k < area.len() {
         let l = area[k] as usize;
@@ -132,11 +161,17 @@ fn dead_by_links_in(
                 }
             } else if !fixed[g as usize] && !seen[g as usize] {
                 seen[g as usize] = true;
+                blocks |= cells[g as usize] == o;
                 area.push(g);
             }
         }
-        if !next_to_fixed(l) {
-            let links = sc.nbrs[l].iter().filter(|&&g| g < OUT && cells[g as usize] == EMPTY && next_to_fixed(g as usize)).count();
+        // A short point: fewer than two links even if every block were connected (a point
+        // holding or next to a block may not be inner then). No pairing leaves out three.
+        if !next_to_fixed(l) && !near_block(l) && cells[l] != o {
+            let links = sc.nbrs[l]
+                .iter()
+                .filter(|&&g| g < OUT && cells[g as usize] == EMPTY && (next_to_fixed(g as usize) || near_block(g as usize)))
+                .count();
             if links < 2 {
                 if shorts == 2 {
                     return false;
@@ -149,7 +184,85 @@ fn dead_by_links_in(
     if shorts == 2 && !sc.nbrs[short[0]].contains(&(short[1] as u32)) {
         return false;
     }
-    paired(sc, cells, area, &next_to_fixed, line)
+    if blocks {
+        return paired_with_blocks(sc, cells, area, o, &next_to_fixed, line);
+    }
+    paired(sc, cells, area, &next_to_fixed, &[], line)
+}
+
+/// [`paired`] for an enclosure that holds blocks (`o` chains that are not fixed): first the
+/// blocks that have two liberties among the links (next to a fixed stone or to a block
+/// connected before), no link given twice, are *connected* — in turn, as long as one more
+/// is — and count as fixed for the pairing of the other points, which may not use their
+/// links. Pushes to `line` one link of each connected block, in order, before the pairs'.
+fn paired_with_blocks(
+    sc: &Scope,
+    cells: &[u8],
+    area: &[u32],
+    o: u8,
+    next_to_fixed: &dyn Fn(usize) -> bool,
+    mut line: Option<&mut Vec<u32>>,
+) -> bool {
+    let n = cells.len();
+    let mut connected = vec![false; n];
+    let mut taken: Vec<usize> = Vec::new();
+    // The blocks of the enclosure, each as its stones.
+    let mut blocks: Vec<Vec<usize>> = Vec::new();
+    let mut met = vec![false; n];
+    for &a in area {
+        let a = a as usize;
+        if cells[a] != o || met[a] {
+            continue;
+        }
+        let mut stones = vec![a];
+        met[a] = true;
+        let mut k = 0;
+        while k < stones.len() {
+            for &g in &sc.nbrs[stones[k]] {
+                if g < OUT && cells[g as usize] == o && !met[g as usize] {
+                    met[g as usize] = true;
+                    stones.push(g as usize);
+                }
+            }
+            k += 1;
+        }
+        blocks.push(stones);
+    }
+    let mut left: Vec<usize> = (0..blocks.len()).collect();
+    loop {
+        let mut joined = false;
+        left.retain(|&b| {
+            let near = |l: usize| next_to_fixed(l) || sc.nbrs[l].iter().any(|&g| g < OUT && connected[g as usize]);
+            let mut links: Vec<usize> = Vec::new();
+            for &x in &blocks[b] {
+                for &g in &sc.nbrs[x] {
+                    let g = g as usize;
+                    if g < n && cells[g] == EMPTY && !links.contains(&g) && !taken.contains(&g) && near(g) {
+                        links.push(g);
+                    }
+                }
+            }
+            if links.len() < 2 {
+                return true;
+            }
+            links.sort_unstable();
+            taken.extend_from_slice(&links[..2]);
+            for &x in &blocks[b] {
+                connected[x] = true;
+            }
+            if let Some(line) = line.as_mut() {
+                line.push(links[0] as u32);
+            }
+            joined = true;
+            false
+        });
+        if !joined {
+            break;
+        }
+    }
+    let rest: Vec<u32> = area.iter().copied().filter(|&a| !connected[a as usize]).collect();
+    let near = |l: usize| next_to_fixed(l) || sc.nbrs[l].iter().any(|&g| g < OUT && connected[g as usize]);
+    paired(sc, cells, &rest, &near, &taken, line)
 }
 
 /// Whether the inner points of the enclosure `area` have a pairing (module docs), found
@@ -157,7 +270,14 @@ fn dead_by_links_in(
 /// links first, each taking the links fewest
 /// other inner points could use. A pairing found is a pairing; one missed only leaves the
 /// line to the search.
-fn paired(sc: &Scope, cells: &[u8], area: &[u32], next_to_fixed: &dyn Fn(usize) -> bool, mut line: Option<&mut Vec<u32>>) -> bool {
+fn paired(
+    sc: &Scope,
+    cells: &[u8],
+    area: &[u32],
+    next_to_fixed: &dyn Fn(usize) -> bool,
+    taken: &[usize],
+    mut line: Option<&mut Vec<u32>>,
+) -> bool {
     let link = |l: usize| cells[l] == EMPTY && next_to_fixed(l);
     let inner: Vec<usize> = area.iter().map(|&l| l as usize).filter(|&l| !next_to_fixed(l)).collect();
     if inner.len() <= 2 && (inner.len() < 2 || sc.nbrs[inner[0]].contains(&(inner[1] as u32))) {
@@ -172,7 +292,7 @@ fn paired(sc: &Scope, cells: &[u8], area: &[u32], next_to_fixed: &dyn Fn(usize) 
     let demand = |g: usize| sc.nbrs[g].iter().filter(|&&h| h < OUT && is_inner[h as usize]).count();
     let mut order: Vec<(usize, Vec<usize>)> = inner.iter().map(|&q| (q, links_of(q))).collect();
     order.sort_by_key(|(q, ls)| (ls.len(), *q));
-    let mut used: Vec<usize> = Vec::new();
+    let mut used: Vec<usize> = taken.to_vec();
     let mut unpaired: Vec<usize> = Vec::new();
     for (q, mut ls) in order {
         ls.retain(|g| !used.contains(g));
@@ -311,6 +431,51 @@ mod tests {
         assert!(matches!(avoidable, Ok(false)), "the exact search: {avoidable:?}");
         // Without White's stone at db there are too few links to pair the first row.
         board.set(Point { x: 3, y: 1 }, None).unwrap();
+        let cells = scope.cells(&board);
+        assert!(!dead_by_links(&scope, &cells, &stones, Color::Black));
+    }
+
+    /// A territory three rows deep along the edge with two White blocks of two stones on its
+    /// middle row, each with two links on the row next to the wall, and a Black stone between
+    /// them on the first row: the first-row corners and the stone's point have two links only
+    /// once the blocks count as connected (without them, the blocks themselves are inner
+    /// points with one link each), so the rule fires through the blocks; the exact search
+    /// agrees that Black is dead.
+    #[test]
+    fn blocks_with_two_links_lend_theirs_to_the_rest() {
+        let mut board = Board::new(7, 4).unwrap();
+        for x in 0..7 {
+            board.set(Point { x, y: 3 }, Some(Color::White)).unwrap();
+        }
+        for x in [1, 2, 4, 5] {
+            board.set(Point { x, y: 1 }, Some(Color::White)).unwrap();
+        }
+        board.set(Point { x: 3, y: 0 }, Some(Color::Black)).unwrap();
+        let inner: Vec<Point> = board.points().filter(|p| p.y < 3).collect();
+        let scope = Scope::new(&board, inner);
+        let cells = scope.cells(&board);
+        let stones = vec![scope.local_of(Point { x: 3, y: 0 }) as usize];
+        assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
+        // The line: one link per block, then one per paired point, each a legal White move
+        // while Black passes, ending in Benson's dead end.
+        let line = links_line(&scope, &cells, &stones, Color::Black).expect("the rule's line");
+        let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
+        plain.links_end = false;
+        let mut cur = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+        assert_eq!(plain.end(&cur.cells, &stones, Color::Black), None, "not yet in Benson's area");
+        for &l in &line {
+            cur = plain.play(&cur, None).expect("a pass");
+            cur = plain.play(&cur, Some(l)).expect("a link is legal for White");
+        }
+        assert_eq!(plain.end(&cur.cells, &stones, Color::Black), Some(End::Dead));
+        let root = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+        let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 2_000_000);
+        region.links_end = false;
+        let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
+        assert!(matches!(avoidable, Ok(false)), "the exact search: {avoidable:?}");
+        // With one stone of the left block gone, it has one link only and stays inner: no
+        // pairing.
+        board.set(Point { x: 2, y: 1 }, None).unwrap();
         let cells = scope.cells(&board);
         assert!(!dead_by_links(&scope, &cells, &stones, Color::Black));
     }
