@@ -404,24 +404,32 @@ mod tests {
         assert!(c1 >= 100 && c2 >= 100, "only {c1} and {c2} positions checked");
     }
 
+    /// A territory `depth` rows deep along the top edge of a board `width` wide, closed by a
+    /// White row below it (outside the scope), with White stones at `white` and a Black stone
+    /// at `black` inside: the board, the territory's scope and the Black stone's local index.
+    fn edge_territory(width: u8, depth: u8, white: &[(u8, u8)], black: (u8, u8)) -> (Board, Scope, Vec<usize>) {
+        let mut board = Board::new(u32::from(width), u32::from(depth) + 1).unwrap();
+        for x in 0..width {
+            board.set(Point { x, y: depth }, Some(Color::White)).unwrap();
+        }
+        for &(x, y) in white {
+            board.set(Point { x, y }, Some(Color::White)).unwrap();
+        }
+        board.set(Point { x: black.0, y: black.1 }, Some(Color::Black)).unwrap();
+        let inner: Vec<Point> = board.points().filter(|p| p.y < depth).collect();
+        let scope = Scope::new(&board, inner);
+        let stones = vec![scope.local_of(Point { x: black.0, y: black.1 }) as usize];
+        (board, scope, stones)
+    }
+
     /// A territory two rows deep along the edge, White's stones on its second row every
     /// other point, and a Black stone on the first row: not yet in White's unconditional
     /// area (five first-row points have no White neighbour), but paired, so dead at once —
     /// and dead by the exact search too.
     #[test]
     fn a_thin_edge_territory_with_an_invader_is_dead_at_once() {
-        let mut board = Board::new(9, 3).unwrap();
-        for x in 0..9 {
-            board.set(Point { x, y: 2 }, Some(Color::White)).unwrap();
-        }
-        for x in [1, 3, 5, 7] {
-            board.set(Point { x, y: 1 }, Some(Color::White)).unwrap();
-        }
-        board.set(Point { x: 4, y: 0 }, Some(Color::Black)).unwrap();
-        let inner: Vec<Point> = board.points().filter(|p| p.y < 2).collect();
-        let scope = Scope::new(&board, inner);
+        let (mut board, scope, stones) = edge_territory(9, 2, &[(1, 1), (3, 1), (5, 1), (7, 1)], (4, 0));
         let cells = scope.cells(&board);
-        let stones = vec![scope.local_of(Point { x: 4, y: 0 }) as usize];
         assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
         let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 1_000_000);
         region.links_end = false;
@@ -443,18 +451,8 @@ mod tests {
     /// agrees that Black is dead.
     #[test]
     fn blocks_with_two_links_lend_theirs_to_the_rest() {
-        let mut board = Board::new(7, 4).unwrap();
-        for x in 0..7 {
-            board.set(Point { x, y: 3 }, Some(Color::White)).unwrap();
-        }
-        for x in [1, 2, 4, 5] {
-            board.set(Point { x, y: 1 }, Some(Color::White)).unwrap();
-        }
-        board.set(Point { x: 3, y: 0 }, Some(Color::Black)).unwrap();
-        let inner: Vec<Point> = board.points().filter(|p| p.y < 3).collect();
-        let scope = Scope::new(&board, inner);
+        let (mut board, scope, stones) = edge_territory(7, 3, &[(1, 1), (2, 1), (4, 1), (5, 1)], (3, 0));
         let cells = scope.cells(&board);
-        let stones = vec![scope.local_of(Point { x: 3, y: 0 }) as usize];
         assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
         // The line: one link per block, then one per paired point, each a legal White move
         // while Black passes, ending in Benson's dead end.
