@@ -61,9 +61,9 @@
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly; kakunin 4 (White's two chains)
 //! is left `undecided` within the default budget (never a wrong status) and reproduced
-//! exactly with 100,000,000 nodes per region (White's two chains dead: df-pn proofs of
-//! about 4,000,000 nodes each, after about 900,000 spent in the capped avoidance search and
-//! the proof of the other end) — see `tests/kakunin.rs`.
+//! exactly with 100,000,000 nodes per region (White's two chains dead in about 1,000,000
+//! and 880,000 nodes: a capped avoidance search, then df-pn proofs) — see
+//! `tests/kakunin.rs`.
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves the stones at stake
