@@ -49,9 +49,9 @@
 //!   could lean on a wall on that region's border that the transitive closure of the rule
 //!   (race partners of the chains drawn in, of either colour, and theirs) would draw in, the
 //!   search is undone and the region built again with those walls — of the colours leaned
-//!   on — drawn in as well ([`DrawReason::LeanedOn`]), and searched again; and so on (each step draws in at least one
-//!   more wall of the closure, so it ends, with the whole closure at most). Only the last
-//!   region's answers count,
+//!   on — drawn in as well ([`DrawReason::LeanedOn`]), and searched again; and so on (each
+//!   step draws in at least one more wall of the closure, so it ends, with the whole closure
+//!   at most). Only the last region's answers count,
 //!   and a region's answers are taken only when none of them could lean on a wall of the
 //!   closure on its border: the walls left on it either race no chain of the dispute (the
 //!   rule above) or only help a colour no status found there rests on. (In a corner where

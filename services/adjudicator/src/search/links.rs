@@ -228,16 +228,17 @@ fn paired_with_blocks(
         }
         blocks.push(stones);
     }
+    // Next to a fixed stone or to a block connected so far.
+    let near = |connected: &[bool], l: usize| next_to_fixed(l) || sc.nbrs[l].iter().any(|&g| g < OUT && connected[g as usize]);
     let mut left: Vec<usize> = (0..blocks.len()).collect();
     loop {
         let mut joined = false;
         left.retain(|&b| {
-            let near = |l: usize| next_to_fixed(l) || sc.nbrs[l].iter().any(|&g| g < OUT && connected[g as usize]);
             let mut links: Vec<usize> = Vec::new();
             for &x in &blocks[b] {
                 for &g in &sc.nbrs[x] {
                     let g = g as usize;
-                    if g < n && cells[g] == EMPTY && !links.contains(&g) && !taken.contains(&g) && near(g) {
+                    if g < n && cells[g] == EMPTY && !links.contains(&g) && !taken.contains(&g) && near(&connected, g) {
                         links.push(g);
                     }
                 }
@@ -261,8 +262,7 @@ fn paired_with_blocks(
         }
     }
     let rest: Vec<u32> = area.iter().copied().filter(|&a| !connected[a as usize]).collect();
-    let near = |l: usize| next_to_fixed(l) || sc.nbrs[l].iter().any(|&g| g < OUT && connected[g as usize]);
-    paired(sc, cells, &rest, &near, &taken, line)
+    paired(sc, cells, &rest, &|l| near(&connected, l), &taken, line)
 }
 
 /// Whether the inner points of the enclosure `area` have a pairing (module docs), found
