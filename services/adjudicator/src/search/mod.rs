@@ -77,10 +77,17 @@ pub(crate) struct Region {
     pub links_end: bool,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
+    /// The answers of the links rule ([`Region::dead_at_once`]) by cells, for one examined
+    /// chain (its first stone and owner): a search asks at every state it generates, and the
+    /// deepening generates the same states again in each iteration.
+    links_memo: LinksMemo,
     /// When the search stops before its budget (cancelled, deadline, memory cap), polled by
     /// [`Region::halted`].
     pub halt: crate::halt::Halt,
 }
+
+/// [`Region::links_memo`]: the examined chain's first stone and owner, and the answers.
+type LinksMemo = (usize, Color, HashMap<Vec<u8>, bool>);
 
 /// By board index: the stones the territory proofs keep alive, and their safe area.
 type KeptAndSafe = (Vec<bool>, Vec<bool>);
@@ -171,6 +178,7 @@ impl Region {
             safety_end: None,
             links_end: true,
             scache: Default::default(),
+            links_memo: (usize::MAX, Color::Black, Default::default()),
             halt: crate::halt::Halt::none(),
         }
     }
@@ -180,19 +188,28 @@ impl Region {
     /// where nodes are counted; a search that stops returns [`OutOfBudget`].
     #[inline]
     pub fn halted(&mut self) -> bool {
-        let Region { halt, ucache, scache, scope, base, nodes, .. } = self;
-        halt.poll(|| Region::table_bytes(ucache, scache, scope.len(), base.as_ref().map_or(0, |b| b.points().count()), *nodes))
+        let Region { halt, ucache, scache, links_memo, scope, base, nodes, .. } = self;
+        halt.poll(|| {
+            Region::table_bytes(ucache, scache, &links_memo.2, scope.len(), base.as_ref().map_or(0, |b| b.points().count()), *nodes)
+        })
     }
 
     /// An estimate in bytes of the memory of the search's tables, from their entries
     /// (`n` local points, `board` points of the whole board, `nodes` counted): the caches of
     /// unconditional areas and territory proofs by cells (capacity, keys and both values of
-    /// every entry), and for the proof, disproof and avoidance tables ([`Prover`], [`Trap`]),
+    /// every entry), the links rule's answers by cells (capacity and keys), and for the proof, disproof and avoidance tables ([`Prover`], [`Trap`]),
     /// which live as long as one step of one chain, three states per four cached cell states
     /// (at most per node). Against the process's peak resident memory on kakunin 4 and on an
     /// open 6x6 board (2,000,000 to 20,000,000 nodes) it is up to a fifth low for the smaller
     /// searches and up to two thirds high for the larger ones, where a memory cap matters.
-    fn table_bytes(ucache: &AreaCache, scache: &HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>, n: usize, board: usize, nodes: u64) -> u64 {
+    fn table_bytes(
+        ucache: &AreaCache,
+        scache: &HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
+        links: &HashMap<Vec<u8>, bool>,
+        n: usize,
+        board: usize,
+        nodes: u64,
+    ) -> u64 {
         // A heap block of `b` bytes with room for an allocator's header, rounded to 16.
         let heap = |b: usize| (b + 8).div_ceil(16).max(2) as u64 * 16;
         let slot = |entry: usize, cap: usize| cap as u64 * (entry as u64 + 1);
@@ -202,7 +219,8 @@ impl Region {
         let s = slot(std::mem::size_of::<(Vec<u8>, [Option<KeptAndSafe>; 2])>(), scache.capacity())
             + scache.len() as u64 * (key + 4 * heap(board));
         let state = std::mem::size_of::<State>() as u64 + 16 + key;
-        u + s + 3 * state * (ucache.len() as u64).min(nodes) / 4
+        let l = slot(std::mem::size_of::<(Vec<u8>, bool)>(), links.capacity()) + links.len() as u64 * key;
+        u + s + l + 3 * state * (ucache.len() as u64).min(nodes) / 4
     }
 
     /// The cache slot of `cells`: its unconditional areas, each computed when first needed
@@ -266,11 +284,24 @@ impl Region {
 
     /// Whether the opponent of `owner` forces the dead end of the chain `stones` from
     /// `cells` through an enclosure with private pairs of links (module `links`), when that
-    /// end is on. Under the 2011 draft only, where it is an end of every line: under 1989 a
+    /// end is on (answers kept by cells while the same chain is examined). Under the 2011
+    /// draft only, where it is an end of every line: under 1989 a
     /// ko-pass ban (要請II-\[iv\]) the cells do not show could bar a link (see
     /// [`Region::dead_at_once_line`]).
-    pub fn dead_at_once(&self, cells: &[u8], stones: &[usize], owner: Color) -> bool {
-        self.links_end && self.mode == Mode::Kiyaku2011 && links::dead_by_links(&self.scope, cells, stones, owner)
+    pub fn dead_at_once(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> bool {
+        if !self.links_end || self.mode != Mode::Kiyaku2011 || stones.is_empty() {
+            return false;
+        }
+        let memo = &mut self.links_memo;
+        if (memo.0, memo.1) != (stones[0], owner) {
+            *memo = (stones[0], owner, HashMap::default());
+        }
+        if let Some(&dead) = memo.2.get(cells) {
+            return dead;
+        }
+        let dead = links::dead_by_links(&self.scope, cells, stones, owner);
+        memo.2.insert(cells.to_vec(), dead);
+        dead
     }
 
     /// The rule of [`Region::dead_at_once`] at the state `st`, with the line that shows it: the
