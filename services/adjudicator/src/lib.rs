@@ -61,8 +61,8 @@
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly; kakunin 4 (White's two chains)
 //! is left `undecided` within the default budget (never a wrong status) and reproduced
-//! exactly with 100,000,000 nodes per region (White's two chains dead in about 1,000,000
-//! and 880,000 nodes: a capped avoidance search, then df-pn proofs) — see
+//! exactly with 100,000,000 nodes per region (White's two chains dead in about 970,000
+//! and 860,000 nodes: a capped avoidance search, then df-pn proofs) — see
 //! `tests/kakunin.rs`.
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
@@ -198,8 +198,10 @@
 //! other and otherwise fills a link, which reaches Benson's dead end in at most one move per
 //! point whatever the owner does (the proof is in the module). The opponent's chains inside
 //! the enclosure that have two such private links are connected first (Fuego's
-//! `Find2Connections`), one after another, and then count as stones that never change. It
-//! is checked before a
+//! `Find2Connections`), one after another, and then count as stones that never change. An
+//! empty point paired before may serve one later neighbour as one of its two links (Fuego's
+//! `Find2ConnForAllInterior`): the opponent then plays it when the owner takes the other,
+//! so a territory two rows deep along the edge pairs from its ends. It is checked before a
 //! chain's search (dead at once, with the line that fills the links, whatever the region's
 //! size) and, under the 2011 draft, as an end of every line of the search, where it cuts the
 //! lines short once the opponent's stones have made the area thin. Under 1989 only at the

@@ -11,8 +11,11 @@
 //! `T` is a maximal 4-connected set of points of the scope holding no fixed `o` stone whose
 //! every neighbour outside `T` is a fixed `o` stone. A *link* is an empty point of `T` next to
 //! a fixed stone; every other point of `T` (empty, or holding any stone) is *inner*. A
-//! *pairing* gives inner points two links each, next to them, no link given twice; at most
-//! two inner points, next to each other if two, may go without.
+//! *pairing* gives inner points, one after another, two links each, next to them, no link
+//! given twice; an empty inner point paired before may serve as a link too (it is *lent*,
+//! to one point only, after Fuego's `GoRegion::Find2ConnForAllInterior`, where a point
+//! proved connected joins the boundary's liberties). At most two inner points, next to each
+//! other if two, may go without.
 //!
 //! **Blocks.** A chain of `o` inside `T` (not fixed) is a *block*. Blocks are *connected* one
 //! after another: a block with two liberties that are links — next to a fixed stone or to a
@@ -38,6 +41,19 @@
 //! one but at most two adjacent interior points: the definition of `U_o` (module `benson`).
 //! So every point of `T`, the point of `S` included, is in `U_o`: the dead end.
 //!
+//! A lent point `v` serves the point `q` it was lent to as a link does, and stays an inner
+//! point with its own pair. When `c` plays on `q`'s other link, `o` plays `v`: that stone is
+//! next to a fixed stone (one of `v`'s links is `o`'s) or its chain holds both of `v`'s
+//! links as liberties, private, which `o` keeps as a block's (below): `c` takes one, `o`
+//! plays the other, and a lent one in turn the same way, down the pairing's order to links
+//! next to fixed stones. When `c` plays on `v`, it takes one link of `q` only (`o` answers
+//! with `q`'s other one), and `v`'s own pair is untouched. So one `c` move still takes at
+//! most one link of one point, and each `o` answer is legal as a link's is (it is never
+//! suicide: the new stone keeps a private liberty or joins a fixed stone, and no ko ban
+//! names its point, which held no `o` stone `c` could capture). The line fills, point by
+//! point in the pairing's order, a link, or the lent point when both are lent: that point's
+//! own link was filled before, so the stone is fixed.
+//!
 //! With blocks, `o` also answers a `c` move on one of a connected block's two links with the
 //! other, and, when `c` threatens nothing, connects the blocks one by one, in their order, by
 //! playing one of their links, before filling the pairs. A connected block always keeps its
@@ -58,6 +74,12 @@
 //! first is impossible, as `U_c` is `c`'s for good and the strategy ends in `U_o`).
 
 use crate::benson::{cell, Scope, EMPTY, NONE, OUT};
+
+/// Inner points with fewer than two links (a lent point is needed for each) beyond which an
+/// enclosure is given up before the pairing: each costs the pairing a round over the points
+/// left, and a wide enclosure has many such points and no pairing. Thin areas along the edge
+/// (two rows deep, up to this many points paired through lent ones) stay within it.
+const MAX_BORROWERS: usize = 4;
 
 /// Reused buffers of [`dead_by_links`] (it runs at every node of a search that Benson's end
 /// does not settle): fixed stones, points met, the flood's stack and the enclosure.
@@ -144,6 +166,10 @@ fn dead_by_links_in(
     seen[s] = true;
     let mut short: [usize; 2] = [usize::MAX; 2];
     let mut shorts = 0;
+    // Inner points and links, counted as if every block were connected: a pairing takes two
+    // links or lent points per paired point and lends each paired point once at most, so it
+    // pairs no more points than there are links, and leaves out two at most.
+    let (mut inner, mut links, mut borrowers) = (0usize, 0usize, 0usize);
     // Whether the enclosure holds an `o` stone that is not fixed (a *block*, which may be
     // connected to the fixed stones on the way, module docs).
     let mut blocks = cells[s] == o;
@@ -165,14 +191,30 @@ fn dead_by_links_in(
                 area.push(g);
             }
         }
-        // A short point: fewer than two links even if every block were connected (a point
-        // holding or next to a block may not be inner then). No pairing leaves out three.
-        if !next_to_fixed(l) && !near_block(l) && cells[l] != o {
-            let links = sc.nbrs[l]
-                .iter()
-                .filter(|&&g| g < OUT && cells[g as usize] == EMPTY && (next_to_fixed(g as usize) || near_block(g as usize)))
-                .count();
-            if links < 2 {
+        // A short point: fewer than two empty neighbours, links or inner points that could
+        // be lent to it, even if every block were connected (a point holding or next to a
+        // block may not be inner then). No pairing leaves out three. A point with fewer than
+        // two links needs a lent point: at most `MAX_BORROWERS` of them are looked for.
+        let linked = next_to_fixed(l) || near_block(l);
+        if linked && cells[l] == EMPTY {
+            links += 1;
+        }
+        if !linked && cells[l] != o {
+            inner += 1;
+            let (mut free, mut linking) = (0, 0);
+            for &g in &sc.nbrs[l] {
+                if g < OUT && cells[g as usize] == EMPTY {
+                    free += 1;
+                    linking += usize::from(next_to_fixed(g as usize) || near_block(g as usize));
+                }
+            }
+            if linking < 2 {
+                borrowers += 1;
+                if borrowers > MAX_BORROWERS {
+                    return false;
+                }
+            }
+            if free < 2 {
                 if shorts == 2 {
                     return false;
                 }
@@ -181,7 +223,7 @@ fn dead_by_links_in(
             }
         }
     }
-    if shorts == 2 && !sc.nbrs[short[0]].contains(&(short[1] as u32)) {
+    if (shorts == 2 && !sc.nbrs[short[0]].contains(&(short[1] as u32))) || inner > links + 2 {
         return false;
     }
     if blocks {
@@ -266,10 +308,11 @@ fn paired_with_blocks(
 }
 
 /// Whether the inner points of the enclosure `area` have a pairing (module docs), found
-/// greedily (pushing one link of each pair to `line`): the inner points with fewest free
-/// links first, each taking the links fewest
-/// other inner points could use. A pairing found is a pairing; one missed only leaves the
-/// line to the search.
+/// greedily (pushing one link of each pair to `line`, a lent point only when both are):
+/// rounds over the points not paired yet, those with fewest free links first, each taking
+/// the links fewest other inner points could use, then points lent to it; an empty point
+/// paired becomes lendable. The rounds stop when one pairs nothing. A pairing found is a
+/// pairing; one missed only leaves the line to the search.
 fn paired(
     sc: &Scope,
     cells: &[u8],
@@ -278,39 +321,94 @@ fn paired(
     taken: &[usize],
     mut line: Option<&mut Vec<u32>>,
 ) -> bool {
-    let link = |l: usize| cells[l] == EMPTY && next_to_fixed(l);
-    let inner: Vec<usize> = area.iter().map(|&l| l as usize).filter(|&l| !next_to_fixed(l)).collect();
-    if inner.len() <= 2 && (inner.len() < 2 || sc.nbrs[inner[0]].contains(&(inner[1] as u32))) {
-        return true;
-    }
-    let links_of = |l: usize| sc.nbrs[l].iter().filter(|&&g| g < OUT && link(g as usize)).map(|&g| g as usize).collect::<Vec<_>>();
-    let mut is_inner = vec![false; cells.len()];
-    for &q in &inner {
-        is_inner[q] = true;
-    }
-    // How many inner points each link could serve.
-    let demand = |g: usize| sc.nbrs[g].iter().filter(|&&h| h < OUT && is_inner[h as usize]).count();
-    let mut order: Vec<(usize, Vec<usize>)> = inner.iter().map(|&q| (q, links_of(q))).collect();
-    order.sort_by_key(|(q, ls)| (ls.len(), *q));
-    let mut used: Vec<usize> = taken.to_vec();
-    let mut unpaired: Vec<usize> = Vec::new();
-    for (q, mut ls) in order {
-        ls.retain(|g| !used.contains(g));
-        ls.sort_by_key(|&g| (demand(g), g));
-        if ls.len() >= 2 {
-            used.extend_from_slice(&ls[..2]);
-            if let Some(line) = line.as_mut() {
-                line.push(ls[0] as u32);
-            }
+    // Per local point: a link, an inner point, a link given, a point lendable (an empty
+    // inner point already paired and not yet lent: it may serve one neighbour paired after it).
+    const LINK: u8 = 1;
+    const INNER: u8 = 2;
+    const USED: u8 = 4;
+    const LENDABLE: u8 = 8;
+    let mut flag = vec![0u8; cells.len()];
+    let mut order: Vec<(usize, [u32; 4], usize)> = Vec::new();
+    for &l in area {
+        let l = l as usize;
+        flag[l] = if !next_to_fixed(l) {
+            INNER
+        } else if cells[l] == EMPTY {
+            LINK
         } else {
-            unpaired.push(q);
-            let adjacent = unpaired.len() == 2 && sc.nbrs[unpaired[0]].contains(&(unpaired[1] as u32));
-            if unpaired.len() > 2 || (unpaired.len() == 2 && !adjacent) {
-                return false;
+            0
+        };
+    }
+    for &t in taken {
+        flag[t] |= USED;
+    }
+    for &l in area {
+        let q = l as usize;
+        if flag[q] & INNER != 0 {
+            let mut ls = [NONE; 4];
+            let mut k = 0;
+            for &g in &sc.nbrs[q] {
+                if g < OUT && flag[g as usize] & LINK != 0 {
+                    ls[k] = g;
+                    k += 1;
+                }
             }
+            order.push((q, ls, k));
         }
     }
-    true
+    if order.len() <= 2 && (order.len() < 2 || sc.nbrs[order[0].0].contains(&(order[1].0 as u32))) {
+        return true;
+    }
+    // How many inner points a link could serve.
+    let demand = |g: u32| sc.nbrs[g as usize].iter().filter(|&&h| h < OUT && flag[h as usize] & INNER != 0).count();
+    order.sort_by_key(|&(q, _, k)| (k, q));
+    for (_, ls, k) in order.iter_mut() {
+        ls[..*k].sort_by_key(|&g| (demand(g), g));
+    }
+    loop {
+        let mut progress = false;
+        order.retain(|&(q, ls, k)| {
+            // Free links first (fewest other takers first), then points lent to `q`.
+            let mut pair = [NONE; 2];
+            let mut np = 0;
+            for &g in ls[..k].iter().chain(sc.nbrs[q].iter()) {
+                if np == 2 {
+                    break;
+                }
+                let is_link = ls[..k].contains(&g);
+                if g < OUT
+                    && ((is_link && flag[g as usize] & USED == 0) || (!is_link && flag[g as usize] & LENDABLE != 0))
+                    && !pair[..np].contains(&g)
+                {
+                    pair[np] = g;
+                    np += 1;
+                }
+            }
+            if np < 2 {
+                return true;
+            }
+            for &g in &pair {
+                let f = &mut flag[g as usize];
+                *f = if *f & LENDABLE != 0 { *f & !LENDABLE } else { *f | USED };
+            }
+            if let Some(line) = line.as_mut() {
+                line.push(pair[0]);
+            }
+            if cells[q] == EMPTY {
+                flag[q] |= LENDABLE;
+            }
+            progress = true;
+            false
+        });
+        if !progress || order.is_empty() {
+            break;
+        }
+    }
+    match order.len() {
+        0 | 1 => true,
+        2 => sc.nbrs[order[0].0].contains(&(order[1].0 as u32)),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -439,6 +537,43 @@ mod tests {
         assert!(matches!(avoidable, Ok(false)), "the exact search: {avoidable:?}");
         // Without White's stone at db there are too few links to pair the first row.
         board.set(Point { x: 3, y: 1 }, None).unwrap();
+        let cells = scope.cells(&board);
+        assert!(!dead_by_links(&scope, &cells, &stones, Color::Black));
+    }
+
+    /// A territory two rows deep along the edge between two White stones that never change,
+    /// with a Black stone on its first row: every first-row point but those at the ends has one
+    /// link only (the point above it), so no point is paired by links alone; lent points pair
+    /// them all, one after another from each end, and the exact search agrees that Black is
+    /// dead. With one end open the first row cannot be paired from that end.
+    #[test]
+    fn paired_points_lend_themselves_along_a_thin_territory() {
+        let ends = [(0, 0), (0, 1), (9, 0), (9, 1)];
+        let (mut board, scope, stones) = edge_territory(10, 2, &ends, (4, 0));
+        let cells = scope.cells(&board);
+        assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
+        let line = links_line(&scope, &cells, &stones, Color::Black).expect("the rule's line");
+        let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
+        plain.links_end = false;
+        let mut cur = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+        assert_eq!(plain.end(&cur.cells, &stones, Color::Black), None, "not yet in Benson's area");
+        for &l in &line {
+            cur = plain.play(&cur, None).expect("a pass");
+            cur = plain.play(&cur, Some(l)).expect("a link is legal for White");
+        }
+        assert_eq!(plain.end(&cur.cells, &stones, Color::Black), Some(End::Dead));
+        for mode in [Mode::Kiyaku2011, Mode::Kiyaku1989] {
+            for to_move in [Color::Black, Color::White] {
+                let root = State { cells: cells.clone(), to_move, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+                let mut region = Region::new(scope.clone(), mode, 3_000_000);
+                region.links_end = false;
+                let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
+                assert!(matches!(avoidable, Ok(false)), "{mode:?}, {} to move: {avoidable:?}", to_move.letter());
+            }
+        }
+        for p in [Point { x: 9, y: 0 }, Point { x: 9, y: 1 }] {
+            board.set(p, None).unwrap();
+        }
         let cells = scope.cells(&board);
         assert!(!dead_by_links(&scope, &cells, &stones, Color::Black));
     }
