@@ -61,7 +61,7 @@
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly; kakunin 4 (White's two chains)
 //! is left `undecided` within the default budget (never a wrong status) and reproduced
-//! exactly with 100,000,000 nodes per region (White's two chains dead in about 970,000
+//! exactly with 8,000,000 nodes per region (White's two chains dead in about 1,800,000
 //! and 860,000 nodes: a capped avoidance search, then df-pn proofs) — see
 //! `tests/kakunin.rs`.
 //!
@@ -153,7 +153,8 @@
 //!    With at least 1,000,000 nodes (`DFPN_FROM`) left for a chain (kakunin budgets, not the
 //!    service's default), step 2 first runs capped at 250,000 nodes, then df-pn proofs
 //!    (`search::Prover::prove_dfpn`, a quarter of what is left per end) of the ends it did
-//!    not exclude, then step 2 in full and step 3 with df-pn: the lines of 40 moves of
+//!    not exclude, then step 2 in full and step 3 with df-pn, each end's df-pn going on
+//!    from the proofs and proof numbers of its first attempt: the lines of 40 moves of
 //!    kakunin 4 are out of the deepening's reach but not of df-pn's.
 //!
 //!    Moves inside either side's unconditional area are not generated: they change

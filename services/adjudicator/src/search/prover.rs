@@ -59,6 +59,9 @@ pub(crate) struct Prover {
     /// By ply: the forcing move that last proved a node at that ply (a sibling's answer is
     /// often the answer here too), tried first.
     killers: Vec<Option<Option<u32>>>,
+    /// df-pn's proof and disproof numbers by state ([`Prover::prove_dfpn`]), kept between
+    /// calls so that a later call with a higher limit goes on from them.
+    dfpn: HashMap<State, (u32, u32)>,
 }
 
 impl Prover {
@@ -75,6 +78,7 @@ impl Prover {
             depth_cut: false,
             history: [Vec::new(), Vec::new()],
             killers: Vec::new(),
+            dfpn: HashMap::default(),
         }
     }
 
@@ -122,10 +126,11 @@ impl Prover {
         if let Some(e) = region.end(&root.cells, &self.stones, self.owner) {
             return Ok(e == self.goal);
         }
-        let mut tt = HashMap::default();
+        let mut tt = std::mem::take(&mut self.dfpn);
         self.path.clear();
         let v = self.mid(region, root, INF, INF, limit, &mut tt);
         self.path.clear();
+        self.dfpn = tt;
         Ok(v?.pn == 0)
     }
 
