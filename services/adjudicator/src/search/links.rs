@@ -520,6 +520,21 @@ mod tests {
         (board, scope, stones)
     }
 
+    /// The rule's line for the Black chain `stones` from `cells`, not yet in Benson's dead end:
+    /// each link a legal White move while Black passes, ending in Benson's dead end.
+    fn assert_line_reaches_dead_end(scope: &Scope, cells: &[u8], stones: &[usize]) {
+        let line = links_line(scope, cells, stones, Color::Black).expect("the rule's line");
+        let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
+        plain.links_end = false;
+        let mut cur = State { cells: cells.to_vec(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+        assert_eq!(plain.end(&cur.cells, stones, Color::Black), None, "not yet in Benson's area");
+        for &l in &line {
+            cur = plain.play(&cur, None).expect("a pass");
+            cur = plain.play(&cur, Some(l)).expect("a link is legal for White");
+        }
+        assert_eq!(plain.end(&cur.cells, stones, Color::Black), Some(End::Dead));
+    }
+
     /// A territory two rows deep along the edge, White's stones on its second row every
     /// other point, and a Black stone on the first row: not yet in White's unconditional
     /// area (five first-row points have no White neighbour), but paired, so dead at once —
@@ -552,16 +567,7 @@ mod tests {
         let (mut board, scope, stones) = edge_territory(10, 2, &ends, (4, 0));
         let cells = scope.cells(&board);
         assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
-        let line = links_line(&scope, &cells, &stones, Color::Black).expect("the rule's line");
-        let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
-        plain.links_end = false;
-        let mut cur = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
-        assert_eq!(plain.end(&cur.cells, &stones, Color::Black), None, "not yet in Benson's area");
-        for &l in &line {
-            cur = plain.play(&cur, None).expect("a pass");
-            cur = plain.play(&cur, Some(l)).expect("a link is legal for White");
-        }
-        assert_eq!(plain.end(&cur.cells, &stones, Color::Black), Some(End::Dead));
+        assert_line_reaches_dead_end(&scope, &cells, &stones);
         for mode in [Mode::Kiyaku2011, Mode::Kiyaku1989] {
             for to_move in [Color::Black, Color::White] {
                 let root = State { cells: cells.clone(), to_move, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
@@ -589,18 +595,8 @@ mod tests {
         let (mut board, scope, stones) = edge_territory(7, 3, &[(1, 1), (2, 1), (4, 1), (5, 1)], (3, 0));
         let cells = scope.cells(&board);
         assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
-        // The line: one link per block, then one per paired point, each a legal White move
-        // while Black passes, ending in Benson's dead end.
-        let line = links_line(&scope, &cells, &stones, Color::Black).expect("the rule's line");
-        let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
-        plain.links_end = false;
-        let mut cur = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
-        assert_eq!(plain.end(&cur.cells, &stones, Color::Black), None, "not yet in Benson's area");
-        for &l in &line {
-            cur = plain.play(&cur, None).expect("a pass");
-            cur = plain.play(&cur, Some(l)).expect("a link is legal for White");
-        }
-        assert_eq!(plain.end(&cur.cells, &stones, Color::Black), Some(End::Dead));
+        // The line: one link per block, then one per paired point.
+        assert_line_reaches_dead_end(&scope, &cells, &stones);
         let root = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
         let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 2_000_000);
         region.links_end = false;
