@@ -137,9 +137,16 @@ pub(crate) fn decide_with(
         (Mode::Kiyaku2011, true) => &[End::Dead, End::Alive],
         (Mode::Kiyaku1989, _) => &[End::Dead],
     };
-    let prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
-        let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
-        forced(region, &root, stones, c, goal, limit, MAX_LINE, deep).map(|line| (status, line))
+    // df-pn proofs (`deep`) go on, per end (alive, dead), from the proofs and proof numbers
+    // of the end's earlier df-pn attempts; the deepening starts afresh each time.
+    let mut deep_provers: [Option<Prover>; 2] = [None, None];
+    let mut prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
+        let (k, status) = if goal == End::Alive { (0, Status::Alive) } else { (1, Status::Dead) };
+        if !deep {
+            return forced(region, &root, stones, c, goal, limit, MAX_LINE, false).map(|line| (status, line));
+        }
+        let p = deep_provers[k].get_or_insert_with(|| Prover::new(stones.to_vec(), c, goal));
+        p.forced_line(region, &root, limit, MAX_LINE, true).map(|line| (status, line))
     };
     // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
@@ -216,14 +223,6 @@ pub(crate) fn decide_with(
     // With a large budget (kakunin 4: lines of 40 moves), a first avoidance search is
     // capped, and df-pn proofs of the ends it did not exclude come before the full one.
     let deep = region.budget - region.nodes >= DFPN_FROM;
-    // The df-pn provers of each end (alive, dead), kept so that step 3 and the proof line go on
-    // from the first attempt's proofs and proof numbers.
-    let mut deep_provers: [Option<Prover>; 2] = [None, None];
-    let mut prove_deep = |region: &mut Region, goal: End, limit: u64| -> Option<(Status, Vec<(Color, Move)>)> {
-        let (k, status) = if goal == End::Alive { (0, Status::Alive) } else { (1, Status::Dead) };
-        let p = deep_provers[k].get_or_insert_with(|| Prover::new(stones.to_vec(), c, goal));
-        p.forced_line(region, &root, limit, MAX_LINE, true).map(|line| (status, line))
-    };
     let mut first = None;
     if deep {
         let t = traps(region, region.nodes + ((region.budget - region.nodes) / share).min(FIRST_TRAP_NODES));
@@ -232,7 +231,7 @@ pub(crate) fn decide_with(
         } else {
             for &goal in goals.iter().filter(|&&g| g != End::Alive || t.avoidable_alive.is_none()) {
                 let limit = region.nodes + (region.budget - region.nodes) / DFPN_SHARE;
-                if let Some(found) = prove_deep(region, goal, limit) {
+                if let Some(found) = prove(region, goal, limit, true) {
                     return found;
                 }
             }
@@ -258,8 +257,7 @@ pub(crate) fn decide_with(
                 // An invader's *dead* goes on from the proofs of step 2a.
                 let found = match (goal, invader_dead.as_mut()) {
                     (End::Dead, Some(p)) => p.forced_line(region, &root, limit, MAX_LINE, deep).map(|line| (Status::Dead, line)),
-                    _ if deep => prove_deep(region, goal, limit),
-                    _ => prove(region, goal, limit, false),
+                    _ => prove(region, goal, limit, deep),
                 };
                 if let Some(found) = found {
                     return found;
@@ -273,8 +271,7 @@ pub(crate) fn decide_with(
         (_, Some(goal)) => {
             // Forced: show it with a proof line if one is found in what is left.
             let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
-            let found = if deep { prove_deep(region, goal, region.budget) } else { prove(region, goal, region.budget, false) };
-            let line = found.map(|(_, line)| line).unwrap_or_default();
+            let line = prove(region, goal, region.budget, deep).map(|(_, line)| line).unwrap_or_default();
             (status, line)
         }
         (Mode::Kiyaku2011, None) => (Status::Seki, holding_line(region, &root, &keep_dead_out, Some(&keep_alive_out), stones, c, MAX_LINE)),
