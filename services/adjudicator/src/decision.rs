@@ -37,12 +37,14 @@ pub(crate) const TRAP_SHARE: u64 = 3;
 /// the attacker's end is asked): a half.
 pub(crate) const TRAP_SHARE_1989: u64 = 2;
 
-/// From this many nodes left for a chain on, its deeper proofs are df-pn searches
-/// ([`search::Prover::prove_dfpn`], crate docs, Engine step 4) and come, with
-/// `1 / DFPN_SHARE` of what is left per end, after a first avoidance search capped at
-/// [`FIRST_TRAP_NODES`]. Below it (the service's default of 500,000 nodes per region, the
-/// bench's 20,000) the deepening alone proves: with small budgets it proves more of the
-/// short lines of real positions than df-pn does.
+/// From this budget per region on ([`Options::budget_nodes`]), the deeper proofs of its
+/// chains are df-pn searches ([`search::Prover::prove_dfpn`], crate docs, Engine step 4):
+/// first of the first end (an invader's *dead* with [`INVADER_DEAD_SHARE`] of what is left,
+/// any other chain's *alive* with `1 / DFPN_SHARE`), then, with `1 / DFPN_SHARE` of what
+/// is left per end, of the ends a first avoidance search capped at [`FIRST_TRAP_NODES`] did
+/// not exclude. Below it (the service's default of 500,000 nodes per region, the bench's
+/// 20,000) the deepening alone proves: with small budgets it proves more of the short lines
+/// of real positions than df-pn does.
 pub(crate) const DFPN_FROM: u64 = 1_000_000;
 /// See [`DFPN_FROM`].
 pub(crate) const DFPN_SHARE: u64 = 4;
@@ -66,29 +68,55 @@ impl Traps {
 }
 
 /// The share of what a chain has left after the quick proofs (numerator, denominator) that
-/// the deepening's proof of *dead* gets for an invader ([`invader`]) under 2011 with at most
-/// [`INVADER_DEAD_MAX_LEFT`] nodes left, before the avoidance searches (which settle seki)
-/// get a third of the rest: an invader is far more often dead than in seki, and a proof of
-/// its death needs long lines that only a large share reaches.
+/// the proof of *dead* gets for an invader ([`invader`]) under 2011 (by the deepening with
+/// at most [`INVADER_DEAD_MAX_LEFT`] nodes left, by df-pn from [`DFPN_FROM`] on), before the
+/// avoidance searches (which settle seki) get a third of the rest: an invader is far more
+/// often dead than in seki, and a proof of its death needs long lines that only a large
+/// share reaches.
 pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (3, 4);
-/// That proof comes first only for a chain with at most this many nodes left (the service's
-/// default budget and below): with more, the avoidance searches and the deeper proofs after
-/// them get their usual shares, which an invader in seki or in a cycle (長生) needs.
+/// Below [`DFPN_FROM`], the deepening's proof comes first only for a chain with at most this
+/// many nodes left (the service's default budget and below): with more, the avoidance
+/// searches and the deeper proofs after them get their usual shares, which an invader in
+/// seki or in a cycle (長生) needs.
 pub(crate) const INVADER_DEAD_MAX_LEFT: u64 = 500_000;
 
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.
 pub(crate) const QUICK_PROOF_NODES: u64 = 20_000;
 
-/// Decides one chain (local indices `stones` of colour `c`) in `region`.
-pub(crate) fn decide(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> (Status, Vec<(Color, Move)>) {
-    decide_with(region, board, stones, c, opts, true)
+/// A chain's df-pn provers, one per end (alive, dead), with their proof and disproof numbers:
+/// kept by the region's schedule from a chain's first attempt to its retry.
+pub(crate) type DeepProvers = [Option<Prover>; 2];
+
+/// Decides one chain (local indices `stones` of colour `c`) in `region`; its df-pn proofs go
+/// on from those kept in `deep_provers` and are kept there.
+pub(crate) fn decide(
+    region: &mut Region,
+    board: &Board,
+    stones: &[usize],
+    c: Color,
+    opts: &Options,
+    deep_provers: &mut DeepProvers,
+) -> (Status, Vec<(Color, Move)>) {
+    decide_with(region, board, stones, c, opts, Steps::All, deep_provers)
+}
+
+/// Which steps of [`decide`] run.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Steps {
+    /// The quick proofs only (steps 0 and 1).
+    Quick,
+    /// Every step.
+    All,
+    /// Every step after the quick proofs: a retry of a chain whose quick proofs already ran
+    /// with their full allowance (they would search the same trees again).
+    AfterQuick,
 }
 
 /// Only the quick proofs of [`decide`] (steps 0 and 1; exact when found), for a chain of a
 /// region too large for the exhaustive steps: `Undecided` when none is found.
 pub(crate) fn quick_proofs(region: &mut Region, board: &Board, stones: &[usize], c: Color, opts: &Options) -> (Status, Vec<(Color, Move)>) {
-    decide_with(region, board, stones, c, opts, false)
+    decide_with(region, board, stones, c, opts, Steps::Quick, &mut [None, None])
 }
 
 pub(crate) fn decide_with(
@@ -97,7 +125,8 @@ pub(crate) fn decide_with(
     stones: &[usize],
     c: Color,
     opts: &Options,
-    exhaustive: bool,
+    steps: Steps,
+    deep_provers: &mut DeepProvers,
 ) -> (Status, Vec<(Color, Move)>) {
     const MAX_LINE: usize = 60;
     let cells = region.scope.cells(board);
@@ -139,7 +168,6 @@ pub(crate) fn decide_with(
     };
     // df-pn proofs (`deep`) go on, per end (alive, dead), from the proofs and proof numbers
     // of the end's earlier df-pn attempts; the deepening starts afresh each time.
-    let mut deep_provers: [Option<Prover>; 2] = [None, None];
     let mut prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
         let (k, status) = if goal == End::Alive { (0, Status::Alive) } else { (1, Status::Dead) };
         if !deep {
@@ -151,7 +179,7 @@ pub(crate) fn decide_with(
     // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
     //    pass-alive one.
-    if region.base.is_some() {
+    if region.base.is_some() && steps != Steps::AfterQuick {
         region.safety_end = Some(crate::safety::proof_as_end);
         for &goal in goals {
             let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(SAFE_END_PROOF_NODES);
@@ -167,22 +195,25 @@ pub(crate) fn decide_with(
     // 1. Quick depth-first proofs (exact when found).
     //    Each end has its own allowance: the first end's failed attempt does not use up the
     //    second's.
-    let cap = if exhaustive { QUICK_PROOF_NODES } else { LARGE_REGION_QUICK_NODES };
-    for &goal in goals {
+    let cap = if steps == Steps::Quick { LARGE_REGION_QUICK_NODES } else { QUICK_PROOF_NODES };
+    for &goal in goals.iter().filter(|_| steps != Steps::AfterQuick) {
         let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
         if let Some(found) = prove(region, goal, quick, false) {
             return found;
         }
         region.nodes = region.nodes.min(quick);
     }
-    if !exhaustive {
+    // A search that was stopped (cancelled, deadline, memory cap) goes no further.
+    if steps == Steps::Quick || region.halt.reason.is_some() {
         return (Status::Undecided, Vec::new());
     }
     // 2a. An invader's *dead*, deeper, before the avoidance searches (2011, at most
-    //     `INVADER_DEAD_MAX_LEFT` nodes left): most invaders the players call dead are, and
-    //     its proof is what decides. Its proofs are kept for step 3, which goes on from them.
+    //     `INVADER_DEAD_MAX_LEFT` nodes left, below `DFPN_FROM`; from it on, the df-pn proof
+    //     below): most invaders the players call dead are, and its proof is what decides.
+    //     Its proofs are kept for step 3, which goes on from them.
+    let deep = opts.budget_nodes >= DFPN_FROM;
     let mut invader_dead: Option<Prover> = None;
-    if dead_first && region.mode == Mode::Kiyaku2011 && region.budget - region.nodes <= INVADER_DEAD_MAX_LEFT {
+    if !deep && dead_first && region.mode == Mode::Kiyaku2011 && region.budget - region.nodes <= INVADER_DEAD_MAX_LEFT {
         let limit = region.nodes + (region.budget - region.nodes) * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
         let p = invader_dead.insert(Prover::new(stones.to_vec(), c, End::Dead));
         if let Some(line) = p.forced_line(region, &root, limit, MAX_LINE, false) {
@@ -220,11 +251,22 @@ pub(crate) fn decide_with(
         region.budget = budget;
         Traps { avoidable_alive, avoidable_dead, keep_alive_out, keep_dead_out }
     };
-    // With a large budget (kakunin 4: lines of 40 moves), a first avoidance search is
-    // capped, and df-pn proofs of the ends it did not exclude come before the full one.
-    let deep = region.budget - region.nodes >= DFPN_FROM;
+    // With a large budget (kakunin 4: lines of 40 moves), a df-pn proof of the first end
+    // comes first (an invader's *dead* with three quarters of what is left, any other
+    // chain's *alive* with a quarter), then a first avoidance search, capped, then df-pn
+    // proofs of the ends it did not exclude, before the full one.
     let mut first = None;
     if deep {
+        let left = region.budget - region.nodes;
+        let limit = region.nodes
+            + if dead_first && region.mode == Mode::Kiyaku2011 {
+                left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1
+            } else {
+                left / DFPN_SHARE
+            };
+        if let Some(found) = prove(region, goals[0], limit, true) {
+            return found;
+        }
         let t = traps(region, region.nodes + ((region.budget - region.nodes) / share).min(FIRST_TRAP_NODES));
         if t.decided() {
             first = Some(t);

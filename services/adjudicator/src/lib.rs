@@ -59,11 +59,11 @@
 //! above it in the current path. The search (see "Engine") reproduces kakunin 1
 //! (取らず三目: both dead), 2 (seki, no 手入れ needed), 7-1 (bent four in the corner:
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
-//! needed), 12 (万年劫: all seki) and 13 (seki) exactly; kakunin 4 (White's two chains)
-//! is left `undecided` within the default budget (never a wrong status) and reproduced
-//! exactly with 8,000,000 nodes per region (White's two chains dead in about 1,800,000
-//! and 860,000 nodes: a capped avoidance search, then df-pn proofs) — see
-//! `tests/kakunin.rs`.
+//! needed), 12 (万年劫: all seki) and 13 (seki) exactly, and kakunin 4 (all Black alive,
+//! White's two chains dead) within the default budget of 2,000,000 nodes per region: White's
+//! chains by df-pn proofs of about 680,000 and 570,000 nodes, the first finished in the
+//! region's second pass — see `tests/kakunin.rs`. With the service's default of 500,000
+//! nodes kakunin 4 is `undecided` (never a wrong status).
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves the stones at stake
@@ -150,12 +150,16 @@
 //!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude (an
 //!       invader's *dead* goes on from the proofs its deepening of (a) stored).
 //!
-//!    With at least 1,000,000 nodes (`DFPN_FROM`) left for a chain (kakunin budgets, not the
-//!    service's default), step 2 first runs capped at 250,000 nodes, then df-pn proofs
-//!    (`search::Prover::prove_dfpn`, a quarter of what is left per end) of the ends it did
-//!    not exclude, then step 2 in full and step 3 with df-pn, each end's df-pn going on
-//!    from the proofs and proof numbers of its first attempt: the lines of 40 moves of
-//!    kakunin 4 are out of the deepening's reach but not of df-pn's.
+//!    With a budget of at least 1,000,000 nodes per region (`DFPN_FROM`: the default and
+//!    kakunin budgets, not the service's default), the deeper proofs are df-pn searches
+//!    (`search::Prover::prove_dfpn`), and step 2 (a) becomes a df-pn proof of the first end
+//!    (an invader's *dead* with three quarters of what is left, any other chain's *alive*
+//!    with a quarter); then step 2 runs capped at 250,000 nodes, then df-pn proofs (a
+//!    quarter of what is left per end) of the ends it did not exclude, then step 2 in full
+//!    and step 3 with df-pn. Each end's df-pn goes on from the proofs and proof numbers of
+//!    its earlier attempts, in the second pass too (which skips the quick proofs when they
+//!    ran with their full allowance in the first: they would search the same trees): the
+//!    lines of 40 moves of kakunin 4 are out of the deepening's reach but not of df-pn's.
 //!
 //!    Moves inside either side's unconditional area are not generated: they change
 //!    nothing outside that area and count, for the region, like a pass (as moves outside

@@ -48,6 +48,10 @@ pub(crate) fn solve_region(
     let too_big = empty > opts.max_region_empty;
     // The local indices of each chain with a proof entry of this region (for the retry).
     let mut chain_locals: Vec<Vec<usize>> = Vec::new();
+    // Each such chain's df-pn provers, kept for the retry (which goes on from them).
+    let mut deep_provers: Vec<DeepProvers> = Vec::new();
+    // Each such chain's share of the first pass (whether its quick proofs ran in full).
+    let mut first_shares: Vec<u64> = Vec::new();
     for (li, &p) in pts.iter().enumerate() {
         let Some(c) = board.get(p) else { continue };
         if done[li] {
@@ -67,10 +71,12 @@ pub(crate) fn solve_region(
             continue;
         }
         reps.push(p);
+        deep_provers.push([None, None]);
         let before = region.nodes;
         // Each chain may use an equal share of what the region has left (a hard chain
         // does not starve the others); the region's total stays within the budget.
         let share = opts.budget_nodes.saturating_sub(before) / left.max(1);
+        first_shares.push(share);
         left = left.saturating_sub(1);
         region.budget = before + share;
         let (status, line) = if let Some(line) = at_once(&region, board, &locals, c, opts) {
@@ -78,7 +84,7 @@ pub(crate) fn solve_region(
             // `search::links`): dead without search, whatever the region's size.
             (Status::Dead, line)
         } else if !too_big {
-            decide(&mut region, board, &locals, c, opts)
+            decide(&mut region, board, &locals, c, opts, deep_provers.last_mut().expect("this chain's provers"))
         } else if let Some(found) = opts.one_move_proofs.then(|| short_proof(&mut region, board, &locals, c, opts, safe)).flatten() {
             found
         } else if opts.one_move_proofs && empty <= 2 * opts.max_region_empty {
@@ -87,6 +93,10 @@ pub(crate) fn solve_region(
             (Status::Undecided, Vec::new())
         };
         region.nodes = region.nodes.min(region.budget);
+        if status != Status::Undecided {
+            // Only a retry needs them.
+            *deep_provers.last_mut().expect("this chain's provers") = [None, None];
+        }
         let nodes = region.nodes - before;
         let undecided = (status == Status::Undecided).then_some(match region.halt.reason {
             Some(reason) => Undecided::Stopped { reason, nodes },
@@ -112,7 +122,9 @@ pub(crate) fn solve_region(
         }
         region.budget = before + share;
         let (first, c) = (proofs[k].stones[0], proofs[k].color);
-        let (status, line) = decide(&mut region, board, &chain_locals[k - first_proof], c, opts);
+        let i = k - first_proof;
+        let steps = if first_shares[i] >= 4 * QUICK_PROOF_NODES { Steps::AfterQuick } else { Steps::All };
+        let (status, line) = decide_with(&mut region, board, &chain_locals[i], c, opts, steps, &mut deep_provers[i]);
         region.nodes = region.nodes.min(region.budget);
         let nodes = proofs[k].nodes + (region.nodes - before);
         proofs[k].nodes = nodes;

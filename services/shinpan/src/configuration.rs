@@ -108,7 +108,7 @@ pub struct ServeArgs {
 
     /// The largest node budget per region an `Adjudicate` request may ask for (nodes of
     /// hypothetical play; a larger one is INVALID_ARGUMENT): enough to reproduce every kakunin
-    /// example (kakunin 4 uses about 11,000,000 in its region). Time and memory are bounded
+    /// example (kakunin 4 needs about 1,600,000 in its region). Time and memory are bounded
     /// apart (--max-search-seconds, --max-search-memory).
     #[arg(long = "max-budget", env = "SHINPAN_MAX_BUDGET", default_value_t = DEFAULT_MAX_BUDGET)]
     pub max_budget_nodes: u64,
@@ -200,8 +200,8 @@ fn secs(v: f64) -> Option<std::time::Duration> {
     (v > 0.0).then(|| std::time::Duration::from_secs_f64(v))
 }
 
-/// Default of [`ServeArgs::max_search_seconds`]: a minute (kakunin 4, the largest 死活確認例,
-/// takes about half of it at the largest budget).
+/// Default of [`ServeArgs::max_search_seconds`]: a minute (an open board at the largest
+/// budget reaches the memory cap in about half of it).
 pub const DEFAULT_MAX_SEARCH_SECONDS: u64 = 60;
 
 /// Default of [`ServeArgs::max_search_memory_mib`]: the adjudicator's own default

@@ -47,21 +47,6 @@ fn client(s: &Server) -> pb::adjudication_service_client::AdjudicationServiceCli
     pb::adjudication_service_client::AdjudicationServiceClient::new(s.channel.clone())
 }
 
-fn kakunin_4() -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kakunin/kakunin-4.sgf");
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Kakunin 4 at the largest budget: its search runs for tens of seconds (White's two chains
-/// take about 10,000,000 nodes).
-fn kakunin_4_request() -> pb::AdjudicateRequest {
-    pb::AdjudicateRequest {
-        position: Some(pb::adjudicate_request::Position::Sgf(kakunin_4())),
-        budget_nodes: shinpan::configuration::DEFAULT_MAX_BUDGET,
-        ..Default::default()
-    }
-}
-
 /// Six stones in the middle of an empty 6x6 board: one region of 30 empty points that no
 /// budget settles.
 fn open_6x6(budget_ms: u64) -> pb::AdjudicateRequest {
@@ -108,10 +93,11 @@ async fn a_search_runs(s: &Server) {
 async fn a_call_past_its_deadline_stops_its_search() {
     let s = server(|_| {}).await;
     assert!(searches_end(&s, Duration::from_secs(1)).await.is_some(), "no search before the call");
-    let mut req = tonic::Request::new(kakunin_4_request());
+    let mut req = tonic::Request::new(open_6x6(0));
     req.set_timeout(Duration::from_secs(2));
     let start = Instant::now();
-    let err = client(&s).adjudicate(req).await.expect_err("kakunin 4 at the largest budget takes far more than 2 s");
+    let err =
+        client(&s).adjudicate(req).await.expect_err("the open board at the largest budget runs until its memory cap, far more than 2 s");
     assert!(matches!(err.code(), Code::DeadlineExceeded | Code::Cancelled), "{err:?}");
     assert!(start.elapsed() < Duration::from_secs(10), "the call ended after {:?}", start.elapsed());
     // The search stops within a few milliseconds of search and frees its tables; uncancelled
@@ -124,7 +110,7 @@ async fn a_call_past_its_deadline_stops_its_search() {
 async fn a_call_the_client_drops_stops_its_search() {
     let s = server(|_| {}).await;
     let mut c = client(&s);
-    let call = tokio::spawn(async move { c.adjudicate(kakunin_4_request()).await });
+    let call = tokio::spawn(async move { c.adjudicate(open_6x6(0)).await });
     a_search_runs(&s).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     call.abort();
@@ -137,7 +123,7 @@ async fn a_call_the_client_drops_stops_its_search() {
 async fn a_progress_stream_the_client_drops_stops_its_search() {
     let s = server(|_| {}).await;
     let stream = client(&s)
-        .adjudicate_stream(pb::AdjudicateStreamRequest { request: Some(kakunin_4_request()) })
+        .adjudicate_stream(pb::AdjudicateStreamRequest { request: Some(open_6x6(0)) })
         .await
         .expect("the stream opens")
         .into_inner();
