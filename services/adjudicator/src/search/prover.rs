@@ -20,6 +20,45 @@ pub(crate) fn forced(
     Prover::new(stones.to_vec(), owner, goal).forced_line(region, root, limit, max_line, deep)
 }
 
+/// The states of the current line, with their hashes: whether a state repeats one of them is
+/// asked for every state generated, and comparing hashes first spares comparing the cells.
+#[derive(Default)]
+struct Path {
+    states: Vec<State>,
+    hashes: Vec<u64>,
+}
+
+impl Path {
+    fn hash(st: &State) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(st)
+    }
+
+    fn push(&mut self, st: &State) {
+        self.hashes.push(Path::hash(st));
+        self.states.push(st.clone());
+    }
+
+    fn pop(&mut self) {
+        self.hashes.pop();
+        self.states.pop();
+    }
+
+    fn clear(&mut self) {
+        self.hashes.clear();
+        self.states.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    fn contains(&self, st: &State) -> bool {
+        let h = Path::hash(st);
+        self.hashes.iter().zip(&self.states).any(|(&g, s)| g == h && s == st)
+    }
+}
+
 /// Infinite proof or disproof number.
 const INF: u32 = u32::MAX / 4;
 /// Deepest path of the df-pn search (a longer line counts as a failure, not stored).
@@ -48,7 +87,7 @@ pub(crate) struct Prover {
     proved: HashMap<State, (u32, Move)>,
     /// Failures: the depth bound they were found with.
     failed: HashMap<State, u32>,
-    path: Vec<State>,
+    path: Path,
     /// Whether the current iteration of [`Prover::prove_to`] stopped a line at its depth
     /// bound.
     depth_cut: bool,
@@ -74,7 +113,7 @@ impl Prover {
             forcing,
             proved: HashMap::default(),
             failed: HashMap::default(),
-            path: Vec::new(),
+            path: Path::default(),
             depth_cut: false,
             history: [Vec::new(), Vec::new()],
             killers: Vec::new(),
@@ -183,7 +222,7 @@ impl Prover {
             // No legal move, not even a pass (never the case in practice): no proof here.
             return Ok(Val { pn: INF, dn: 0, dist: 0, rep: true });
         }
-        self.path.push(st.clone());
+        self.path.push(st);
         let result = loop {
             let (pn, dn) = if forcing {
                 (kids.iter().map(|k| k.2.pn).min().unwrap_or(INF), kids.iter().fold(0u32, |a, k| a.saturating_add(k.2.dn)).min(INF))
@@ -335,7 +374,7 @@ impl Prover {
         let mut moves = self.moves(region, st, forcing);
         self.learnt_order(&mut moves, forcing, region.scope.len());
         let ply = self.path.len();
-        self.path.push(st.clone());
+        self.path.push(st);
         let mut result: Option<(u32, Move)> = None;
         let mut worst: Option<(u32, Move)> = None;
         let mut all = true;
