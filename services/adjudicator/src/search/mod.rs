@@ -77,17 +77,19 @@ pub(crate) struct Region {
     pub links_end: bool,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
-    /// The answers of the links rule ([`Region::dead_at_once`]) by cells, for one examined
-    /// chain (its first stone and owner): a search asks at every state it generates, and the
-    /// deepening generates the same states again in each iteration.
-    links_memo: LinksMemo,
+    /// The answers of [`Region::end`] without safe territories as ends, by cells, for one
+    /// examined chain (its stones and owner): a search asks at every state it generates, the
+    /// same cells come back with the other side to move or another ko, and the deepening
+    /// generates the same states again in each iteration.
+    end_memo: EndMemo,
     /// When the search stops before its budget (cancelled, deadline, memory cap), polled by
     /// [`Region::halted`].
     pub halt: crate::halt::Halt,
 }
 
-/// [`Region::links_memo`]: the examined chain's first stone and owner, and the answers.
-type LinksMemo = (usize, Color, HashMap<Vec<u8>, bool>);
+/// [`Region::end_memo`]: the examined chain's stones and owner, whether the links rule was on,
+/// and the answers.
+type EndMemo = (Vec<usize>, Color, bool, HashMap<Vec<u8>, Option<End>>);
 
 /// By board index: the stones the territory proofs keep alive, and their safe area.
 type KeptAndSafe = (Vec<bool>, Vec<bool>);
@@ -178,7 +180,7 @@ impl Region {
             safety_end: None,
             links_end: true,
             scache: Default::default(),
-            links_memo: (usize::MAX, Color::Black, Default::default()),
+            end_memo: (Vec::new(), Color::Black, true, Default::default()),
             halt: crate::halt::Halt::none(),
         }
     }
@@ -188,16 +190,14 @@ impl Region {
     /// where nodes are counted; a search that stops returns [`OutOfBudget`].
     #[inline]
     pub fn halted(&mut self) -> bool {
-        let Region { halt, ucache, scache, links_memo, scope, base, nodes, .. } = self;
-        halt.poll(|| {
-            Region::table_bytes(ucache, scache, &links_memo.2, scope.len(), base.as_ref().map_or(0, |b| b.points().count()), *nodes)
-        })
+        let Region { halt, ucache, scache, end_memo, scope, base, nodes, .. } = self;
+        halt.poll(|| Region::table_bytes(ucache, scache, &end_memo.3, scope.len(), base.as_ref().map_or(0, |b| b.points().count()), *nodes))
     }
 
     /// An estimate in bytes of the memory of the search's tables, from their entries
     /// (`n` local points, `board` points of the whole board, `nodes` counted): the caches of
     /// unconditional areas and territory proofs by cells (capacity, keys and both values of
-    /// every entry), the links rule's answers by cells (capacity and keys), and for the proof,
+    /// every entry), the ends by cells (capacity and keys), and for the proof,
     /// disproof and avoidance tables ([`Prover`], [`Trap`]), which live as long as one step of one chain, three states per four cached cell states
     /// (at most per node). Against the process's peak resident memory on kakunin 4 and on an
     /// open 6x6 board (2,000,000 to 20,000,000 nodes) it is up to a fifth low for the smaller
@@ -205,7 +205,7 @@ impl Region {
     fn table_bytes(
         ucache: &AreaCache,
         scache: &HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
-        links: &HashMap<Vec<u8>, bool>,
+        ends: &HashMap<Vec<u8>, Option<End>>,
         n: usize,
         board: usize,
         nodes: u64,
@@ -219,7 +219,7 @@ impl Region {
         let s = slot(std::mem::size_of::<(Vec<u8>, [Option<KeptAndSafe>; 2])>(), scache.capacity())
             + scache.len() as u64 * (key + 4 * heap(board));
         let state = std::mem::size_of::<State>() as u64 + 16 + key;
-        let l = slot(std::mem::size_of::<(Vec<u8>, bool)>(), links.capacity()) + links.len() as u64 * key;
+        let l = slot(std::mem::size_of::<(Vec<u8>, Option<End>)>(), ends.capacity()) + ends.len() as u64 * key;
         u + s + l + 3 * state * (ucache.len() as u64).min(nodes) / 4
     }
 
@@ -284,7 +284,7 @@ impl Region {
 
     /// Whether the opponent of `owner` forces the dead end of the chain `stones` from
     /// `cells` through an enclosure with private pairs of links (module `links`), when that
-    /// end is on (answers kept by cells while the same chain is examined). Under the 2011
+    /// end is on. Under the 2011
     /// draft only, where it is an end of every line: under 1989 a
     /// ko-pass ban (要請II-\[iv\]) the cells do not show could bar a link (see
     /// [`Region::dead_at_once_line`]).
@@ -292,16 +292,7 @@ impl Region {
         if !self.links_end || self.mode != Mode::Kiyaku2011 || stones.is_empty() {
             return false;
         }
-        let memo = &mut self.links_memo;
-        if (memo.0, memo.1) != (stones[0], owner) {
-            *memo = (stones[0], owner, HashMap::default());
-        }
-        if let Some(&dead) = memo.2.get(cells) {
-            return dead;
-        }
-        let dead = links::dead_by_links(&self.scope, cells, stones, owner);
-        memo.2.insert(cells.to_vec(), dead);
-        dead
+        links::dead_by_links(&self.scope, cells, stones, owner)
     }
 
     /// The rule of [`Region::dead_at_once`] at the state `st`, with the line that shows it: the
@@ -318,7 +309,8 @@ impl Region {
         Some(links.into_iter().flat_map(|l| [(owner, Move::Pass), (owner.opponent(), self.move_at(Some(l)))]).collect())
     }
 
-    /// End condition for the stones at local indices `stones` of `owner`.
+    /// End condition for the stones at local indices `stones` of `owner` (kept by cells per
+    /// chain, [`Region::end_memo`], but for the ends of safe territories).
     pub fn end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
         if let Some(t) = self.territory.take() {
             let d = cell(t.defender);
@@ -331,6 +323,30 @@ impl Region {
             self.territory = Some(t);
             return e;
         }
+        let memo = &mut self.end_memo;
+        if memo.0 != stones || memo.1 != owner || memo.2 != self.links_end {
+            *memo = (stones.to_vec(), owner, self.links_end, HashMap::default());
+        }
+        let plain = match memo.3.get(cells) {
+            Some(&e) => e,
+            None => {
+                let e = self.plain_end(cells, stones, owner);
+                self.end_memo.3.insert(cells.to_vec(), e);
+                e
+            }
+        };
+        if plain.is_some() {
+            return plain;
+        }
+        if let (Some(proof), true) = (self.safety_end, self.base.is_some()) {
+            return self.safe_end(proof, cells, stones, owner);
+        }
+        None
+    }
+
+    /// [`Region::end`] without territories proved safe as ends: Benson's ends and the links
+    /// rule.
+    fn plain_end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
         // The opponent's area only when the quick necessary test allows a point of the chain
         // in it; the owner's only when the chain is not dead, and by the chain's own closure
         // while it stands on the board (`holds_all`).
@@ -353,9 +369,6 @@ impl Region {
         }
         if self.dead_at_once(cells, stones, owner) {
             return Some(End::Dead);
-        }
-        if let (Some(proof), true) = (self.safety_end, self.base.is_some()) {
-            return self.safe_end(proof, cells, stones, owner);
         }
         None
     }
