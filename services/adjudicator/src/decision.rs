@@ -29,8 +29,7 @@ pub(crate) const MIN_RETRY_NODES: u64 = 1_000;
 pub(crate) const LARGE_REGION_QUICK_NODES: u64 = 300;
 
 /// The avoidance searches (step 2 of [`decide`]) get `1 / TRAP_SHARE` of what a chain has
-/// left; when they run out, the deeper proofs of step 3 get the rest (kakunin 4's White
-/// chains are proved dead there, by the df-pn proofs of [`DFPN_FROM`]).
+/// left; when they run out, the deeper proofs of step 3 get the rest.
 pub(crate) const TRAP_SHARE: u64 = 3;
 
 /// [`TRAP_SHARE`] under 1989, where the avoidance search is the only way to *alive* (only

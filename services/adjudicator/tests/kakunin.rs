@@ -142,7 +142,7 @@ fn no_kakunin_verdict_is_contradicted_at_the_service_budget() {
 /// Black wins both capturing races and makes the corner its own for good, in lines of about
 /// 40 moves) take about 680,000 and 570,000 df-pn nodes, more than a fifth of the region's
 /// budget each, so the first pass leaves one of them undecided and the retry goes on from its
-/// df-pn proof numbers. Measured in a release build on this machine: kakunin 4 about 3.5 s
+/// df-pn proof numbers. Measured in a release build on this machine: kakunin 4 about 2.7 s
 /// and 130 MB, every other example under 0.2 s.
 #[test]
 fn every_kakunin_example_reproduces_its_verdict() {
