@@ -36,17 +36,31 @@ pub(crate) const TRAP_SHARE: u64 = 3;
 /// the attacker's end is asked): a half.
 pub(crate) const TRAP_SHARE_1989: u64 = 2;
 
-/// From this budget per region on ([`Options::budget_nodes`]), the deeper proofs of its
-/// chains are df-pn searches ([`search::Prover::prove_dfpn`], crate docs, Engine step 4):
-/// first of the first end (an invader's *dead* with [`INVADER_DEAD_SHARE`] of what is left,
-/// any other chain's *alive* with `1 / DFPN_SHARE`), then, with `1 / DFPN_SHARE` of what
-/// is left per end, of the ends a first avoidance search capped at [`FIRST_TRAP_NODES`] did
-/// not exclude. Below it (the service's default of 500,000 nodes per region, the bench's
-/// 20,000) the deepening alone proves: with small budgets it proves more of the short lines
-/// of real positions than df-pn does.
+/// From this budget per region on ([`Options::budget_nodes`]), a chain with
+/// [`DFPN_CHAIN_FROM`] nodes left first gets a df-pn proof ([`search::Prover::prove_dfpn`],
+/// crate docs, Engine step 4) of its first end: an invader's *dead* with
+/// [`INVADER_DEAD_SHARE`] of what is left, any other chain's *alive* with `1 / DFPN_SHARE`,
+/// at most [`DFPN_FIRST_NODES`]. For an invader, and for any chain with this many nodes left,
+/// df-pn proofs (`1 / DFPN_SHARE` of what is left per end) of the ends a first avoidance
+/// search capped at [`FIRST_TRAP_NODES`] did not exclude follow, and step 3 is df-pn's too.
+/// Below it (the service's default of 500,000 nodes per region, the bench's 20,000) the
+/// deepening alone proves: with small budgets it proves more of the short lines of real
+/// positions than df-pn does (`dispute_games` with df-pn from 500,000: 723 disputes decided
+/// against 780).
 pub(crate) const DFPN_FROM: u64 = 1_000_000;
+/// With a budget of [`DFPN_FROM`] per region, a chain gets df-pn proofs only when it has at
+/// least this many nodes left after its quick proofs, or when they ran in the region's first
+/// pass and it is retried: with less (a region of many chains), the avoidance searches and
+/// the deepening decide more (on the final positions of the 9x9 records, df-pn with about
+/// 180,000 nodes a chain left stones undecided that the avoidance search proves alive).
+pub(crate) const DFPN_CHAIN_FROM: u64 = 400_000;
 /// See [`DFPN_FROM`].
 pub(crate) const DFPN_SHARE: u64 = 4;
+/// The first df-pn proof of a chain that is not an invader (of *alive*) uses at most this
+/// many nodes: a short one (kakunin 4's Black chains: about 70,000) spares the avoidance
+/// search, but where that search proves *alive* and df-pn does not (the final positions of
+/// the 9x9 records) a longer one only takes the search's budget.
+pub(crate) const DFPN_FIRST_NODES: u64 = 100_000;
 /// See [`DFPN_FROM`].
 pub(crate) const FIRST_TRAP_NODES: u64 = 250_000;
 
@@ -167,6 +181,7 @@ pub(crate) fn decide_with(
     };
     // df-pn proofs (`deep`) go on, per end (alive, dead), from the proofs and proof numbers
     // of the end's earlier df-pn attempts; the deepening starts afresh each time.
+    let resumed = deep_provers.iter().any(Option::is_some);
     let mut prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
         let (k, status) = if goal == End::Alive { (0, Status::Alive) } else { (1, Status::Dead) };
         if !deep {
@@ -210,7 +225,13 @@ pub(crate) fn decide_with(
     //     `INVADER_DEAD_MAX_LEFT` nodes left, below `DFPN_FROM`; from it on, the df-pn proof
     //     below): most invaders the players call dead are, and its proof is what decides.
     //     Its proofs are kept for step 3, which goes on from them.
-    let deep = opts.budget_nodes >= DFPN_FROM;
+    // With a large budget, a df-pn proof of the first end comes first (a chain whose df-pn
+    // proofs ran in the region's first pass goes on with them in the retry); for an invader
+    // the rest of the schedule is df-pn's too, for any other chain only with `DFPN_FROM`
+    // nodes left (where the avoidance search with its usual share proves *alive* better).
+    let left = region.budget - region.nodes;
+    let first_dfpn = opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed);
+    let deep = first_dfpn && (dead_first || left >= DFPN_FROM);
     let mut invader_dead: Option<Prover> = None;
     if !deep && dead_first && region.mode == Mode::Kiyaku2011 && region.budget - region.nodes <= INVADER_DEAD_MAX_LEFT {
         let limit = region.nodes + (region.budget - region.nodes) * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
@@ -252,20 +273,23 @@ pub(crate) fn decide_with(
     };
     // With a large budget (kakunin 4: lines of 40 moves), a df-pn proof of the first end
     // comes first (an invader's *dead* with three quarters of what is left, any other
-    // chain's *alive* with a quarter), then a first avoidance search, capped, then df-pn
-    // proofs of the ends it did not exclude, before the full one.
-    let mut first = None;
-    if deep {
+    // chain's *alive* with a quarter, at most `DFPN_FIRST_NODES`); then, in the deep
+    // schedule, a first avoidance search, capped, then df-pn proofs of the ends it did not
+    // exclude, before the full one.
+    if first_dfpn {
         let left = region.budget - region.nodes;
         let limit = region.nodes
             + if dead_first && region.mode == Mode::Kiyaku2011 {
                 left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1
             } else {
-                left / DFPN_SHARE
+                (left / DFPN_SHARE).min(DFPN_FIRST_NODES)
             };
         if let Some(found) = prove(region, goals[0], limit, true) {
             return found;
         }
+    }
+    let mut first = None;
+    if deep {
         let t = traps(region, region.nodes + ((region.budget - region.nodes) / share).min(FIRST_TRAP_NODES));
         if t.decided() {
             first = Some(t);

@@ -151,15 +151,18 @@
 //!       invader's *dead* goes on from the proofs its deepening of (a) stored).
 //!
 //!    With a budget of at least 1,000,000 nodes per region (`DFPN_FROM`: the default and
-//!    kakunin budgets, not the service's default), the deeper proofs are df-pn searches
-//!    (`search::Prover::prove_dfpn`), and step 2 (a) becomes a df-pn proof of the first end
-//!    (an invader's *dead* with three quarters of what is left, any other chain's *alive*
-//!    with a quarter); then step 2 runs capped at 250,000 nodes, then df-pn proofs (a
-//!    quarter of what is left per end) of the ends it did not exclude, then step 2 in full
-//!    and step 3 with df-pn. Each end's df-pn goes on from the proofs and proof numbers of
-//!    its earlier attempts, in the second pass too (which skips the quick proofs when they
-//!    ran with their full allowance in the first: they would search the same trees): the
-//!    lines of 40 moves of kakunin 4 are out of the deepening's reach but not of df-pn's.
+//!    kakunin budgets, not the service's default), a chain with at least 400,000 nodes left
+//!    after its quick proofs (`DFPN_CHAIN_FROM`) first gets a df-pn proof of its first end
+//!    (`search::Prover::prove_dfpn`): an invader's *dead* with three quarters of what is
+//!    left, any other chain's *alive* with a quarter, at most 100,000 nodes. For an invader
+//!    (and any chain with 1,000,000 nodes left) the rest is df-pn's too: step 2 capped at
+//!    250,000 nodes, df-pn proofs (a quarter of what is left per end) of the ends it did not
+//!    exclude, then step 2 in full and step 3 with df-pn; other chains go on with steps 2 and
+//!    3 as above, where the avoidance search proves *alive* better. Each end's df-pn goes on
+//!    from the proofs and proof numbers of its earlier attempts, in the region's second pass
+//!    too (which then skips the quick proofs when they ran with their full allowance in the
+//!    first): the lines of 40 moves of kakunin 4 are out of the deepening's reach but not of
+//!    df-pn's.
 //!
 //!    Moves inside either side's unconditional area are not generated: they change
 //!    nothing outside that area and count, for the region, like a pass (as moves outside
