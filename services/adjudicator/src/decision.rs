@@ -122,7 +122,7 @@ pub(crate) enum Steps {
     /// Every step.
     All,
     /// Every step after the quick proofs: a retry of a chain whose quick proofs already ran
-    /// with their full allowance (they would search the same trees again).
+    /// with their full allowance (the deepening would search the same trees again).
     AfterQuick,
 }
 
@@ -221,10 +221,6 @@ pub(crate) fn decide_with(
     if steps == Steps::Quick || region.halt.reason.is_some() {
         return (Status::Undecided, Vec::new());
     }
-    // 2a. An invader's *dead*, deeper, before the avoidance searches (2011, at most
-    //     `INVADER_DEAD_MAX_LEFT` nodes left, below `DFPN_FROM`; from it on, the df-pn proof
-    //     below): most invaders the players call dead are, and its proof is what decides.
-    //     Its proofs are kept for step 3, which goes on from them.
     // With a large budget, a df-pn proof of the first end comes first (a chain whose df-pn
     // proofs ran in the region's first pass goes on with them in the retry); for an invader
     // the rest of the schedule is df-pn's too, for any other chain only with `DFPN_FROM`
@@ -232,9 +228,25 @@ pub(crate) fn decide_with(
     let left = region.budget - region.nodes;
     let first_dfpn = opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed);
     let deep = first_dfpn && (dead_first || left >= DFPN_FROM);
+    // 2a. The first end, deeper, before the avoidance searches. With a large budget by
+    //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with three quarters of
+    //     what is left, any other chain's *alive* with a quarter, at most
+    //     `DFPN_FIRST_NODES`. Below it, an invader's *dead* by the deepening (2011, at most
+    //     `INVADER_DEAD_MAX_LEFT` nodes left): most invaders the players call dead are, and
+    //     its proof is what decides. Either proof's tables are kept for step 3, which goes
+    //     on from them.
     let mut invader_dead: Option<Prover> = None;
-    if !deep && dead_first && region.mode == Mode::Kiyaku2011 && region.budget - region.nodes <= INVADER_DEAD_MAX_LEFT {
-        let limit = region.nodes + (region.budget - region.nodes) * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
+    if first_dfpn {
+        let allowance = if dead_first && region.mode == Mode::Kiyaku2011 {
+            left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1
+        } else {
+            (left / DFPN_SHARE).min(DFPN_FIRST_NODES)
+        };
+        if let Some(found) = prove(region, goals[0], region.nodes + allowance, true) {
+            return found;
+        }
+    } else if dead_first && region.mode == Mode::Kiyaku2011 && left <= INVADER_DEAD_MAX_LEFT {
+        let limit = region.nodes + left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
         let p = invader_dead.insert(Prover::new(stones.to_vec(), c, End::Dead));
         if let Some(line) = p.forced_line(region, &root, limit, MAX_LINE, false) {
             return (Status::Dead, line);
@@ -271,23 +283,8 @@ pub(crate) fn decide_with(
         region.budget = budget;
         Traps { avoidable_alive, avoidable_dead, keep_alive_out, keep_dead_out }
     };
-    // With a large budget (kakunin 4: lines of 40 moves), a df-pn proof of the first end
-    // comes first (an invader's *dead* with three quarters of what is left, any other
-    // chain's *alive* with a quarter, at most `DFPN_FIRST_NODES`); then, in the deep
-    // schedule, a first avoidance search, capped, then df-pn proofs of the ends it did not
-    // exclude, before the full one.
-    if first_dfpn {
-        let left = region.budget - region.nodes;
-        let limit = region.nodes
-            + if dead_first && region.mode == Mode::Kiyaku2011 {
-                left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1
-            } else {
-                (left / DFPN_SHARE).min(DFPN_FIRST_NODES)
-            };
-        if let Some(found) = prove(region, goals[0], limit, true) {
-            return found;
-        }
-    }
+    // In the deep schedule, a first avoidance search, capped, then df-pn proofs of the ends
+    // it did not exclude, before the full one.
     let mut first = None;
     if deep {
         let t = traps(region, region.nodes + ((region.budget - region.nodes) / share).min(FIRST_TRAP_NODES));
