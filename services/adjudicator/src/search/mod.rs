@@ -197,9 +197,10 @@ impl Region {
     /// An estimate in bytes of the memory of the search's tables, from their entries
     /// (`n` local points, `board` points of the whole board, `nodes` counted): the caches of
     /// unconditional areas and territory proofs by cells (capacity, keys and both values of
-    /// every entry), the ends by cells (capacity and keys), and for the proof,
-    /// disproof and avoidance tables ([`Prover`], [`Trap`]), which live as long as one step of one chain, three states per four cached cell states
-    /// (at most per node). Against the process's peak resident memory on kakunin 4 and on an
+    /// every entry), the ends by cells (capacity and keys), and for the proof, disproof and
+    /// avoidance tables ([`Prover`], [`Trap`]: one chain's, and the df-pn tables of chains
+    /// left for the region's retry), three states per four cached cell states (at most per
+    /// node). Against the process's peak resident memory on kakunin 4 and on an
     /// open 6x6 board (2,000,000 to 20,000,000 nodes) it is up to a fifth low for the smaller
     /// searches and up to two thirds high for the larger ones, where a memory cap matters.
     fn table_bytes(
