@@ -75,6 +75,10 @@ pub(crate) struct Region {
     /// Whether an enclosure with private pairs of links ends a line as *dead* (module
     /// `links`); on by default, off only to check that end against the search without it.
     pub links_end: bool,
+    /// Whether moves outside the examined chain's sealed area (module `seal`) are left out,
+    /// under the 2011 draft; on by default, off only to check the searches against those
+    /// without it.
+    pub sealing: bool,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
     /// The answers of [`Region::end`] without safe territories as ends, by cells, for one
@@ -179,6 +183,7 @@ impl Region {
             base: None,
             safety_end: None,
             links_end: true,
+            sealing: true,
             scache: Default::default(),
             end_memo: (Vec::new(), Color::Black, true, Default::default()),
             halt: crate::halt::Halt::none(),
@@ -570,8 +575,18 @@ impl Region {
 /// The moves of the side to move in `st`, most promising first: points next to (or on)
 /// the examined `stones`, then contact with the opponent; a pass last for the forcing side
 /// and first for the other (holding is often its best).
+///
+/// Under the 2011 draft, moves outside the sealed area of `stones` (module `seal`) are left
+/// out: for the examined stones they are a pass, which is always among the moves.
 pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: bool) -> Vec<Option<u32>> {
-    let playable = region.playable(&st.cells);
+    let mut playable = region.playable(&st.cells);
+    if region.sealing && region.mode == Mode::Kiyaku2011 && region.territory.is_none() && !stones.is_empty() {
+        if let Some(area) = seal::sealed_area(&region.scope, &st.cells, stones) {
+            for (p, a) in playable.iter_mut().zip(area) {
+                *p &= a;
+            }
+        }
+    }
     let sc = &region.scope;
     let me = cell(st.to_move);
     // Points next to the examined stones (or on them, once captured).
@@ -641,6 +656,7 @@ pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], f
 
 mod links;
 mod prover;
+mod seal;
 #[cfg(test)]
 mod tests;
 mod trap;
