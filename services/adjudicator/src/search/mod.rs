@@ -581,11 +581,7 @@ impl Region {
 pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: bool) -> Vec<Option<u32>> {
     let mut playable = region.playable(&st.cells);
     if region.sealing && region.mode == Mode::Kiyaku2011 && region.territory.is_none() && !stones.is_empty() {
-        if let Some(area) = seal::sealed_area(&region.scope, &st.cells, stones) {
-            for (p, a) in playable.iter_mut().zip(area) {
-                *p &= a;
-            }
-        }
+        seal::keep_within_sealed_area(&region.scope, &st.cells, stones, &mut playable);
     }
     let sc = &region.scope;
     let me = cell(st.to_move);

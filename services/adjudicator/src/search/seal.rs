@@ -32,16 +32,56 @@
 
 use crate::benson::{Scope, NONE, OUT};
 
-/// The sealed area (module docs) of the chain `stones` (local indices) in `cells`, by local
-/// index, or `None` when it is the whole scope but fixed stones, or when a point of `stones`
-/// holds a fixed stone (the chain is then pass-alive, or captured and its point the
-/// opponent's for good, and its end is reached at once). Cost: linear in the scope.
+/// Reused buffers of [`sealed`] (it runs at every node of the searches): fixed stones, the
+/// area, the flood's stack.
+#[derive(Default)]
+struct Scratch {
+    fixed: Vec<bool>,
+    area: Vec<bool>,
+    stack: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// The sealed area of the chain `stones` in `cells` as [`sealed`] finds it, by local index, or
+/// `None` when it finds none.
+#[cfg(test)]
 pub(crate) fn sealed_area(sc: &Scope, cells: &[u8], stones: &[usize]) -> Option<Vec<bool>> {
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        sealed(sc, cells, stones, &mut s).then(|| s.area.clone())
+    })
+}
+
+/// Clears `playable` (by local index) outside the sealed area of the chain `stones` in
+/// `cells` ([`sealed`]; nothing when it finds none).
+pub(crate) fn keep_within_sealed_area(sc: &Scope, cells: &[u8], stones: &[usize], playable: &mut [bool]) {
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        if sealed(sc, cells, stones, &mut s) {
+            for (p, &a) in playable.iter_mut().zip(&s.area) {
+                *p &= a;
+            }
+        }
+    })
+}
+
+/// Computes the sealed area (module docs) of the chain `stones` (local indices) in `cells`
+/// into `s.area`, by local index, and says whether it leaves out a point that holds no fixed
+/// stone: false when there is no fixed stone, or when a point of `stones` holds one (the
+/// chain is then pass-alive, or captured and its point the opponent's for good, and its end
+/// is reached at once). Cost: linear in the scope.
+fn sealed(sc: &Scope, cells: &[u8], stones: &[usize], s: &mut Scratch) -> bool {
+    let Scratch { fixed, area, stack } = s;
     let n = sc.len();
     // Fixed stones: a flood through each colour's stones from those next to an outside
     // stone of the same colour.
-    let mut fixed = vec![false; n];
-    let mut stack: Vec<u32> = Vec::new();
+    fixed.clear();
+    fixed.resize(n, false);
+    stack.clear();
+    let mut nfixed = 0;
     for s in 0..n {
         let v = cells[s];
         if v == crate::benson::EMPTY || fixed[s] {
@@ -52,20 +92,23 @@ pub(crate) fn sealed_area(sc: &Scope, cells: &[u8], stones: &[usize]) -> Option<
             continue;
         }
         fixed[s] = true;
+        nfixed += 1;
         stack.push(s as u32);
         while let Some(l) = stack.pop() {
             for &g in &sc.nbrs[l as usize] {
                 if g != NONE && g < OUT && cells[g as usize] == v && !fixed[g as usize] {
                     fixed[g as usize] = true;
+                    nfixed += 1;
                     stack.push(g);
                 }
             }
         }
     }
-    if stones.iter().any(|&s| fixed[s]) {
-        return None;
+    if nfixed == 0 || stones.iter().any(|&s| fixed[s]) {
+        return false;
     }
-    let mut area = vec![false; n];
+    area.clear();
+    area.resize(n, false);
     for &s in stones {
         if !area[s] {
             area[s] = true;
@@ -82,8 +125,7 @@ pub(crate) fn sealed_area(sc: &Scope, cells: &[u8], stones: &[usize]) -> Option<
             }
         }
     }
-    let open = fixed.iter().filter(|&&f| !f).count();
-    (size < open).then_some(area)
+    size < n - nfixed
 }
 
 #[cfg(test)]
