@@ -219,10 +219,11 @@
 //! `Find2Connections`), one after another, and then count as stones that never change. An
 //! empty point paired before may serve one later neighbour as one of its two links (Fuego's
 //! `Find2ConnForAllInterior`): the opponent then plays it when the owner takes the other,
-//! so a territory two rows deep along the edge pairs from its ends. It is checked before a
-//! chain's search (dead at once, with the line that fills the links, whatever the region's
-//! size) and, under the 2011 draft, as an end of every line of the search, where it cuts the
-//! lines short once the opponent's stones have made the area thin. Under 1989 only at the
+//! so a territory two rows deep along the edge pairs from its ends, however long it is. It is
+//! checked before a chain's search (dead at once, with the line that fills the links, whatever
+//! the region's size, with any number of lent points) and, under the 2011 draft, as an end of
+//! every line of the search (there with at most four lent points, as it is asked at every
+//! node), where it cuts the lines short once the opponent's stones have made the area thin. Under 1989 only at the
 //! start with no ko-pass ban on the opponent (要請II-\[iv\]): a ban the position does not
 //! show could bar a link. A randomized cross-check against the exact search without it
 //! (both rule sets) finds no disagreement.

@@ -76,9 +76,13 @@
 use crate::benson::{cell, Scope, EMPTY, NONE, OUT};
 
 /// Inner points with fewer than two links (a lent point is needed for each) beyond which an
-/// enclosure is given up before the pairing: each costs the pairing a round over the points
-/// left, and a wide enclosure has many such points and no pairing. Thin areas along the edge
-/// (two rows deep, up to this many points paired through lent ones) stay within it.
+/// enclosure is given up before the pairing at the ends of the searches ([`dead_by_links`],
+/// asked at every node): each costs the pairing a round over the points left, and a wide
+/// enclosure has many such points and no pairing. Thin areas along the edge (two rows deep,
+/// up to this many points paired through lent ones) stay within it. The rule with its line
+/// ([`links_line`], asked once per chain before its search, whatever the region's size) looks
+/// for any number: a territory two rows deep along the edge pairs its first row from the
+/// ends however long it is.
 const MAX_BORROWERS: usize = 4;
 
 /// Reused buffers of [`dead_by_links`] (it runs at every node of a search that Benson's end
@@ -104,7 +108,7 @@ pub(crate) fn dead_by_links(sc: &Scope, cells: &[u8], stones: &[usize], owner: g
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
         let Scratch { fixed, seen, stack, area } = &mut *s;
-        dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, None)
+        dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, MAX_BORROWERS, None)
     })
 }
 
@@ -116,7 +120,7 @@ pub(crate) fn links_line(sc: &Scope, cells: &[u8], stones: &[usize], owner: goba
     let mut line = Vec::new();
     let mut s = Scratch::default();
     let Scratch { fixed, seen, stack, area } = &mut s;
-    dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, Some(&mut line)).then_some(line)
+    dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, usize::MAX, Some(&mut line)).then_some(line)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -129,6 +133,7 @@ fn dead_by_links_in(
     seen: &mut Vec<bool>,
     stack: &mut Vec<u32>,
     area: &mut Vec<u32>,
+    max_borrowers: usize,
     line: Option<&mut Vec<u32>>,
 ) -> bool {
     let o = cell(owner.opponent());
@@ -194,7 +199,7 @@ fn dead_by_links_in(
         // A short point: fewer than two empty neighbours, links or inner points that could
         // be lent to it, even if every block were connected (a point holding or next to a
         // block may not be inner then). No pairing leaves out three. A point with fewer than
-        // two links needs a lent point: at most `MAX_BORROWERS` of them are looked for.
+        // two links needs a lent point: at most `max_borrowers` of them are looked for.
         let linked = next_to_fixed(l) || near_block(l);
         if linked && cells[l] == EMPTY {
             links += 1;
@@ -210,7 +215,7 @@ fn dead_by_links_in(
             }
             if linking < 2 {
                 borrowers += 1;
-                if borrowers > MAX_BORROWERS {
+                if borrowers > max_borrowers {
                     return false;
                 }
             }
@@ -607,5 +612,41 @@ mod tests {
         board.set(Point { x: 2, y: 1 }, None).unwrap();
         let cells = scope.cells(&board);
         assert!(!dead_by_links(&scope, &cells, &stones, Color::Black));
+    }
+
+    /// A territory of 60 points two rows deep along two edges of the board (the top rows and,
+    /// from the corner down, the two rightmost columns), closed by a White wall that never
+    /// changes, with two White stones joined to it at its left end and two at the corner (rb,
+    /// rc), and a Black stone on the first row: more first-row points need lent points than the
+    /// searches' ends look for, but the rule with its line, asked before a chain's search, pairs
+    /// them all from the ends, and the line reaches Benson's dead end. Without the corner's
+    /// stones the first row beyond the Black stone cannot be paired from the corner.
+    #[test]
+    fn a_thin_territory_of_60_points_is_paired_from_its_ends() {
+        let in_territory = |p: Point| p.y < 2 || (p.x >= 17 && p.y < 13);
+        let mut board = Board::new(19, 19).unwrap();
+        let points: Vec<Point> = board.points().collect();
+        for &p in &points {
+            let next_to = points.iter().any(|&q| in_territory(q) && p.x.abs_diff(q.x) + p.y.abs_diff(q.y) == 1);
+            if !in_territory(p) && next_to {
+                board.set(p, Some(Color::White)).unwrap();
+            }
+        }
+        let corner = [Point { x: 17, y: 1 }, Point { x: 17, y: 2 }];
+        for p in [Point { x: 0, y: 0 }, Point { x: 0, y: 1 }].into_iter().chain(corner) {
+            board.set(p, Some(Color::White)).unwrap();
+        }
+        board.set(Point { x: 8, y: 0 }, Some(Color::Black)).unwrap();
+        let inner: Vec<Point> = points.iter().copied().filter(|&p| in_territory(p)).collect();
+        assert_eq!(inner.len(), 60);
+        let scope = Scope::new(&board, inner);
+        let stones = vec![scope.local_of(Point { x: 8, y: 0 }) as usize];
+        let cells = scope.cells(&board);
+        assert!(!dead_by_links(&scope, &cells, &stones, Color::Black), "beyond the searches' ends");
+        assert_line_reaches_dead_end(&scope, &cells, &stones);
+        for p in corner {
+            board.set(p, None).unwrap();
+        }
+        assert_eq!(links_line(&scope, &scope.cells(&board), &stones, Color::Black), None);
     }
 }
