@@ -147,28 +147,9 @@ mod tests {
         let mut rand = crate::xorshift(seed);
         let (mut compared, mut sealed) = (0, 0);
         for _ in 0..positions {
-            let mut board = Board::new(cols + 2, rows + 1).unwrap();
-            let mut inner: Vec<Point> = Vec::new();
-            for p in board.points().collect::<Vec<_>>() {
-                let ring = p.x == 0 || u32::from(p.x) == cols + 1 || u32::from(p.y) == rows;
-                let c = if ring {
-                    Some(if rand().is_multiple_of(6) { Color::Black } else { Color::White })
-                } else {
-                    inner.push(p);
-                    let r = rand() % 100;
-                    if r < black {
-                        Some(Color::Black)
-                    } else if r < black + white {
-                        Some(Color::White)
-                    } else {
-                        None
-                    }
-                };
-                board.set(p, c).unwrap();
-            }
-            if board.points().any(|p| board.get(p).is_some() && board.liberty_count(p) == 0) {
+            let Some((board, inner)) = crate::search::tests::random_edge_area(&mut rand, rows, cols, black, white, 6) else {
                 continue;
-            }
+            };
             let scope = Scope::new(&board, inner.clone());
             let cells = scope.cells(&board);
             let mut seen = std::collections::HashSet::new();

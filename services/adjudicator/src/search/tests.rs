@@ -117,3 +117,39 @@ fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
     assert!(deepening_only * 20 <= deepening, "the deepening alone proved {deepening_only} of {deepening}");
     eprintln!("df-pn proved {proved}; the deepening {deepening}, {deepening_only} of them not by df-pn");
 }
+
+/// A random position for the cross-checks of the searches' rules: a `rows` x `cols` area at
+/// the top edge of a board, closed by stones that never change (one row below it and one
+/// column each side; each Black one time in `ring_black`, else White), holding a Black stone
+/// with probability `black` %, else a White one with probability `white` %. The board and
+/// the area's points, or `None` when a chain has no liberty (not a legal setup).
+pub(crate) fn random_edge_area(
+    rand: &mut impl FnMut() -> u64,
+    rows: u32,
+    cols: u32,
+    black: u64,
+    white: u64,
+    ring_black: u64,
+) -> Option<(Board, Vec<Point>)> {
+    let mut board = Board::new(cols + 2, rows + 1).unwrap();
+    let mut inner: Vec<Point> = Vec::new();
+    for p in board.points().collect::<Vec<_>>() {
+        let ring = p.x == 0 || u32::from(p.x) == cols + 1 || u32::from(p.y) == rows;
+        let c = if ring {
+            Some(if rand().is_multiple_of(ring_black) { Color::Black } else { Color::White })
+        } else {
+            inner.push(p);
+            let r = rand() % 100;
+            if r < black {
+                Some(Color::Black)
+            } else if r < black + white {
+                Some(Color::White)
+            } else {
+                None
+            }
+        };
+        board.set(p, c).unwrap();
+    }
+    let legal = board.points().all(|p| board.get(p).is_none() || board.liberty_count(p) > 0);
+    legal.then_some((board, inner))
+}
