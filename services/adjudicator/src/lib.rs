@@ -176,8 +176,7 @@
 //!    at every state of the search, as the stones joined to the walls grow: a proof's loser
 //!    is answered only inside the area the proof depends on (after the partial regions of
 //!    Niu & Müller, 2006, and the relevance zones of Shih et al., AAAI 2022). A randomized
-//!    cross-check against the exact search without it finds no disagreement; kakunin 4's
-//!    White chains need about a third of the df-pn nodes they needed without it.
+//!    cross-check against the exact search without it finds no disagreement.
 //!    Out of budget → [`Status::Undecided`], never a guess. Regions with
 //!    more than [`Options::max_region_empty`] empty points (default 40) are not searched
 //!    exhaustively: each of their chains gets only *short proofs* (see `short_proof`), and
@@ -223,9 +222,9 @@
 //! checked before a chain's search (dead at once, with the line that fills the links, whatever
 //! the region's size, with any number of lent points) and, under the 2011 draft, as an end of
 //! every line of the search (there with at most four lent points, as it is asked at every
-//! node), where it cuts the lines short once the opponent's stones have made the area thin. Under 1989 only at the
-//! start with no ko-pass ban on the opponent (要請II-\[iv\]): a ban the position does not
-//! show could bar a link. A randomized cross-check against the exact search without it
+//! node), where it cuts the lines short once the opponent's stones have made the area thin.
+//! Under 1989 only at the start with no ko-pass ban on the opponent (要請II-\[iv\]): a ban
+//! the position does not show could bar a link. A randomized cross-check against the exact search without it
 //! (both rule sets) finds no disagreement.
 //!
 //! ## Limits (known)

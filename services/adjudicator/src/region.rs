@@ -125,8 +125,9 @@ pub(crate) fn solve_region(
         let i = k - first_proof;
         // The first pass's quick proofs ran with their full allowance (each end a quarter of
         // what was left, at most `QUICK_PROOF_NODES`, after the safe-territory proofs) when its
-        // share was at least this: the same searches would fail the same way again.
-        let full = 4 * QUICK_PROOF_NODES + QUICK_PROOF_NODES + 2 * SAFE_END_PROOF_NODES;
+        // share was at least this — the second end's quarter is whole after the first end's
+        // allowance: the same searches would fail the same way again.
+        let full = 5 * QUICK_PROOF_NODES + 2 * SAFE_END_PROOF_NODES;
         let steps = if first_shares[i] >= full { Steps::AfterQuick } else { Steps::All };
         let (status, line) = decide_with(&mut region, board, &chain_locals[i], c, opts, steps, &mut deep_provers[i]);
         region.nodes = region.nodes.min(region.budget);

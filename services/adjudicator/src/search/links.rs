@@ -437,13 +437,8 @@ mod tests {
             };
             let scope = Scope::new(&board, inner.clone());
             let cells = scope.cells(&board);
-            let mut seen = std::collections::HashSet::new();
-            for &p in &inner {
-                if board.get(p) != Some(Color::Black) || !seen.insert(board.chain_id(p).unwrap()) {
-                    continue;
-                }
-                let stones: Vec<usize> = board.chain(p).iter().map(|&q| scope.local_of(q) as usize).collect();
-                if stones.contains(&(crate::benson::NONE as usize)) || !dead_by_links(&scope, &cells, &stones, Color::Black) {
+            for (p, owner, stones) in crate::search::tests::chains_within(&board, &scope, &inner) {
+                if owner != Color::Black || !dead_by_links(&scope, &cells, &stones, Color::Black) {
                     continue;
                 }
                 // The line (Black passes, White fills one link per pair) reaches Benson's end.

@@ -290,8 +290,7 @@ impl Region {
 
     /// Whether the opponent of `owner` forces the dead end of the chain `stones` from
     /// `cells` through an enclosure with private pairs of links (module `links`), when that
-    /// end is on. Under the 2011
-    /// draft only, where it is an end of every line: under 1989 a
+    /// end is on. Under the 2011 draft only, where it is an end of every line: under 1989 a
     /// ko-pass ban (要請II-\[iv\]) the cells do not show could bar a link (see
     /// [`Region::dead_at_once_line`]).
     pub fn dead_at_once(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> bool {

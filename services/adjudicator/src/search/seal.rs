@@ -152,16 +152,7 @@ mod tests {
             };
             let scope = Scope::new(&board, inner.clone());
             let cells = scope.cells(&board);
-            let mut seen = std::collections::HashSet::new();
-            for &p in &inner {
-                let Some(owner) = board.get(p) else { continue };
-                if !seen.insert(board.chain_id(p).unwrap()) {
-                    continue;
-                }
-                let stones: Vec<usize> = board.chain(p).iter().map(|&q| scope.local_of(q) as usize).collect();
-                if stones.contains(&(NONE as usize)) {
-                    continue; // joined to a closing stone
-                }
+            for (p, owner, stones) in crate::search::tests::chains_within(&board, &scope, &inner) {
                 let restricted = sealed_area(&scope, &cells, &stones).is_some();
                 for goal in [End::Dead, End::Alive] {
                     for to_move in [Color::Black, Color::White] {

@@ -153,3 +153,22 @@ pub(crate) fn random_edge_area(
     let legal = board.points().all(|p| board.get(p).is_none() || board.liberty_count(p) > 0);
     legal.then_some((board, inner))
 }
+
+/// The chains of `board` with a stone among `inner` (the points of `scope`), each once: a stone
+/// of it, its colour and its stones' local indices; chains joined to a stone outside the scope
+/// are left out.
+pub(crate) fn chains_within(board: &Board, scope: &Scope, inner: &[Point]) -> Vec<(Point, Color, Vec<usize>)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for &p in inner {
+        let Some(c) = board.get(p) else { continue };
+        if !seen.insert(board.chain_id(p).unwrap()) {
+            continue;
+        }
+        let stones: Vec<usize> = board.chain(p).iter().map(|&q| scope.local_of(q) as usize).collect();
+        if !stones.contains(&(NONE as usize)) {
+            out.push((p, c, stones));
+        }
+    }
+    out
+}
