@@ -330,7 +330,13 @@ impl Region {
         }
         let memo = &mut self.end_memo;
         if memo.0 != stones || memo.1 != owner || memo.2 != self.links_end {
-            *memo = (stones.to_vec(), owner, self.links_end, HashMap::default());
+            // Cleared, not replaced: the next chain's table grows into the memory this one
+            // already holds, instead of fresh pages the system must zero.
+            memo.0.clear();
+            memo.0.extend_from_slice(stones);
+            memo.1 = owner;
+            memo.2 = self.links_end;
+            memo.3.clear();
         }
         let plain = match memo.3.get(cells) {
             Some(&e) => e,
