@@ -49,15 +49,16 @@ pub(crate) const TRAP_SHARE_1989: u64 = 2;
 /// against 780).
 pub(crate) const DFPN_FROM: u64 = 1_000_000;
 /// With a budget of [`DFPN_FROM`] per region, a chain gets df-pn proofs only when it has at
-/// least this many nodes left after its quick proofs, or when they ran in the region's first
-/// pass and it is retried: with less (a region of many chains), the avoidance searches and
+/// least this many nodes left before its quick proofs (its first end's quick proof is then
+/// df-pn's) or after them, or when they ran in the region's first pass and it is retried:
+/// with less (a region of many chains), the avoidance searches and
 /// the deepening decide more (on the final positions of the 9x9 records, df-pn with about
 /// 180,000 nodes a chain left stones undecided that the avoidance search proves alive).
 pub(crate) const DFPN_CHAIN_FROM: u64 = 400_000;
 /// See [`DFPN_FROM`].
 pub(crate) const DFPN_SHARE: u64 = 4;
 /// The first df-pn proof of a chain that is not an invader (of *alive*) uses at most this
-/// many nodes: a short one (kakunin 4's Black chains: about 70,000) spares the avoidance
+/// many nodes: a short one (kakunin 4's Black chains: about 65,000) spares the avoidance
 /// search, but where that search proves *alive* and df-pn does not (the final positions of
 /// the 9x9 records) a longer one only takes the search's budget.
 pub(crate) const DFPN_FIRST_NODES: u64 = 100_000;
@@ -208,11 +209,15 @@ pub(crate) fn decide_with(
     }
     // 1. Quick depth-first proofs (exact when found).
     //    Each end has its own allowance: the first end's failed attempt does not use up the
-    //    second's.
+    //    second's. Where df-pn proofs of the first end follow (the deep schedule, below), that
+    //    end's quick proof is df-pn's already, and step 2a goes on from its numbers instead of
+    //    searching that tree again; the second end's stays the deepening's, which finds short
+    //    lines with passes that df-pn can miss.
     let cap = if steps == Steps::Quick { LARGE_REGION_QUICK_NODES } else { QUICK_PROOF_NODES };
+    let quick_dfpn = steps == Steps::All && opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed);
     for &goal in goals.iter().filter(|_| steps != Steps::AfterQuick) {
         let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
-        if let Some(found) = prove(region, goal, quick, false) {
+        if let Some(found) = prove(region, goal, quick, quick_dfpn && goal == goals[0]) {
             return found;
         }
         region.nodes = region.nodes.min(quick);
@@ -226,7 +231,7 @@ pub(crate) fn decide_with(
     // the rest of the schedule is df-pn's too, for any other chain only with `DFPN_FROM`
     // nodes left (where the avoidance search with its usual share proves *alive* better).
     let left = region.budget - region.nodes;
-    let first_dfpn = opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed);
+    let first_dfpn = opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed || quick_dfpn);
     let deep = first_dfpn && (dead_first || left >= DFPN_FROM);
     // 2a. The first end, deeper, before the avoidance searches. With a large budget by
     //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with three quarters of
