@@ -1,19 +1,18 @@
 //! Adjudication time per final position: every 19x19 record of `shared/games/` (env
 //! `SHINPAN_GAMES`) is replayed once, then each final position is adjudicated and timed;
-//! p50/p95/max per position and the number with undecided stones are printed (budget:
-//! env `SHINPAN_BENCH_BUDGET` nodes per region, default 20000). In the same run GNU Go's
-//! `final_score` (GTP, `loadsgf` then `final_score`; env `GNUGO`, default
-//! `/usr/games/gnugo`; skipped if absent) is timed on the same records, process start
-//! included, and its scores equal to `RE` are counted. Then `shinpan propose`
-//! ([`shinpan::propose`]: the adjudication at the command line's budget next to GNU Go's
-//! `final_status_list` at `--level` env `SHINPAN_PROPOSE_LEVEL`, comma-separated, default
-//! the CLI's) is timed on the same records: p50/p95/max per 19x19 game, and how many
-//! proposals equal `RE`. On the records with the players' dead-stone marks, each marked-dead
-//! chain is disputed alone with the other marks as the agreement (`shinpan adjudicate
-//! --agreed-dead … --dispute …`, the command line's budget): how many are decided, and
-//! p50/p95/max per dispute. Each kakunin example (env `SHINPAN_KAKUNIN`)
-//! is then adjudicated once at the library's default budget, its nodes, undecided chains and
-//! time printed, and measured by Criterion.
+//! p50/p95/max per position, the number with undecided stones and the share of the stones
+//! decided are printed (budget: env `SHINPAN_BENCH_BUDGET` nodes per region, default 20000). In
+//! the same run GNU Go's `final_score` (GTP, `loadsgf` then `final_score`; env `GNUGO`, default
+//! `/usr/games/gnugo`; skipped if absent) is timed on the same records, process start included,
+//! and its scores equal to `RE` are counted. Then `shinpan propose` ([`shinpan::propose`]: the
+//! adjudication at the command line's budget next to GNU Go's `final_status_list` at `--level`
+//! env `SHINPAN_PROPOSE_LEVEL`, comma-separated, default the CLI's) is timed on the same
+//! records: p50/p95/max per 19x19 game, and how many proposals equal `RE`. On the records with
+//! the players' dead-stone marks, each marked-dead chain is disputed alone with the other marks
+//! as the agreement (`shinpan adjudicate --agreed-dead … --dispute …`, the command line's
+//! budget): how many are decided, and p50/p95/max per dispute. Each kakunin example (env
+//! `SHINPAN_KAKUNIN`) is then adjudicated once at the library's default budget, its nodes,
+//! undecided chains and time printed, and measured by Criterion.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use goban::{Board, Color, Point, RuleSet};
@@ -111,7 +110,7 @@ fn setup(path: &Path) -> Board {
 fn bench(c: &mut Criterion) {
     let positions = final_positions();
     let mut times: Vec<f64> = Vec::new();
-    let mut undecided = 0;
+    let (mut undecided, mut stones, mut decided) = (0, 0usize, 0usize);
     for Position { loaded, opts, .. } in &positions {
         let board = loaded.replayed.game.board();
         let t = Instant::now();
@@ -120,8 +119,18 @@ fn bench(c: &mut Criterion) {
         if adj.undecided(board) {
             undecided += 1;
         }
+        for p in board.points().filter(|&p| board.get(p).is_some()) {
+            stones += 1;
+            decided += usize::from(adj.status.get(p) != Status::Undecided);
+        }
     }
-    eprintln!("19x19 final positions: {} adjudicated, {}, {} with undecided stones", times.len(), quantiles(times), undecided);
+    eprintln!(
+        "19x19 final positions: {} adjudicated, {}, {} with undecided stones; stones decided {decided} of {stones} ({:.1}%)",
+        times.len(),
+        quantiles(times),
+        undecided,
+        100.0 * decided as f64 / stones.max(1) as f64
+    );
     let (g, equal) = gnugo_times(&positions);
     eprintln!("GNU Go final_score on the same records: {} scored, {}, {equal} equal to RE", g.len(), quantiles(g));
     let levels: Vec<u8> = std::env::var("SHINPAN_PROPOSE_LEVEL")
