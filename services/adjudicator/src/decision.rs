@@ -51,9 +51,9 @@ pub(crate) const DFPN_FROM: u64 = 1_000_000;
 /// With a budget of [`DFPN_FROM`] per region, a chain gets df-pn proofs only when it has at
 /// least this many nodes left before its quick proofs (its first end's quick proof is then
 /// df-pn's) or after them, or when they ran in the region's first pass and it is retried:
-/// with less (a region of many chains), the avoidance searches and
-/// the deepening decide more (on the final positions of the 9x9 records, df-pn with about
-/// 180,000 nodes a chain left stones undecided that the avoidance search proves alive).
+/// with less (a region of many chains), the avoidance searches and the deepening decide more
+/// (on the final positions of the 9x9 records, df-pn with about 180,000 nodes a chain left
+/// stones undecided that the avoidance search proves alive).
 pub(crate) const DFPN_CHAIN_FROM: u64 = 400_000;
 /// See [`DFPN_FROM`].
 pub(crate) const DFPN_SHARE: u64 = 4;
@@ -211,11 +211,13 @@ pub(crate) fn decide_with(
     //    Each end has its own allowance: the first end's failed attempt does not use up the
     //    second's. Where df-pn proofs of the first end follow (the deep schedule, below), that
     //    end's quick proof is df-pn's already, and step 2a goes on from its numbers instead of
-    //    searching that tree again; the second end's stays the deepening's, which finds short
-    //    lines with passes that df-pn can miss.
+    //    searching that tree again; the second end's stays the deepening's (it finds short
+    //    lines with passes that df-pn can miss) and waits until step 2a has failed: most
+    //    chains there are decided by their first end.
     let cap = if steps == Steps::Quick { LARGE_REGION_QUICK_NODES } else { QUICK_PROOF_NODES };
     let quick_dfpn = steps == Steps::All && opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed);
-    for &goal in goals.iter().filter(|_| steps != Steps::AfterQuick) {
+    let quick_ends = if quick_dfpn { 1 } else { goals.len() };
+    for &goal in goals.iter().filter(|_| steps != Steps::AfterQuick).take(quick_ends) {
         let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
         if let Some(found) = prove(region, goal, quick, quick_dfpn && goal == goals[0]) {
             return found;
@@ -249,6 +251,14 @@ pub(crate) fn decide_with(
         };
         if let Some(found) = prove(region, goals[0], region.nodes + allowance, true) {
             return found;
+        }
+        // The second end's quick proof, left out of step 1.
+        if quick_dfpn && goals.len() > 1 {
+            let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
+            if let Some(found) = prove(region, goals[1], quick, false) {
+                return found;
+            }
+            region.nodes = region.nodes.min(quick);
         }
     } else if dead_first && region.mode == Mode::Kiyaku2011 && left <= INVADER_DEAD_MAX_LEFT {
         let limit = region.nodes + left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
