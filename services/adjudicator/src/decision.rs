@@ -191,21 +191,18 @@ pub(crate) fn decide_with(
         let p = deep_provers[k].get_or_insert_with(|| Prover::new(stones.to_vec(), c, goal));
         p.forced_line(region, &root, limit, MAX_LINE, true).map(|line| (status, line))
     };
+    // The deep schedule (df-pn proofs of the first end follow, see step 2a) changes steps 0
+    // and 1: see there.
+    let quick_dfpn = steps == Steps::All && opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed);
     // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
-    //    pass-alive one.
-    if region.base.is_some() && steps != Steps::AfterQuick {
-        region.safety_end = Some(crate::safety::proof_as_end);
-        for &goal in goals {
-            let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(SAFE_END_PROOF_NODES);
-            let found = prove(region, goal, limit, false);
-            region.nodes = region.nodes.min(limit);
-            if let Some(found) = found {
-                region.safety_end = None;
-                return found;
-            }
+    //    pass-alive one. In the deep schedule they wait until step 2a has failed: each of
+    //    their nodes recomputes the safety proofs, and most chains there are decided by
+    //    their first end.
+    if region.base.is_some() && steps != Steps::AfterQuick && !quick_dfpn {
+        if let Some(found) = safe_end_proofs(region, goals, &mut prove) {
+            return found;
         }
-        region.safety_end = None;
     }
     // 1. Quick depth-first proofs (exact when found).
     //    Each end has its own allowance: the first end's failed attempt does not use up the
@@ -215,7 +212,6 @@ pub(crate) fn decide_with(
     //    lines with passes that df-pn can miss) and waits until step 2a has failed: most
     //    chains there are decided by their first end.
     let cap = if steps == Steps::Quick { LARGE_REGION_QUICK_NODES } else { QUICK_PROOF_NODES };
-    let quick_dfpn = steps == Steps::All && opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed);
     let quick_ends = if quick_dfpn { 1 } else { goals.len() };
     for &goal in goals.iter().filter(|_| steps != Steps::AfterQuick).take(quick_ends) {
         let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
@@ -252,7 +248,12 @@ pub(crate) fn decide_with(
         if let Some(found) = prove(region, goals[0], region.nodes + allowance, true) {
             return found;
         }
-        // The second end's quick proof, left out of step 1.
+        // Step 0 and the second end's quick proof, left out before.
+        if quick_dfpn && region.base.is_some() {
+            if let Some(found) = safe_end_proofs(region, goals, &mut prove) {
+                return found;
+            }
+        }
         if quick_dfpn && goals.len() > 1 {
             let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
             if let Some(found) = prove(region, goals[1], quick, false) {
@@ -354,6 +355,28 @@ pub(crate) fn decide_with(
         (Mode::Kiyaku2011, None) => (Status::Seki, holding_line(region, &root, &keep_dead_out, Some(&keep_alive_out), stones, c, MAX_LINE)),
         (Mode::Kiyaku1989, None) => (Status::Alive, holding_line(region, &root, &keep_dead_out, None, stones, c, MAX_LINE)),
     }
+}
+
+/// A proof of one end in [`decide_with`]: `(region, end, node limit, by df-pn)` -> the status
+/// and its line, if found.
+type ProveEnd<'a> = dyn FnMut(&mut Region, End, u64, bool) -> Option<(Status, Vec<(Color, Move)>)> + 'a;
+
+/// Step 0 of [`decide_with`]: for each end in turn, a forced proof (by `prove`, the deepening)
+/// in which territories proved safe end a line too, within [`SAFE_END_PROOF_NODES`] (at most a
+/// quarter of what the region has left).
+fn safe_end_proofs(region: &mut Region, goals: &[End], prove: &mut ProveEnd) -> Option<(Status, Vec<(Color, Move)>)> {
+    region.safety_end = Some(crate::safety::proof_as_end);
+    for &goal in goals {
+        let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(SAFE_END_PROOF_NODES);
+        let found = prove(region, goal, limit, false);
+        region.nodes = region.nodes.min(limit);
+        if found.is_some() {
+            region.safety_end = None;
+            return found;
+        }
+    }
+    region.safety_end = None;
+    None
 }
 
 /// Whether the chain of colour `c` searched in `region` looks like an invader: most of the

@@ -140,10 +140,9 @@ fn no_kakunin_verdict_is_contradicted_at_the_service_budget() {
 /// Completeness: at the default budget (2,000,000 nodes per region) every listed stone gets
 /// exactly the listed status. Kakunin 4 needs the whole schedule: White's two chains (dead:
 /// Black wins both capturing races and makes the corner its own for good, in lines of about
-/// 40 moves) take about 200,000 nodes each, nearly all df-pn's, with the searches' moves kept
-/// within each chain's sealed area (module `search::seal`); the region about 555,000. Measured
-/// in a release build on this machine: kakunin 4 about 0.9 s and 79 MB, every other example
-/// under 0.2 s.
+/// 40 moves) take about 195,000 df-pn nodes each, with the searches' moves kept within each
+/// chain's sealed area (module `search::seal`); the region about 560,000. Measured in a release
+/// build on this machine: kakunin 4 about 0.8 s and 67 MB, every other example under 0.2 s.
 #[test]
 fn every_kakunin_example_reproduces_its_verdict() {
     let (checked, failures, undecided) = run_all(Options::default().budget_nodes);
