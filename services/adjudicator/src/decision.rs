@@ -12,6 +12,13 @@ use crate::*;
 /// need.
 pub(crate) const SAFE_END_PROOF_NODES: u64 = 2_000;
 
+/// In the schedule with df-pn proofs (from [`DFPN_FROM`]), the proofs with safe territories as
+/// ends first get at most this many nodes per end, and their full allowance only after the
+/// first end's df-pn proof has failed: a short line to a safe shape is found at once (2 nodes
+/// for a chain of the 9x9 records that took 93,000 when these proofs came after df-pn), while
+/// a chain decided by df-pn (kakunin 4's) does not pay 2,000 costly nodes per end first.
+pub(crate) const DEEP_SAFE_END_FIRST_NODES: u64 = 500;
+
 /// Boards of at most this many points (13x13) run the proofs with safe territories as ends.
 /// Each of their nodes recomputes the safety proofs of the whole board, so the cost grows
 /// with the board: on 19x19 they decide no more stones for more time, so 19x19 boards skip
@@ -196,11 +203,13 @@ pub(crate) fn decide_with(
     let quick_dfpn = steps == Steps::All && opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed);
     // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
-    //    pass-alive one. In the deep schedule they wait until step 2a has failed: each of
-    //    their nodes recomputes the safety proofs, and most chains there are decided by
-    //    their first end.
-    if region.base.is_some() && steps != Steps::AfterQuick && !quick_dfpn {
-        if let Some(found) = safe_end_proofs(region, goals, &mut prove) {
+    //    pass-alive one. In the deep schedule only the short ones come first
+    //    (`DEEP_SAFE_END_FIRST_NODES`); the full allowance waits until step 2a has failed:
+    //    each of their nodes recomputes the safety proofs, and most chains there are decided
+    //    by their first end.
+    if region.base.is_some() && steps != Steps::AfterQuick {
+        let cap = if quick_dfpn { DEEP_SAFE_END_FIRST_NODES } else { SAFE_END_PROOF_NODES };
+        if let Some(found) = safe_end_proofs(region, goals, cap, &mut prove) {
             return found;
         }
     }
@@ -250,7 +259,7 @@ pub(crate) fn decide_with(
         }
         // Step 0 and the second end's quick proof, left out before.
         if quick_dfpn && region.base.is_some() {
-            if let Some(found) = safe_end_proofs(region, goals, &mut prove) {
+            if let Some(found) = safe_end_proofs(region, goals, SAFE_END_PROOF_NODES, &mut prove) {
                 return found;
             }
         }
@@ -362,12 +371,12 @@ pub(crate) fn decide_with(
 type ProveEnd<'a> = dyn FnMut(&mut Region, End, u64, bool) -> Option<(Status, Vec<(Color, Move)>)> + 'a;
 
 /// Step 0 of [`decide_with`]: for each end in turn, a forced proof (by `prove`, the deepening)
-/// in which territories proved safe end a line too, within [`SAFE_END_PROOF_NODES`] (at most a
-/// quarter of what the region has left).
-fn safe_end_proofs(region: &mut Region, goals: &[End], prove: &mut ProveEnd) -> Option<(Status, Vec<(Color, Move)>)> {
+/// in which territories proved safe end a line too, within `cap` nodes (at most a quarter of
+/// what the region has left).
+fn safe_end_proofs(region: &mut Region, goals: &[End], cap: u64, prove: &mut ProveEnd) -> Option<(Status, Vec<(Color, Move)>)> {
     region.safety_end = Some(crate::safety::proof_as_end);
     for &goal in goals {
-        let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(SAFE_END_PROOF_NODES);
+        let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(cap);
         let found = prove(region, goal, limit, false);
         region.nodes = region.nodes.min(limit);
         if found.is_some() {

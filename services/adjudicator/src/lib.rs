@@ -61,7 +61,7 @@
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly, and kakunin 4 (all Black alive,
 //! White's two chains dead) within the default budget of 2,000,000 nodes per region: White's
-//! chains by df-pn proofs of about 195,000 nodes each, in about 560,000 for the region —
+//! chains by df-pn proofs of about 195,000 nodes each, in about 565,000 for the region —
 //! see `tests/kakunin.rs`. With the service's default of 500,000
 //! nodes kakunin 4 is `undecided` (never a wrong status).
 //!
@@ -156,9 +156,9 @@
 //!    (`search::Prover::prove_dfpn`): its quick proof of step 1 is df-pn's, and it goes on
 //!    from there: an invader's *dead* with three quarters of what is left, any other chain's
 //!    *alive* with a quarter, at most 100,000 nodes. Only then, if that failed, come the
-//!    quick proofs with territory proofs as ends (each of their nodes recomputes those proofs)
-//!    and the second end's quick proof (the deepening's, which finds short lines with passes
-//!    that df-pn can miss). For an invader
+//!    quick proofs with territory proofs as ends in full (each of their nodes recomputes
+//!    those proofs, so before df-pn they get only 500 nodes per end) and the second end's
+//!    quick proof (the deepening's, which finds short lines with passes that df-pn can miss). For an invader
 //!    (and any chain with 1,000,000 nodes left) the rest is df-pn's too: step 2 capped at
 //!    250,000 nodes, df-pn proofs (a quarter of what is left per end) of the ends it did not
 //!    exclude, then step 2 in full and step 3 with df-pn; other chains go on with steps 2 and
