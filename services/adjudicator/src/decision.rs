@@ -223,11 +223,9 @@ pub(crate) fn decide_with(
     let cap = if steps == Steps::Quick { LARGE_REGION_QUICK_NODES } else { QUICK_PROOF_NODES };
     let quick_ends = if quick_dfpn { 1 } else { goals.len() };
     for &goal in goals.iter().filter(|_| steps != Steps::AfterQuick).take(quick_ends) {
-        let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
-        if let Some(found) = prove(region, goal, quick, quick_dfpn && goal == goals[0]) {
+        if let Some(found) = quick_proof(region, goal, cap, quick_dfpn && goal == goals[0], &mut prove) {
             return found;
         }
-        region.nodes = region.nodes.min(quick);
     }
     // A search that was stopped (cancelled, deadline, memory cap) goes no further.
     if steps == Steps::Quick || region.halt.reason.is_some() {
@@ -264,11 +262,9 @@ pub(crate) fn decide_with(
             }
         }
         if quick_dfpn && goals.len() > 1 {
-            let quick = region.nodes + ((region.budget - region.nodes) / 4).min(cap);
-            if let Some(found) = prove(region, goals[1], quick, false) {
+            if let Some(found) = quick_proof(region, goals[1], cap, false, &mut prove) {
                 return found;
             }
-            region.nodes = region.nodes.min(quick);
         }
     } else if dead_first && region.mode == Mode::Kiyaku2011 && left <= INVADER_DEAD_MAX_LEFT {
         let limit = region.nodes + left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
@@ -366,26 +362,30 @@ pub(crate) fn decide_with(
     }
 }
 
+/// A status with its proof line.
+type Found = (Status, Vec<(Color, Move)>);
+
 /// A proof of one end in [`decide_with`]: `(region, end, node limit, by df-pn)` -> the status
 /// and its line, if found.
-type ProveEnd<'a> = dyn FnMut(&mut Region, End, u64, bool) -> Option<(Status, Vec<(Color, Move)>)> + 'a;
+type ProveEnd<'a> = dyn FnMut(&mut Region, End, u64, bool) -> Option<Found> + 'a;
+
+/// A quick proof of `goal` by `prove` (df-pn's when `deep`) within at most `cap` nodes and a
+/// quarter of what the region has left; the nodes it used stay counted, never more than that.
+fn quick_proof(region: &mut Region, goal: End, cap: u64, deep: bool, prove: &mut ProveEnd) -> Option<Found> {
+    let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(cap);
+    let found = prove(region, goal, limit, deep);
+    region.nodes = region.nodes.min(limit);
+    found
+}
 
 /// Step 0 of [`decide_with`]: for each end in turn, a forced proof (by `prove`, the deepening)
 /// in which territories proved safe end a line too, within `cap` nodes (at most a quarter of
 /// what the region has left).
-fn safe_end_proofs(region: &mut Region, goals: &[End], cap: u64, prove: &mut ProveEnd) -> Option<(Status, Vec<(Color, Move)>)> {
+fn safe_end_proofs(region: &mut Region, goals: &[End], cap: u64, prove: &mut ProveEnd) -> Option<Found> {
     region.safety_end = Some(crate::safety::proof_as_end);
-    for &goal in goals {
-        let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(cap);
-        let found = prove(region, goal, limit, false);
-        region.nodes = region.nodes.min(limit);
-        if found.is_some() {
-            region.safety_end = None;
-            return found;
-        }
-    }
+    let found = goals.iter().find_map(|&goal| quick_proof(region, goal, cap, false, prove));
     region.safety_end = None;
-    None
+    found
 }
 
 /// Whether the chain of colour `c` searched in `region` looks like an invader: most of the
