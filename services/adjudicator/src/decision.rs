@@ -3,7 +3,7 @@
 //! constants of that schedule.
 
 use crate::benson::NONE;
-use crate::search::{forced, ordered_moves, End, Mode, Prover, Region, State, Trap};
+use crate::search::{ordered_moves, End, Mode, Prover, Region, State, Trap};
 use crate::*;
 
 /// Nodes (local games of the safety proofs included) each end's proof with safe territories
@@ -101,6 +101,11 @@ pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (3, 4);
 /// seki or in a cycle (長生) needs.
 pub(crate) const INVADER_DEAD_MAX_LEFT: u64 = 500_000;
 
+/// Nodes a chain may use (each end, and at most a quarter of what it has left) to follow each
+/// proof of another chain of its region ([`search::Prover::follow`]): a proof that transfers
+/// is about as large as the proof tree it follows.
+pub(crate) const FOLLOW_NODES: u64 = 20_000;
+
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.
 pub(crate) const QUICK_PROOF_NODES: u64 = 20_000;
@@ -190,14 +195,36 @@ pub(crate) fn decide_with(
     // df-pn proofs (`deep`) go on, per end (alive, dead), from the proofs and proof numbers
     // of the end's earlier df-pn attempts; the deepening starts afresh each time.
     let resumed = deep_provers.iter().any(Option::is_some);
+    // A proof found is lent to the region's other chains (`Region::lend`).
     let mut prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
         let (k, status) = if goal == End::Alive { (0, Status::Alive) } else { (1, Status::Dead) };
-        if !deep {
-            return forced(region, &root, stones, c, goal, limit, MAX_LINE, false).map(|line| (status, line));
-        }
-        let p = deep_provers[k].get_or_insert_with(|| Prover::new(stones.to_vec(), c, goal));
-        p.forced_line(region, &root, limit, MAX_LINE, true).map(|line| (status, line))
+        let mut fresh = None;
+        let p = if deep {
+            deep_provers[k].get_or_insert_with(|| Prover::new(stones.to_vec(), c, goal))
+        } else {
+            fresh.insert(Prover::new(stones.to_vec(), c, goal))
+        };
+        let line = p.forced_line(region, &root, limit, MAX_LINE, deep)?;
+        let p = if deep { deep_provers[k].take() } else { fresh }.expect("the prover that proved");
+        region.lend(p.lend(&root));
+        Some((status, line))
     };
+    // A proof of the same end of another chain of the region, followed (`Prover::follow`):
+    // chains that live or die together are proved by one search.
+    let lent = region.take_lent();
+    for &goal in goals {
+        let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
+        for guide in &lent {
+            let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(FOLLOW_NODES);
+            let mut p = Prover::new(stones.to_vec(), c, goal);
+            if let Some(line) = p.follow(region, &root, guide, limit, MAX_LINE) {
+                region.restore_lent(lent);
+                region.lend(p.lend(&root));
+                return (status, line);
+            }
+        }
+    }
+    region.restore_lent(lent);
     // The deep schedule (df-pn proofs of the first end follow, see step 2a) changes steps 0
     // and 1: see there.
     let quick_dfpn = steps == Steps::All && opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed);
@@ -270,6 +297,7 @@ pub(crate) fn decide_with(
         let limit = region.nodes + left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
         let p = invader_dead.insert(Prover::new(stones.to_vec(), c, End::Dead));
         if let Some(line) = p.forced_line(region, &root, limit, MAX_LINE, false) {
+            region.lend(invader_dead.take().expect("the prover that proved").lend(&root));
             return (Status::Dead, line);
         }
     }
@@ -339,7 +367,10 @@ pub(crate) fn decide_with(
                 let limit = region.nodes + (region.budget - region.nodes) / (left.len() - k) as u64;
                 // An invader's *dead* goes on from the proofs of step 2a.
                 let found = match (goal, invader_dead.as_mut()) {
-                    (End::Dead, Some(p)) => p.forced_line(region, &root, limit, MAX_LINE, deep).map(|line| (Status::Dead, line)),
+                    (End::Dead, Some(p)) => p.forced_line(region, &root, limit, MAX_LINE, deep).map(|line| {
+                        region.lend(invader_dead.take().expect("the prover that proved").lend(&root));
+                        (Status::Dead, line)
+                    }),
                     _ => prove(region, goal, limit, deep),
                 };
                 if let Some(found) = found {

@@ -89,7 +89,14 @@ pub(crate) struct Region {
     /// When the search stops before its budget (cancelled, deadline, memory cap), polled by
     /// [`Region::halted`].
     pub halt: crate::halt::Halt,
+    /// Proofs of the region's decided chains, lent to its other chains ([`Prover::follow`]):
+    /// at most [`LENT_MAX_STATES`] proved states in all.
+    lent: Vec<Lent>,
 }
+
+/// The most proved states [`Region::lend`] keeps for a region: a proof's states are a share of
+/// the states its search cached, within the memory estimate of [`Region::halted`].
+const LENT_MAX_STATES: usize = 200_000;
 
 /// [`Region::end_memo`]: the examined chain's stones and owner, whether the links rule was on,
 /// and the answers.
@@ -187,6 +194,7 @@ impl Region {
             scache: Default::default(),
             end_memo: (Vec::new(), Color::Black, true, Default::default()),
             halt: crate::halt::Halt::none(),
+            lent: Vec::new(),
         }
     }
 
@@ -197,6 +205,27 @@ impl Region {
     pub fn halted(&mut self) -> bool {
         let Region { halt, ucache, scache, end_memo, scope, base, nodes, .. } = self;
         halt.poll(|| Region::table_bytes(ucache, scache, &end_memo.3, scope.len(), base.as_ref().map_or(0, |b| b.points().count()), *nodes))
+    }
+
+    /// Keeps `proof`, a chain's proof of one of its ends, for the region's other chains
+    /// ([`Prover::follow`]), unless the proofs kept would then hold more than
+    /// [`LENT_MAX_STATES`] states.
+    pub fn lend(&mut self, proof: Lent) {
+        if self.lent.iter().map(Lent::len).sum::<usize>() + proof.len() <= LENT_MAX_STATES {
+            self.lent.push(proof);
+        }
+    }
+
+    /// The proofs kept by [`Region::lend`], taken out (to follow them with the region
+    /// borrowed); [`Region::restore_lent`] puts them back.
+    pub fn take_lent(&mut self) -> Vec<Lent> {
+        std::mem::take(&mut self.lent)
+    }
+
+    /// Puts back what [`Region::take_lent`] took, before any proof lent since.
+    pub fn restore_lent(&mut self, mut lent: Vec<Lent>) {
+        lent.append(&mut self.lent);
+        self.lent = lent;
     }
 
     /// An estimate in bytes of the memory of the search's tables, from their entries
@@ -662,5 +691,5 @@ mod seal;
 mod tests;
 mod trap;
 
-pub(crate) use prover::{forced, Prover};
+pub(crate) use prover::{forced, Lent, Prover};
 pub(crate) use trap::Trap;

@@ -172,3 +172,68 @@ pub(crate) fn chains_within(board: &Board, scope: &Scope, inner: &[Point]) -> Ve
     }
     out
 }
+
+/// [`Prover::follow`] on random 5x4 boards under 2011: for every two chains of one colour and
+/// each end, the first chain's proof followed for the second is, whenever it is found, confirmed
+/// by the exact avoidance search (the second chain's end is not avoidable) and its line,
+/// replayed, reaches that end; a proof of another owner or end is never followed.
+#[test]
+fn followed_proofs_hold_against_the_exact_avoidance_search() {
+    let mut rand = crate::xorshift(0xf011_0a5e_2026_1129);
+    let (mut followed, mut tried) = (0, 0);
+    for _ in 0..60 {
+        let mut board = Board::new(5, 4).unwrap();
+        for p in board.points().collect::<Vec<_>>() {
+            match rand() % 5 {
+                0 | 1 => board.set(p, Some(Color::Black)).unwrap(),
+                2 | 3 => board.set(p, Some(Color::White)).unwrap(),
+                _ => {}
+            }
+        }
+        if board.points().any(|p| board.get(p).is_some() && board.liberty_count(p) == 0) {
+            continue;
+        }
+        let region = || Region::new(Scope::whole(&board), Mode::Kiyaku2011, 200_000);
+        let r = region();
+        let all: Vec<Point> = r.scope.points.clone();
+        let chains = chains_within(&board, &r.scope, &all);
+        for (pa, owner, a) in &chains {
+            for (pb, _, b) in chains.iter().filter(|(pb, c, _)| c == owner && pb != pa) {
+                let root = State { cells: r.scope.cells(&board), to_move: *owner, ko: NONE, bans: [Vec::new(), Vec::new()] };
+                for goal in [End::Alive, End::Dead] {
+                    let mut reg = region();
+                    let mut pa_prover = Prover::new(a.clone(), *owner, goal);
+                    if !matches!(pa_prover.prove(&mut reg, &root, 20_000), Ok(true)) {
+                        continue;
+                    }
+                    let guide = pa_prover.lend(&root);
+                    let other = if goal == End::Alive { End::Dead } else { End::Alive };
+                    let mut wrong = Prover::new(b.clone(), *owner, other);
+                    let limit = reg.nodes + 20_000;
+                    assert!(wrong.follow(&mut reg, &root, &guide, limit, 200).is_none(), "a proof of {goal:?} followed for {other:?}");
+                    tried += 1;
+                    let mut pb_prover = Prover::new(b.clone(), *owner, goal);
+                    let limit = reg.nodes + 20_000;
+                    let Some(line) = pb_prover.follow(&mut reg, &root, &guide, limit, 200) else { continue };
+                    followed += 1;
+                    let mut exact = region();
+                    let avoidable = Trap::new(b.clone(), *owner, goal).avoids(&mut exact, &root);
+                    assert!(
+                        !matches!(avoidable, Ok(true)),
+                        "{goal:?} of {} at {} followed from {}'s proof, but it can be avoided",
+                        owner.letter(),
+                        pb.to_sgf(),
+                        pa.to_sgf()
+                    );
+                    let mut cur = root.clone();
+                    for &(_, m) in &line {
+                        cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
+                    }
+                    assert_eq!(reg.end(&cur.cells, b, *owner), Some(goal), "line {line:?}");
+                }
+            }
+        }
+    }
+    assert!(followed > 20, "followed {followed} of {tried}");
+    eprintln!("followed {followed} of {tried}");
+}
