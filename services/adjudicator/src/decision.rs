@@ -210,11 +210,14 @@ pub(crate) fn decide_with(
         Some((status, line))
     };
     // A proof of the same end of another chain of the region, followed (`Prover::follow`):
-    // chains that live or die together are proved by one search.
+    // chains that live or die together are proved by one search. A retry follows only the
+    // proofs lent since the chain's first attempt (the others would fail as they did).
     let lent = region.take_lent();
+    let from = region.followed(stones).min(lent.len());
+    region.mark_followed(stones, lent.len());
     for &goal in goals {
         let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
-        for guide in &lent {
+        for guide in &lent[from..] {
             let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(FOLLOW_NODES);
             let mut p = Prover::new(stones.to_vec(), c, goal);
             if let Some(line) = p.follow(region, &root, guide, limit, MAX_LINE) {

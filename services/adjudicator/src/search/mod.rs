@@ -92,6 +92,9 @@ pub(crate) struct Region {
     /// Proofs of the region's decided chains, lent to its other chains ([`Prover::follow`]):
     /// at most [`LENT_MAX_STATES`] proved states in all.
     lent: Vec<Lent>,
+    /// By chain (its stones): how many of the proofs of [`Region::lent`] it has followed
+    /// already (a retry follows only those lent since).
+    followed: HashMap<Vec<usize>, usize>,
 }
 
 /// The most proved states [`Region::lend`] keeps for a region: a proof's states are a share of
@@ -195,6 +198,7 @@ impl Region {
             end_memo: (Vec::new(), Color::Black, true, Default::default()),
             halt: crate::halt::Halt::none(),
             lent: Vec::new(),
+            followed: HashMap::default(),
         }
     }
 
@@ -220,6 +224,17 @@ impl Region {
     /// borrowed); [`Region::restore_lent`] puts them back.
     pub fn take_lent(&mut self) -> Vec<Lent> {
         std::mem::take(&mut self.lent)
+    }
+
+    /// How many of the proofs kept by [`Region::lend`] the chain `stones` has followed already
+    /// (recorded by [`Region::mark_followed`]).
+    pub fn followed(&self, stones: &[usize]) -> usize {
+        self.followed.get(stones).copied().unwrap_or(0)
+    }
+
+    /// Records that the chain `stones` has followed the first `n` proofs kept.
+    pub fn mark_followed(&mut self, stones: &[usize], n: usize) {
+        self.followed.insert(stones.to_vec(), n);
     }
 
     /// Puts back what [`Region::take_lent`] took, before any proof lent since.

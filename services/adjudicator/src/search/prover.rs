@@ -70,6 +70,11 @@ pub(crate) struct Lent {
 }
 
 impl Lent {
+    /// Whether it proves `goal` for a chain of `owner` from `root`.
+    pub fn proves(&self, owner: Color, goal: End, root: &State) -> bool {
+        self.owner == owner && self.goal == goal && self.root == *root
+    }
+
     /// How many proved states it holds.
     pub fn len(&self) -> usize {
         self.proved.len()
@@ -459,14 +464,18 @@ impl Prover {
     /// in Kawano's simulation between sibling positions): at each of the forcing side's
     /// states it tries only the move of `guide`'s strategy; at each of the defender's it
     /// answers every move of this chain's own move generation; a line ends at this chain's
-    /// ends ([`Region::end`]), and fails at a state `guide` has no move for or that repeats
-    /// the line. What it finds is a forced proof of this chain's end checked move by move,
-    /// as exact as [`Prover::prove`]'s (第七条: the forcing side reaches the end whatever
-    /// the defender plays); a failure proves nothing. Chains that live or die together (the
-    /// two white chains of kakunin 4) need one search between them. Nodes: each state
-    /// visited counts one, until the region has used `limit`.
+    /// ends ([`Region::end`]) and fails at a state that repeats the line. Where `guide` has
+    /// no move (its chain reached its end first, or the defender left its strategy) or its
+    /// move fails, a short deepening of this chain's own ([`FOLLOW_SEARCH_NODES`],
+    /// [`FOLLOW_SEARCH_DEPTH`]) takes over. What it finds is a forced proof of this chain's
+    /// end checked move by move, as exact as [`Prover::prove`]'s (第七条: the forcing side
+    /// reaches the end whatever the defender plays); a failure proves nothing. Chains that
+    /// live or die together need one search between them (kakunin 4's Black chain
+    /// `ea-fa-ga` follows `ab-ba-bb`'s proof; its two White chains do not follow each
+    /// other's: White can give up one to save the other, so each needs its own strategy).
+    /// Nodes: each state visited counts one, until the region has used `limit`.
     pub fn follow(&mut self, region: &mut Region, root: &State, guide: &Lent, limit: u64, max_line: usize) -> Option<Vec<(Color, Move)>> {
-        if guide.owner != self.owner || guide.goal != self.goal || guide.root != *root {
+        if !guide.proves(self.owner, self.goal, root) {
             return None;
         }
         self.failed.clear();
