@@ -102,8 +102,10 @@
 //! 2. Territories safe under alternating play (module `safety`: a local game per
 //!    territory of at most 12 empty points, and couples of miai eye spots — one move
 //!    encloses a small eye — in larger ones, combined as in Benson's algorithm over blocks
-//!    of chains joined by miai connections): the chains around them are **alive** and the
-//!    opponent's stones inside the safe territories **dead**, exactly, under both rule sets.
+//!    of chains joined by miai connections; then, with no search, *thin* territories of any
+//!    size — every point but at most two adjacent ones next to the chains kept alive, all of
+//!    which surround it): the chains around them are **alive** and the opponent's stones
+//!    inside the safe territories **dead**, exactly, under both rule sets.
 //! 3. The other points split into *regions*: connected components of the points outside
 //!    both unconditional areas. Every point next to a region holds a pass-alive stone,
 //!    which nothing can capture, so regions are independent: hypothetical play for a

@@ -81,6 +81,22 @@
 //! Benson's theorem applies as before. (Cross-checked against the exact region search on
 //! random positions: see the tests.)
 //!
+//! **Thin territories (static, any size).** After the combination, a `c`-region `R` of any
+//! size that is not in `V` is also proved safe when every chain next to it is kept alive
+//! (in a block of `X`) and at most two of its points, adjacent to each other if two, have
+//! no `c` stone next to them (its *interior*; a territory one line wide along the edge has
+//! at most its corner). Why: `c`'s strategy above never plays in `R` but for the points of
+//! couples and miai connections, whose stones join chains of `X`, and `o` can never capture
+//! a stone next to `R` (they are all in `X`). So when that strategy has made every chain of
+//! `X` pass-alive, every point of `R` (or of each part of it that such a stone cut off) still
+//! lies next to a pass-alive `c` chain but for the same interior points at most, and every
+//! neighbour outside it holds a pass-alive `c` stone: it is in `U_c` by definition (module
+//! `benson`: `c` fills the other points at any time and captures whatever `o` plays in a
+//! space of at most two adjacent points). The `o` stones in `R` are therefore **dead**, under
+//! both rule sets, with no search (after the static rules of Müller, "Playing it safe",
+//! 1997, and `GoSafetyUtil::MightMakeLife` in Fuego, which ask that the attacker have no two
+//! non-adjacent points where it could make an eye).
+//!
 //! **What it does not do.** Chains next to a safe territory that are not themselves proved
 //! keep being decided by the region search of `lib.rs`, which stays walled by Benson's
 //! pass-alive chains only: a territory that is merely safe lets the attacker play forcing
@@ -282,7 +298,49 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
             }
         }
     }
+    // Thin territories: every other c-region whose boundary chains are all kept alive is
+    // safe when its interior is small (module docs).
+    for pts in &all_regions {
+        if pts.iter().any(|&q| area[gi(q)]) || !thin_and_walled(board, colour, pts, |q| alive[gi(q)]) {
+            continue;
+        }
+        for &q in pts {
+            area[gi(q)] = true;
+            used[gi(q)] = true;
+        }
+        proofs.push((pts.clone(), Vec::new()));
+    }
     Safety { alive, area, nodes, proofs, used }
+}
+
+/// Whether the c-region `pts` (for `colour`) is a *thin territory* (module docs): every
+/// stone next to it is `colour`'s and `kept` (kept alive), and at most two of its points, adjacent
+/// to each other if two, have no `colour` stone next to them — the interior of `U_c`'s
+/// definition (module `benson`) once the chains kept alive are pass-alive.
+fn thin_and_walled(board: &Board, colour: Color, pts: &[Point], kept: impl Fn(Point) -> bool) -> bool {
+    let mut interior: Vec<Point> = Vec::new();
+    for &q in pts {
+        let mut next_to_c = false;
+        for r in board.adjacent(q) {
+            match board.get(r) {
+                Some(c) if c == colour => {
+                    if !kept(r) {
+                        return false;
+                    }
+                    next_to_c = true;
+                }
+                _ => {}
+            }
+        }
+        if !next_to_c {
+            interior.push(q);
+            let adjacent = |a: Point, b: Point| a.x.abs_diff(b.x) + a.y.abs_diff(b.y) == 1;
+            if interior.len() > 2 || (interior.len() == 2 && !adjacent(interior[0], interior[1])) {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// Plays the local game of `cand` (module docs) with one virtual eye (`virtual_eye`) or

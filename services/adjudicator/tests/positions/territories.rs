@@ -239,3 +239,54 @@ pub(super) fn a_stone_in_the_interior_of_its_own_unconditional_area_is_alive_wit
         }
     }
 }
+
+/// A 25x25 board whose first line along the top and the right side (`width` lines wide, 49
+/// points when one) is an edge territory of Black, with White invaders at ka, la and yl
+/// (`yl` moved in when two wide). Black's wall (the next line) is joined to Black stones
+/// filling the rest of the board but two empty 3x3 holes: their centres are no liberties,
+/// so the wall is not pass-alive, and each hole wins its local game.
+fn edge_territory(width: u8) -> Board {
+    let n = 25u8;
+    let mut b = Board::new(n.into(), n.into()).unwrap();
+    let hole = |x: u8, y: u8| ((4..=6).contains(&x) && (5..=7).contains(&y)) || ((12..=14).contains(&x) && (15..=17).contains(&y));
+    for y in 0..n {
+        for x in 0..n {
+            let territory = y < width || x >= n - width;
+            let c = if territory || hole(x, y) { None } else { Some(Color::Black) };
+            b.set(Point::new(x, y), c).unwrap();
+        }
+    }
+    for w in ["ka", "la", "yl"] {
+        b.set(Point::from_sgf(w).unwrap(), Some(Color::White)).unwrap();
+    }
+    b
+}
+
+#[test]
+pub(super) fn a_thin_49_point_edge_territory_is_proved_safe_statically() {
+    // One line wide: every point but the corner ya is next to the wall, so once the wall is
+    // kept alive (by its holes) White can make no eye there: the invaders are dead, without
+    // any search (no region search, no one-move proofs).
+    let b = edge_territory(1);
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &territory_proofs_only());
+        let st = |p: &str| adj.status.get(Point::from_sgf(p).unwrap());
+        assert_eq!(st("ab"), Status::Alive, "{r} wall");
+        for w in ["ka", "la", "yl"] {
+            assert_eq!(st(w), Status::Dead, "{r} invader {w}");
+        }
+    }
+}
+
+#[test]
+pub(super) fn a_two_line_edge_territory_is_not_thin() {
+    // Two lines wide, the first line is interior (no Black stone next to it): White might
+    // make eyes there as far as the static rule knows, so it proves nothing.
+    let b = edge_territory(2);
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &territory_proofs_only());
+        for w in ["ka", "la", "yl"] {
+            assert_ne!(adj.status.get(Point::from_sgf(w).unwrap()), Status::Dead, "{r} invader {w}");
+        }
+    }
+}
