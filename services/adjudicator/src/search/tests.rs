@@ -62,17 +62,7 @@ fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
     let mut rand = crate::xorshift(0xdf0b_2026_1124);
     let (mut proved, mut deepening, mut deepening_only) = (0, 0, 0);
     for _ in 0..80 {
-        let mut board = Board::new(5, 4).unwrap();
-        for p in board.points().collect::<Vec<_>>() {
-            match rand() % 5 {
-                0 | 1 => board.set(p, Some(Color::Black)).unwrap(),
-                2 | 3 => board.set(p, Some(Color::White)).unwrap(),
-                _ => {}
-            }
-        }
-        if board.points().any(|p| board.get(p).is_some() && board.liberty_count(p) == 0) {
-            continue;
-        }
+        let Some(board) = random_5x4(&mut rand) else { continue };
         let mut seen = std::collections::HashSet::new();
         for p in board.points().collect::<Vec<_>>() {
             let Some(owner) = board.get(p) else { continue };
@@ -116,6 +106,21 @@ fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
     assert!(proved > 60, "df-pn proved {proved}");
     assert!(deepening_only * 20 <= deepening, "the deepening alone proved {deepening_only} of {deepening}");
     eprintln!("df-pn proved {proved}; the deepening {deepening}, {deepening_only} of them not by df-pn");
+}
+
+/// A random 5x4 board (two fifths Black, two fifths White, a fifth empty), or `None` when a
+/// chain has no liberty (not a legal setup).
+fn random_5x4(rand: &mut impl FnMut() -> u64) -> Option<Board> {
+    let mut board = Board::new(5, 4).unwrap();
+    for p in board.points().collect::<Vec<_>>() {
+        match rand() % 5 {
+            0 | 1 => board.set(p, Some(Color::Black)).unwrap(),
+            2 | 3 => board.set(p, Some(Color::White)).unwrap(),
+            _ => {}
+        }
+    }
+    let legal = board.points().all(|p| board.get(p).is_none() || board.liberty_count(p) > 0);
+    legal.then_some(board)
 }
 
 /// A random position for the cross-checks of the searches' rules: a `rows` x `cols` area at
@@ -182,17 +187,7 @@ fn followed_proofs_hold_against_the_exact_avoidance_search() {
     let mut rand = crate::xorshift(0xf011_0a5e_2026_1129);
     let (mut followed, mut tried) = (0, 0);
     for _ in 0..60 {
-        let mut board = Board::new(5, 4).unwrap();
-        for p in board.points().collect::<Vec<_>>() {
-            match rand() % 5 {
-                0 | 1 => board.set(p, Some(Color::Black)).unwrap(),
-                2 | 3 => board.set(p, Some(Color::White)).unwrap(),
-                _ => {}
-            }
-        }
-        if board.points().any(|p| board.get(p).is_some() && board.liberty_count(p) == 0) {
-            continue;
-        }
+        let Some(board) = random_5x4(&mut rand) else { continue };
         let region = || Region::new(Scope::whole(&board), Mode::Kiyaku2011, 200_000);
         let r = region();
         let all: Vec<Point> = r.scope.points.clone();
