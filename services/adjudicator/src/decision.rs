@@ -101,10 +101,16 @@ pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (3, 4);
 /// seki or in a cycle (長生) needs.
 pub(crate) const INVADER_DEAD_MAX_LEFT: u64 = 500_000;
 
-/// Nodes a chain may use (each end, and at most a quarter of what it has left) to follow each
-/// proof of another chain of its region ([`search::Prover::follow`]): a proof that transfers
-/// is about as large as the proof tree it follows.
+/// Nodes a chain may use (each end, and at most `1 / FOLLOW_SHARE` of what it has left) to
+/// follow each proof of another chain of its region ([`search::Prover::follow`]): a proof
+/// that transfers is about as large as the proof tree it follows.
 pub(crate) const FOLLOW_NODES: u64 = 20_000;
+/// See [`FOLLOW_NODES`].
+pub(crate) const FOLLOW_SHARE: u64 = 16;
+/// A chain follows other chains' proofs only with at least this many nodes left: with less,
+/// a failed attempt takes nodes its own quick proofs need (a 9x9 final position at 2,000
+/// nodes per region is no longer decided whole when its chains follow each other's proofs).
+pub(crate) const FOLLOW_MIN_LEFT: u64 = 20_000;
 
 /// Nodes the first, depth-first proof attempts of a chain may use (each end) before the
 /// exact avoidance searches ([`search::Trap`]) take over.
@@ -213,12 +219,17 @@ pub(crate) fn decide_with(
     // chains that live or die together are proved by one search. A retry follows only the
     // proofs lent since the chain's first attempt (the others would fail as they did).
     let lent = region.take_lent();
-    let from = region.followed(stones).min(lent.len());
-    region.mark_followed(stones, lent.len());
+    let from = if region.budget.saturating_sub(region.nodes) >= FOLLOW_MIN_LEFT {
+        let from = region.followed(stones).min(lent.len());
+        region.mark_followed(stones, lent.len());
+        from
+    } else {
+        lent.len()
+    };
     for &goal in goals {
         let status = if goal == End::Alive { Status::Alive } else { Status::Dead };
         for guide in &lent[from..] {
-            let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / 4).min(FOLLOW_NODES);
+            let limit = region.nodes + (region.budget.saturating_sub(region.nodes) / FOLLOW_SHARE).min(FOLLOW_NODES);
             let mut p = Prover::new(stones.to_vec(), c, goal);
             if let Some(line) = p.follow(region, &root, guide, limit, MAX_LINE) {
                 region.restore_lent(lent);
