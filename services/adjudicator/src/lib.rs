@@ -170,8 +170,9 @@
 //!    first): the lines of 40 moves of kakunin 4 are out of the deepening's reach but not of
 //!    df-pn's.
 //!
-//!    Before all of these, a chain first follows the proofs that the region's chains already
-//!    decided found for the same owner and end from the same position (`search::Prover::follow`,
+//!    Before all of these, a chain with at least 20,000 nodes left first follows the proofs
+//!    that the region's chains already decided found for the same owner and end from the
+//!    same position, each with at most a sixteenth of them (`search::Prover::follow`,
 //!    a transfer of a proof between chains, after Kawano's simulation between sibling
 //!    positions, 1996): at the forcing side's states only the other proof's move is tried,
 //!    at the defender's every move of this chain's own move generation is answered, and where
