@@ -378,17 +378,24 @@ impl Prover {
         }
     }
 
-    /// `Some(dist)` if proved within `depth` plies.
-    fn search(&mut self, region: &mut Region, st: &State, depth: u32, limit: u64) -> Result<Option<u32>, OutOfBudget> {
+    /// Counts a visit of `st` (the node limit `limit`, the halt conditions) and answers it when
+    /// it is already settled: `Some(Some(dist))` at the goal or a stored proof, `Some(None)`
+    /// at the other end, `None` when it must be searched.
+    fn visit(&mut self, region: &mut Region, st: &State, limit: u64) -> Result<Option<Option<u32>>, OutOfBudget> {
         region.nodes += 1;
         if region.nodes > limit || region.halted() {
             return Err(OutOfBudget);
         }
         if let Some(e) = region.end(&st.cells, &self.stones, self.owner) {
-            return Ok((e == self.goal).then_some(0));
+            return Ok(Some((e == self.goal).then_some(0)));
         }
-        if let Some(&(d, _)) = self.proved.get(st) {
-            return Ok(Some(d));
+        Ok(self.proved.get(st).map(|&(d, _)| Some(d)))
+    }
+
+    /// `Some(dist)` if proved within `depth` plies.
+    fn search(&mut self, region: &mut Region, st: &State, depth: u32, limit: u64) -> Result<Option<u32>, OutOfBudget> {
+        if let Some(known) = self.visit(region, st, limit)? {
+            return Ok(known);
         }
         if self.path.contains(st) || self.failed.get(st).is_some_and(|&d| d >= depth) {
             return Ok(None);
@@ -492,15 +499,8 @@ impl Prover {
 
     /// [`Prover::follow`] at `st`: `Some(dist)` when `guide`'s strategy forces the end from it.
     fn follow_at(&mut self, region: &mut Region, st: &State, guide: &Lent, limit: u64) -> Result<Option<u32>, OutOfBudget> {
-        region.nodes += 1;
-        if region.nodes > limit || region.halted() {
-            return Err(OutOfBudget);
-        }
-        if let Some(e) = region.end(&st.cells, &self.stones, self.owner) {
-            return Ok((e == self.goal).then_some(0));
-        }
-        if let Some(&(d, _)) = self.proved.get(st) {
-            return Ok(Some(d));
+        if let Some(known) = self.visit(region, st, limit)? {
+            return Ok(known);
         }
         if self.path.len() >= DFPN_MAX_DEPTH || self.path.contains(st) || self.failed.contains_key(st) {
             return Ok(None);
