@@ -91,6 +91,15 @@ const INF: u32 = u32::MAX / 4;
 /// Deepest path of the df-pn search (a longer line counts as a failure, not stored).
 const DFPN_MAX_DEPTH: usize = 200;
 
+/// Bytes the children of df-pn's expanded states ([`Prover::prove_dfpn`]) may take in one
+/// call at most (states and their cells, estimated): beyond it, states are expanded without
+/// keeping their children, which a re-expansion then generates again.
+const DFPN_KIDS_MAX_BYTES: usize = 48 << 20;
+
+/// The children of a df-pn state kept for its re-expansions: each child, its move, and its
+/// value when it is an end (fixed; any other child's value is looked up again).
+type Kids = Vec<(State, Move, Option<Val>)>;
+
 /// A df-pn value: proof and disproof numbers, the distance of a proof, and whether a
 /// disproof rested on a repetition of the path (then it holds for this path only).
 #[derive(Copy, Clone, Debug)]
@@ -128,6 +137,10 @@ pub(crate) struct Prover {
     /// df-pn's proof and disproof numbers by state ([`Prover::prove_dfpn`]), kept between
     /// calls so that a later call with a higher limit goes on from them.
     dfpn: HashMap<State, (u32, u32)>,
+    /// The children of the states df-pn expanded in the current call, for their
+    /// re-expansions, within [`DFPN_KIDS_MAX_BYTES`] (`kids_bytes` so far).
+    kids: HashMap<State, Kids>,
+    kids_bytes: usize,
 }
 
 impl Prover {
@@ -145,6 +158,8 @@ impl Prover {
             history: [Vec::new(), Vec::new()],
             killers: Vec::new(),
             dfpn: HashMap::default(),
+            kids: HashMap::default(),
+            kids_bytes: 0,
         }
     }
 
@@ -183,8 +198,9 @@ impl Prover {
     /// of the forcing side, so no proof ever rests on one and every proof stored is exact
     /// whatever the path. A failure that rested on one holds for this line only and is not
     /// kept; failures that did not are exact and kept for this search. Nodes: each state
-    /// generated counts one (a re-expansion generates its children again); lines deeper
-    /// than [`DFPN_MAX_DEPTH`] plies count as failures of this line.
+    /// generated counts one, and each re-expansion of a state whose children are kept
+    /// (within [`DFPN_KIDS_MAX_BYTES`] per call) counts one; lines deeper than
+    /// [`DFPN_MAX_DEPTH`] plies count as failures of this line.
     ///
     /// Proof numbers are the plain sums and minima, and a child's end is checked when it is
     /// generated.
@@ -196,6 +212,8 @@ impl Prover {
         self.path.clear();
         let v = self.mid(region, root, INF, INF, limit, &mut tt);
         self.path.clear();
+        self.kids = HashMap::default();
+        self.kids_bytes = 0;
         self.dfpn = tt;
         Ok(v?.pn == 0)
     }
@@ -215,40 +233,93 @@ impl Prover {
         if self.path.len() >= DFPN_MAX_DEPTH {
             return Ok(Val { pn: INF, dn: 0, dist: 0, rep: true });
         }
-        let moves = self.moves(region, st, forcing);
-        let mut kids: Vec<(State, Move, Val)> = Vec::with_capacity(moves.len());
-        for mv in moves {
-            let Some(child) = region.play(st, mv) else { continue };
+        // Children: kept from an earlier expansion (their ends fixed, the rest looked up
+        // again), or generated.
+        let mut kids: Vec<(State, Move, Val, bool)> = Vec::new();
+        if let Some(kept) = self.kids.remove(st) {
             region.nodes += 1;
             if region.nodes > limit || region.halted() {
+                self.kids.insert(st.clone(), kept);
                 return Err(OutOfBudget);
             }
-            let m = region.move_at(mv);
-            let v = if let Some(e) = region.end(&child.cells, &self.stones, self.owner) {
-                if e == self.goal {
-                    Val { pn: 0, dn: INF, dist: 0, rep: false }
-                } else {
-                    Val { pn: INF, dn: 0, dist: 0, rep: false }
+            for (child, m, fixed) in kept {
+                let v = match fixed {
+                    Some(v) => v,
+                    None => self.looked_up(st, &child, tt),
+                };
+                let done = v.pn == 0 && forcing;
+                kids.push((child, m, v, fixed.is_some()));
+                if done {
+                    break;
                 }
-            } else if let Some(&(d, _)) = self.proved.get(&child) {
-                Val { pn: 0, dn: INF, dist: d, rep: false }
-            } else if child == *st || self.path.contains(&child) {
-                Val { pn: INF, dn: 0, dist: 0, rep: true }
-            } else if let Some(&(pn, dn)) = tt.get(&child) {
-                Val { pn, dn, dist: 0, rep: false }
-            } else {
-                Val { pn: 1, dn: 1, dist: 0, rep: false }
-            };
-            let done = v.pn == 0 && forcing;
-            kids.push((child, m, v));
-            if done {
-                break;
+            }
+        } else {
+            for mv in self.moves(region, st, forcing) {
+                let Some(child) = region.play(st, mv) else { continue };
+                region.nodes += 1;
+                if region.nodes > limit || region.halted() {
+                    return Err(OutOfBudget);
+                }
+                let m = region.move_at(mv);
+                let (v, fixed) = match region.end(&child.cells, &self.stones, self.owner) {
+                    Some(e) if e == self.goal => (Val { pn: 0, dn: INF, dist: 0, rep: false }, true),
+                    Some(_) => (Val { pn: INF, dn: 0, dist: 0, rep: false }, true),
+                    None => (self.looked_up(st, &child, tt), false),
+                };
+                let done = v.pn == 0 && forcing;
+                kids.push((child, m, v, fixed));
+                if done {
+                    break;
+                }
             }
         }
         if kids.is_empty() {
             // No legal move, not even a pass (never the case in practice): no proof here.
             return Ok(Val { pn: INF, dn: 0, dist: 0, rep: true });
         }
+        let r = self.mid_loop(region, st, &mut kids, forcing, th_pn, th_dn, limit, tt);
+        // Kept for a re-expansion unless settled for good.
+        let settled = matches!(r, Ok(v) if v.pn == 0 || (v.dn == 0 && !v.rep));
+        if !settled {
+            let bytes: usize = kids.iter().map(|k| std::mem::size_of::<(State, Move, Option<Val>)>() + k.0.cells.len()).sum::<usize>()
+                + std::mem::size_of::<State>()
+                + st.cells.len();
+            if self.kids_bytes + bytes <= DFPN_KIDS_MAX_BYTES {
+                self.kids_bytes += bytes;
+                self.kids.insert(st.clone(), kids.into_iter().map(|(c, m, v, fixed)| (c, m, fixed.then_some(v))).collect());
+            }
+        }
+        r
+    }
+
+    /// A child's df-pn value from the tables: proved, a repetition of the path (a failure of
+    /// the forcing side, for this path only), its stored numbers, or new (1, 1).
+    fn looked_up(&self, st: &State, child: &State, tt: &HashMap<State, (u32, u32)>) -> Val {
+        if let Some(&(d, _)) = self.proved.get(child) {
+            Val { pn: 0, dn: INF, dist: d, rep: false }
+        } else if child == st || self.path.contains(child) {
+            Val { pn: INF, dn: 0, dist: 0, rep: true }
+        } else if let Some(&(pn, dn)) = tt.get(child) {
+            Val { pn, dn, dist: 0, rep: false }
+        } else {
+            Val { pn: 1, dn: 1, dist: 0, rep: false }
+        }
+    }
+
+    /// The loop of [`Prover::mid`] at `st` over its children `kids` (child, move, value,
+    /// whether the value is an end's).
+    #[allow(clippy::too_many_arguments)]
+    fn mid_loop(
+        &mut self,
+        region: &mut Region,
+        st: &State,
+        kids: &mut [(State, Move, Val, bool)],
+        forcing: bool,
+        th_pn: u32,
+        th_dn: u32,
+        limit: u64,
+        tt: &mut HashMap<State, (u32, u32)>,
+    ) -> Result<Val, OutOfBudget> {
         self.path.push(st);
         let result = loop {
             let (pn, dn) = if forcing {
