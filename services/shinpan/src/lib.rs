@@ -9,7 +9,10 @@
 
 /// The allocator of every process built on this crate (server, command line, tests):
 /// mimalloc, whose small-block allocation suits the adjudicator's searches, which allocate
-/// and free a board state per node.
+/// and free a board state per node. Built without transparent huge pages (`no_thp`): the
+/// search tables grow and are freed chain after chain, and each 2 MB page the allocator
+/// asked the kernel to back with a huge page is zeroed whole again when it is touched after
+/// a purge.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
