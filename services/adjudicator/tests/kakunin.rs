@@ -140,9 +140,9 @@ fn no_kakunin_verdict_is_contradicted_at_the_service_budget() {
 /// Completeness: at the default budget (2,000,000 nodes per region) every listed stone gets
 /// exactly the listed status. Kakunin 4 needs the whole schedule: White's two chains (dead:
 /// Black wins both capturing races and makes the corner its own for good, in lines of about
-/// 40 moves) take about 195,000 df-pn nodes each, with the searches' moves kept within each
-/// chain's sealed area (module `search::seal`); the region about 565,000. Measured in a release
-/// build on this machine: kakunin 4 about 0.9 s and 67 MB, every other example under 0.2 s.
+/// 40 moves) take about 145,000 df-pn nodes each, with the searches' moves kept within each
+/// chain's sealed area (module `search::seal`); the region about 390,000. Measured in a release
+/// build on this machine: kakunin 4 about 0.6 s and 85 MB, every other example under 0.1 s.
 #[test]
 fn every_kakunin_example_reproduces_its_verdict() {
     let (checked, failures, undecided) = run_all(Options::default().budget_nodes);
