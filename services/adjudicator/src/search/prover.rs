@@ -141,6 +141,8 @@ pub(crate) struct Prover {
     /// re-expansions, within [`DFPN_KIDS_MAX_BYTES`] (`kids_bytes` so far).
     kids: HashMap<State, Kids>,
     kids_bytes: usize,
+    /// At most this many bytes of kept children ([`DFPN_KIDS_MAX_BYTES`]).
+    kids_max_bytes: usize,
 }
 
 impl Prover {
@@ -160,7 +162,15 @@ impl Prover {
             dfpn: HashMap::default(),
             kids: HashMap::default(),
             kids_bytes: 0,
+            kids_max_bytes: DFPN_KIDS_MAX_BYTES,
         }
+    }
+
+    /// This prover with df-pn keeping no children for re-expansions (each generates them again).
+    #[cfg(test)]
+    pub fn keeping_no_children(mut self) -> Prover {
+        self.kids_max_bytes = 0;
+        self
     }
 
     /// As [`forced`], with this prover: the proofs it stored in earlier calls stay, so a later
@@ -284,7 +294,7 @@ impl Prover {
             let bytes: usize = kids.iter().map(|k| std::mem::size_of::<(State, Move, Option<Val>)>() + k.0.cells.len()).sum::<usize>()
                 + std::mem::size_of::<State>()
                 + st.cells.len();
-            if self.kids_bytes + bytes <= DFPN_KIDS_MAX_BYTES {
+            if self.kids_bytes + bytes <= self.kids_max_bytes {
                 self.kids_bytes += bytes;
                 self.kids.insert(st.clone(), kids.into_iter().map(|(c, m, v, fixed)| (c, m, fixed.then_some(v))).collect());
             }
