@@ -3,7 +3,7 @@
 
 use crate::benson::Scope;
 use crate::decision::*;
-use crate::search::{Mode, Region};
+use crate::search::{Mode, Prover, Region};
 use crate::short::*;
 use crate::*;
 
@@ -84,7 +84,10 @@ pub(crate) fn solve_region(
             // `search::links`): dead without search, whatever the region's size.
             (Status::Dead, line)
         } else if !too_big {
-            decide(&mut region, board, &locals, c, opts, deep_provers.last_mut().expect("this chain's provers"))
+            let provers = deep_provers.last_mut().expect("this chain's provers");
+            let found = decide(&mut region, board, &locals, c, opts, provers);
+            provers.iter_mut().flatten().for_each(Prover::forget_kept_children);
+            found
         } else if let Some(found) = opts.one_move_proofs.then(|| short_proof(&mut region, board, &locals, c, opts, safe)).flatten() {
             found
         } else if opts.one_move_proofs && empty <= 2 * opts.max_region_empty {
@@ -130,6 +133,7 @@ pub(crate) fn solve_region(
         let full = 5 * QUICK_PROOF_NODES + 2 * SAFE_END_PROOF_NODES;
         let steps = if first_shares[i] >= full { Steps::AfterQuick } else { Steps::All };
         let (status, line) = decide_with(&mut region, board, &chain_locals[i], c, opts, steps, &mut deep_provers[i]);
+        deep_provers[i].iter_mut().flatten().for_each(Prover::forget_kept_children);
         region.nodes = region.nodes.min(region.budget);
         let nodes = proofs[k].nodes + (region.nodes - before);
         proofs[k].nodes = nodes;

@@ -92,7 +92,7 @@ const INF: u32 = u32::MAX / 4;
 const DFPN_MAX_DEPTH: usize = 200;
 
 /// Bytes the children of df-pn's expanded states ([`Prover::prove_dfpn`]) may take in one
-/// call at most (states and their cells, estimated): beyond it, states are expanded without
+/// prover at most (states and their cells, estimated): beyond it, states are expanded without
 /// keeping their children, which a re-expansion then generates again.
 const DFPN_KIDS_MAX_BYTES: usize = 48 << 20;
 
@@ -137,8 +137,9 @@ pub(crate) struct Prover {
     /// df-pn's proof and disproof numbers by state ([`Prover::prove_dfpn`]), kept between
     /// calls so that a later call with a higher limit goes on from them.
     dfpn: HashMap<State, (u32, u32)>,
-    /// The children of the states df-pn expanded in the current call, for their
-    /// re-expansions, within [`DFPN_KIDS_MAX_BYTES`] (`kids_bytes` so far).
+    /// The children of the states df-pn expanded, for their re-expansions (in this call or a
+    /// later one, until [`Prover::forget_kept_children`]), within `kids_max_bytes`
+    /// (`kids_bytes` so far).
     kids: HashMap<State, Kids>,
     kids_bytes: usize,
     /// At most this many bytes of kept children ([`DFPN_KIDS_MAX_BYTES`]).
@@ -164,6 +165,14 @@ impl Prover {
             kids_bytes: 0,
             kids_max_bytes: DFPN_KIDS_MAX_BYTES,
         }
+    }
+
+    /// Drops the children df-pn keeps for re-expansions ([`DFPN_KIDS_MAX_BYTES`]): they are
+    /// kept from one call of [`Prover::prove_dfpn`] to the next, and a prover put away for a
+    /// region's retry keeps only its proof and disproof numbers.
+    pub fn forget_kept_children(&mut self) {
+        self.kids = HashMap::default();
+        self.kids_bytes = 0;
     }
 
     /// This prover with df-pn keeping no children for re-expansions (each generates them again).
@@ -209,7 +218,7 @@ impl Prover {
     /// whatever the path. A failure that rested on one holds for this line only and is not
     /// kept; failures that did not are exact and kept for this search. Nodes: each state
     /// generated counts one, and each re-expansion of a state whose children are kept
-    /// (within [`DFPN_KIDS_MAX_BYTES`] per call) counts one; lines deeper than
+    /// (within [`DFPN_KIDS_MAX_BYTES`] per prover) counts one; lines deeper than
     /// [`DFPN_MAX_DEPTH`] plies count as failures of this line.
     ///
     /// Proof numbers are the plain sums and minima, and a child's end is checked when it is
@@ -222,8 +231,6 @@ impl Prover {
         self.path.clear();
         let v = self.mid(region, root, INF, INF, limit, &mut tt);
         self.path.clear();
-        self.kids = HashMap::default();
-        self.kids_bytes = 0;
         self.dfpn = tt;
         Ok(v?.pn == 0)
     }
