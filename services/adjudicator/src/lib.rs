@@ -61,7 +61,7 @@
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly, and kakunin 4 (all Black alive,
 //! White's two chains dead) within the default budget of 2,000,000 nodes per region: White's
-//! chains by df-pn proofs of about 145,000 nodes each, in about 390,000 for the region —
+//! chains by df-pn proofs of about 145,000 nodes each, in about 380,000 for the region —
 //! see `tests/kakunin.rs`. With the service's default of 500,000
 //! nodes kakunin 4 is `undecided` (never a wrong status).
 //!
