@@ -44,14 +44,15 @@ pub(crate) const TRAP_SHARE: u64 = 3;
 pub(crate) const TRAP_SHARE_1989: u64 = 2;
 
 /// From this budget per region on ([`Options::budget_nodes`]), a chain with
-/// [`DFPN_CHAIN_FROM`] nodes left first gets a df-pn proof ([`search::Prover::prove_dfpn`],
+/// [`DFPN_CHAIN_FROM`] nodes left (in a region of at most [`DEEP_REGION_MAX_EMPTY`] empty
+/// points: any chain, at any budget) first gets a df-pn proof ([`search::Prover::prove_dfpn`],
 /// crate docs, Engine step 4) of its first end: an invader's *dead* with
 /// [`INVADER_DEAD_SHARE`] of what is left, any other chain's *alive* with `1 / DFPN_SHARE`,
 /// at most [`DFPN_FIRST_NODES`]. For an invader, and for any chain with this many nodes left,
 /// df-pn proofs (`1 / DFPN_SHARE` of what is left per end) of the ends a first avoidance
 /// search capped at [`FIRST_TRAP_NODES`] did not exclude follow, and step 3 is df-pn's too.
-/// Below it (the service's default of 500,000 nodes per region, the bench's 20,000) the
-/// deepening alone proves: with small budgets it proves more of the short lines of real
+/// Below it (the service's default of 500,000 nodes per region, the bench's 20,000), outside
+/// those small regions, the deepening alone proves: with small budgets it proves more of the short lines of real
 /// positions than df-pn does (`dispute_games` with df-pn from 500,000: 723 disputes decided
 /// against 780).
 pub(crate) const DFPN_FROM: u64 = 1_000_000;
@@ -71,6 +72,17 @@ pub(crate) const DFPN_SHARE: u64 = 4;
 pub(crate) const DFPN_FIRST_NODES: u64 = 100_000;
 /// See [`DFPN_FROM`].
 pub(crate) const FIRST_TRAP_NODES: u64 = 250_000;
+/// A region of at most this many empty points takes the schedule of [`DFPN_FROM`] at any
+/// budget, and a chain there that is not an invader gets `1 / DEEP_REGION_FIRST_SHARE` of
+/// what it has left for its first df-pn proof (no [`DFPN_FIRST_NODES`] cap). Few empty
+/// points and many stones make long lines (captures empty the region and it fills again:
+/// kakunin 4's 40 moves), which df-pn reaches and the deepening does not; the avoidance
+/// searches still follow. With it kakunin 4 is decided at the service's 500,000 nodes per
+/// region (488,614 nodes); the final positions of `shared/games` at 500,000 nodes decide the
+/// same stones, and `dispute_games` one dispute more (785; with 16 empty points, 783).
+pub(crate) const DEEP_REGION_MAX_EMPTY: usize = 8;
+/// See [`DEEP_REGION_MAX_EMPTY`].
+pub(crate) const DEEP_REGION_FIRST_SHARE: u64 = 2;
 
 /// The two avoidance searches of a chain and their answers (`None`: out of budget;
 /// `Some(true)`: the end is avoidable).
@@ -241,7 +253,10 @@ pub(crate) fn decide_with(
     region.restore_lent(lent);
     // The deep schedule (df-pn proofs of the first end follow, see step 2a) changes steps 0
     // and 1: see there.
-    let quick_dfpn = steps == Steps::All && opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed);
+    // A region of few empty points takes the deep schedule at any budget.
+    let is_small = root.cells.iter().filter(|&&v| v == crate::benson::EMPTY).count() <= DEEP_REGION_MAX_EMPTY;
+    let quick_dfpn =
+        steps == Steps::All && (is_small || opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed));
     // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
     //    pass-alive one. In the deep schedule only the short ones come first
@@ -277,8 +292,8 @@ pub(crate) fn decide_with(
     // the rest of the schedule is df-pn's too, for any other chain only with `DFPN_FROM`
     // nodes left (where the avoidance search with its usual share proves *alive* better).
     let left = region.budget - region.nodes;
-    let first_dfpn = opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed || quick_dfpn);
-    let deep = first_dfpn && (dead_first || left >= DFPN_FROM);
+    let first_dfpn = is_small || opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed || quick_dfpn);
+    let deep = is_small || first_dfpn && (dead_first || left >= DFPN_FROM);
     // 2a. The first end, deeper, before the avoidance searches. With a large budget by
     //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with three quarters of
     //     what is left, any other chain's *alive* with a quarter, at most
@@ -290,6 +305,8 @@ pub(crate) fn decide_with(
     if first_dfpn {
         let allowance = if dead_first && region.mode == Mode::Kiyaku2011 {
             left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1
+        } else if is_small {
+            left / DEEP_REGION_FIRST_SHARE
         } else {
             (left / DFPN_SHARE).min(DFPN_FIRST_NODES)
         };

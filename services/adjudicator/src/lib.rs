@@ -62,8 +62,9 @@
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly, and kakunin 4 (all Black alive,
 //! White's two chains dead) within the default budget of 2,000,000 nodes per region: White's
 //! chains by df-pn proofs of about 145,000 nodes each, in about 380,000 for the region —
-//! see `tests/kakunin.rs`. With the service's default of 500,000
-//! nodes kakunin 4 is `undecided` (never a wrong status).
+//! see `tests/kakunin.rs` — and within the service's default of 500,000 nodes per region
+//! too (about 490,000 nodes: its region of 5 empty points takes the df-pn schedule at any
+//! budget, `DEEP_REGION_MAX_EMPTY`).
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves the stones at stake
@@ -154,7 +155,10 @@
 //!
 //!    With a budget of at least 1,000,000 nodes per region (`DFPN_FROM`: the default and
 //!    kakunin budgets, not the service's default), a chain with at least 400,000 nodes left
-//!    (`DFPN_CHAIN_FROM`) first gets a df-pn proof of its first end
+//!    (`DFPN_CHAIN_FROM`) — and in a region of at most 8 empty points
+//!    (`DEEP_REGION_MAX_EMPTY`) every chain at any budget, where few empty points and many
+//!    stones make long lines of captures and refills (kakunin 4) — first gets a df-pn proof
+//!    of its first end
 //!    (`search::Prover::prove_dfpn`): its quick proof of step 1 is df-pn's, and it goes on
 //!    from there: an invader's *dead* with three quarters of what is left, any other chain's
 //!    *alive* with a quarter, at most 100,000 nodes. Only then, if that failed, come the

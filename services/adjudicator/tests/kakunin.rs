@@ -127,14 +127,15 @@ fn run_all(budget: u64) -> (usize, Vec<String>, Vec<String>) {
 /// Nodes per region of the gRPC service's default (`application::DEFAULT_BUDGET`).
 const SERVICE_BUDGET: u64 = 500_000;
 
-/// Exactness: with the service's smaller budget no listed stone may get a status other than
-/// the listed one (undecided is not a contradiction: it is "arbiter please").
+/// Exactness and completeness at the service's smaller budget: every listed stone gets
+/// exactly the listed status — kakunin 4 too, whose region of 5 empty points takes the df-pn
+/// schedule at any budget (`decision::DEEP_REGION_MAX_EMPTY`), in about 490,000 nodes.
 #[test]
-fn no_kakunin_verdict_is_contradicted_at_the_service_budget() {
+fn every_kakunin_verdict_is_reproduced_at_the_service_budget() {
     let (checked, failures, undecided) = run_all(SERVICE_BUDGET);
-    eprintln!("{checked} checks, {} undecided:\n{}", undecided.len(), undecided.join("\n"));
+    let all: Vec<String> = failures.into_iter().chain(undecided).collect();
     assert!(checked > 0);
-    assert!(failures.is_empty(), "{} of {checked} checks contradicted:\n{}", failures.len(), failures.join("\n"));
+    assert!(all.is_empty(), "{} of {checked} checks not reproduced:\n{}", all.len(), all.join("\n"));
 }
 
 /// Completeness: at the default budget (2,000,000 nodes per region) every listed stone gets
