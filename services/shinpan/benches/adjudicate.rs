@@ -11,8 +11,9 @@
 //! the players' dead-stone marks, each marked-dead chain is disputed alone with the other marks
 //! as the agreement (`shinpan adjudicate --agreed-dead … --dispute …`, the command line's
 //! budget): how many are decided, and p50/p95/max per dispute. Each kakunin example (env
-//! `SHINPAN_KAKUNIN`) is then adjudicated once at the library's default budget, its nodes,
-//! undecided chains and time printed, and measured by Criterion.
+//! `SHINPAN_KAKUNIN`) is then adjudicated once at the command line's and the service's
+//! default budget (500,000 nodes per region), its nodes, undecided chains and time printed,
+//! and measured by Criterion.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use goban::{Board, Color, Point, RuleSet};
@@ -182,7 +183,7 @@ fn bench(c: &mut Criterion) {
         .unwrap_or_default();
     names.sort();
     // Each example once: nodes (every region's), chains left undecided, time.
-    let opts = Options::default();
+    let opts = Options { budget_nodes: shinpan::app::DEFAULT_BUDGET, ..Options::default() };
     for p in &names {
         let b = setup(p);
         let t = Instant::now();
