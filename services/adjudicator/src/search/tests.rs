@@ -60,32 +60,20 @@ fn play_agrees_with_the_board_on_dense_random_positions() {
 /// and fewer in all.
 #[test]
 fn dfpn_re_expands_kept_children_without_generating_them() {
-    let mut rand = crate::xorshift(0x4b1d_2026_1129);
     let (mut compared, mut kept_nodes, mut plain_nodes) = (0, 0u64, 0u64);
-    for _ in 0..60 {
-        let Some(board) = random_5x4(&mut rand) else { continue };
-        let mut seen = std::collections::HashSet::new();
-        for p in board.points().collect::<Vec<_>>() {
-            let Some(owner) = board.get(p) else { continue };
-            if !seen.insert(board.chain_id(p).unwrap()) {
-                continue;
-            }
-            let region = || Region::new(Scope::whole(&board), Mode::Kiyaku2011, 60_000);
-            let r = region();
-            let stones: Vec<usize> = board.chain(p).iter().map(|&q| r.scope.local_of(q) as usize).collect();
-            let root = State { cells: r.scope.cells(&board), to_move: owner, ko: NONE, bans: [Vec::new(), Vec::new()] };
-            for goal in [End::Alive, End::Dead] {
-                let mut a = region();
-                let kept = Prover::new(stones.clone(), owner, goal).prove_dfpn(&mut a, &root, 30_000);
-                let mut b = region();
-                let plain = Prover::new(stones.clone(), owner, goal).keeping_no_children().prove_dfpn(&mut b, &root, 30_000);
-                let (Ok(kept), Ok(plain)) = (kept, plain) else { continue };
-                assert_eq!(kept, plain, "{goal:?} for {} at {}", owner.letter(), p.to_sgf());
-                assert!(a.nodes <= b.nodes, "{goal:?} for {} at {}: {} nodes kept, {} not", owner.letter(), p.to_sgf(), a.nodes, b.nodes);
-                compared += 1;
-                kept_nodes += a.nodes;
-                plain_nodes += b.nodes;
-            }
+    for (board, p, owner, stones, root) in random_5x4_chains(0x4b1d_2026_1129, 60) {
+        let region = || region_5x4(&board);
+        for goal in [End::Alive, End::Dead] {
+            let mut a = region();
+            let kept = Prover::new(stones.clone(), owner, goal).prove_dfpn(&mut a, &root, 30_000);
+            let mut b = region();
+            let plain = Prover::new(stones.clone(), owner, goal).keeping_no_children().prove_dfpn(&mut b, &root, 30_000);
+            let (Ok(kept), Ok(plain)) = (kept, plain) else { continue };
+            assert_eq!(kept, plain, "{goal:?} for {} at {}", owner.letter(), p.to_sgf());
+            assert!(a.nodes <= b.nodes, "{goal:?} for {} at {}: {} nodes kept, {} not", owner.letter(), p.to_sgf(), a.nodes, b.nodes);
+            compared += 1;
+            kept_nodes += a.nodes;
+            plain_nodes += b.nodes;
         }
     }
     assert!(compared > 100, "compared {compared}");
@@ -99,48 +87,31 @@ fn dfpn_re_expands_kept_children_without_generating_them() {
 /// everything the iterative deepening proves within the same nodes.
 #[test]
 fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
-    let mut rand = crate::xorshift(0xdf0b_2026_1124);
     let (mut proved, mut deepening, mut deepening_only) = (0, 0, 0);
-    for _ in 0..80 {
-        let Some(board) = random_5x4(&mut rand) else { continue };
-        let mut seen = std::collections::HashSet::new();
-        for p in board.points().collect::<Vec<_>>() {
-            let Some(owner) = board.get(p) else { continue };
-            if !seen.insert(board.chain_id(p).unwrap()) {
+    for (board, p, owner, stones, root) in random_5x4_chains(0xdf0b_2026_1124, 80) {
+        let region = || region_5x4(&board);
+        for goal in [End::Alive, End::Dead] {
+            let mut reg = region();
+            let mut df = Prover::new(stones.clone(), owner, goal);
+            let found = matches!(df.prove_dfpn(&mut reg, &root, 30_000), Ok(true));
+            let mut reg_id = region();
+            let by_id = matches!(Prover::new(stones.clone(), owner, goal).prove(&mut reg_id, &root, 30_000), Ok(true));
+            deepening += by_id as u32;
+            deepening_only += (by_id && !found) as u32;
+            if !found {
                 continue;
             }
-            let region = || Region::new(Scope::whole(&board), Mode::Kiyaku2011, 60_000);
-            let r = region();
-            let stones: Vec<usize> = board.chain(p).iter().map(|&q| r.scope.local_of(q) as usize).collect();
-            let root = State { cells: r.scope.cells(&board), to_move: owner, ko: NONE, bans: [Vec::new(), Vec::new()] };
-            for goal in [End::Alive, End::Dead] {
-                let mut reg = region();
-                let mut df = Prover::new(stones.clone(), owner, goal);
-                let found = matches!(df.prove_dfpn(&mut reg, &root, 30_000), Ok(true));
-                let mut reg_id = region();
-                let by_id = matches!(Prover::new(stones.clone(), owner, goal).prove(&mut reg_id, &root, 30_000), Ok(true));
-                deepening += by_id as u32;
-                deepening_only += (by_id && !found) as u32;
-                if !found {
-                    continue;
-                }
-                proved += 1;
-                let mut exact = region();
-                let avoidable = Trap::new(stones.clone(), owner, goal).avoids(&mut exact, &root);
-                assert!(
-                    !matches!(avoidable, Ok(true)),
-                    "df-pn proved {goal:?} for {} at {}, which can be avoided",
-                    owner.letter(),
-                    p.to_sgf()
-                );
-                // The line reaches the end.
-                let line = df.line(&mut reg, &root, 200);
-                let mut cur = root.clone();
-                for &(_, m) in &line {
-                    cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
-                }
-                assert_eq!(reg.end(&cur.cells, &stones, owner), Some(goal), "line {line:?}");
+            proved += 1;
+            let mut exact = region();
+            let avoidable = Trap::new(stones.clone(), owner, goal).avoids(&mut exact, &root);
+            assert!(!matches!(avoidable, Ok(true)), "df-pn proved {goal:?} for {} at {}, which can be avoided", owner.letter(), p.to_sgf());
+            // The line reaches the end.
+            let line = df.line(&mut reg, &root, 200);
+            let mut cur = root.clone();
+            for &(_, m) in &line {
+                cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
             }
+            assert_eq!(reg.end(&cur.cells, &stones, owner), Some(goal), "line {line:?}");
         }
     }
     assert!(proved > 60, "df-pn proved {proved}");
@@ -150,6 +121,29 @@ fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
 
 /// A random 5x4 board (two fifths Black, two fifths White, a fifth empty), or `None` when a
 /// chain has no liberty (not a legal setup).
+/// Every chain of the random 5x4 boards ([`random_5x4`]) of `draws` draws from `seed`, for the
+/// df-pn cross-checks: the board, a stone of the chain, its owner, its local stones in
+/// [`region_5x4`], and the root with the owner to move.
+fn random_5x4_chains(seed: u64, draws: usize) -> Vec<(Board, Point, Color, Vec<usize>, State)> {
+    let mut rand = crate::xorshift(seed);
+    let mut out = Vec::new();
+    for _ in 0..draws {
+        let Some(board) = random_5x4(&mut rand) else { continue };
+        let r = region_5x4(&board);
+        let all: Vec<Point> = r.scope.points.clone();
+        for (p, owner, stones) in chains_within(&board, &r.scope, &all) {
+            let root = State { cells: r.scope.cells(&board), to_move: owner, ko: NONE, bans: [Vec::new(), Vec::new()] };
+            out.push((board.clone(), p, owner, stones, root));
+        }
+    }
+    out
+}
+
+/// The whole of a random 5x4 board as one region under 2011, with 60,000 nodes.
+fn region_5x4(board: &Board) -> Region {
+    Region::new(Scope::whole(board), Mode::Kiyaku2011, 60_000)
+}
+
 fn random_5x4(rand: &mut impl FnMut() -> u64) -> Option<Board> {
     let mut board = Board::new(5, 4).unwrap();
     for p in board.points().collect::<Vec<_>>() {
