@@ -52,9 +52,9 @@ pub(crate) const TRAP_SHARE_1989: u64 = 2;
 /// df-pn proofs (`1 / DFPN_SHARE` of what is left per end) of the ends a first avoidance
 /// search capped at [`FIRST_TRAP_NODES`] did not exclude follow, and step 3 is df-pn's too.
 /// Below it (the service's default of 500,000 nodes per region, the bench's 20,000), outside
-/// those small regions, the deepening alone proves: with small budgets it proves more of the short lines of real
-/// positions than df-pn does (`dispute_games` with df-pn from 500,000: 723 disputes decided
-/// against 780).
+/// those small regions, the deepening alone proves: with small budgets it proves more of the
+/// short lines of real positions than df-pn does (`dispute_games` with df-pn from 500,000:
+/// 723 disputes decided against 780).
 pub(crate) const DFPN_FROM: u64 = 1_000_000;
 /// With a budget of [`DFPN_FROM`] per region, a chain gets df-pn proofs only when it has at
 /// least this many nodes left before its quick proofs (its first end's quick proof is then
@@ -293,7 +293,7 @@ pub(crate) fn decide_with(
     // nodes left (where the avoidance search with its usual share proves *alive* better).
     let left = region.budget - region.nodes;
     let first_dfpn = is_small || opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed || quick_dfpn);
-    let deep = is_small || first_dfpn && (dead_first || left >= DFPN_FROM);
+    let deep = first_dfpn && (is_small || dead_first || left >= DFPN_FROM);
     // 2a. The first end, deeper, before the avoidance searches. With a large budget by
     //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with three quarters of
     //     what is left, any other chain's *alive* with a quarter, at most

@@ -251,21 +251,20 @@ impl Prover {
             return Ok(Val { pn: INF, dn: 0, dist: 0, rep: true });
         }
         // Children: kept from an earlier expansion (their ends fixed, the rest looked up
-        // again), or generated.
-        let mut kids: Vec<(State, Move, Val, bool)> = Vec::new();
+        // again), or generated; `fixed[i]`: the value of child `i` is its end's.
+        let mut kids: Vec<(State, Move, Val)> = Vec::new();
+        let mut fixed: Vec<bool> = Vec::new();
         if let Some(kept) = self.kids.remove(st) {
             region.nodes += 1;
             if region.nodes > limit || region.halted() {
                 self.kids.insert(st.clone(), kept);
                 return Err(OutOfBudget);
             }
-            for (child, m, fixed) in kept {
-                let v = match fixed {
-                    Some(v) => v,
-                    None => self.looked_up(st, &child, tt),
-                };
+            for (child, m, end) in kept {
+                let v = end.unwrap_or_else(|| self.looked_up(st, &child, tt));
                 let done = v.pn == 0 && forcing;
-                kids.push((child, m, v, fixed.is_some()));
+                kids.push((child, m, v));
+                fixed.push(end.is_some());
                 if done {
                     break;
                 }
@@ -278,13 +277,14 @@ impl Prover {
                     return Err(OutOfBudget);
                 }
                 let m = region.move_at(mv);
-                let (v, fixed) = match region.end(&child.cells, &self.stones, self.owner) {
+                let (v, end) = match region.end(&child.cells, &self.stones, self.owner) {
                     Some(e) if e == self.goal => (Val { pn: 0, dn: INF, dist: 0, rep: false }, true),
                     Some(_) => (Val { pn: INF, dn: 0, dist: 0, rep: false }, true),
                     None => (self.looked_up(st, &child, tt), false),
                 };
                 let done = v.pn == 0 && forcing;
-                kids.push((child, m, v, fixed));
+                kids.push((child, m, v));
+                fixed.push(end);
                 if done {
                     break;
                 }
@@ -303,7 +303,7 @@ impl Prover {
                 + st.cells.len();
             if self.kids_bytes + bytes <= self.kids_max_bytes {
                 self.kids_bytes += bytes;
-                self.kids.insert(st.clone(), kids.into_iter().map(|(c, m, v, fixed)| (c, m, fixed.then_some(v))).collect());
+                self.kids.insert(st.clone(), kids.into_iter().zip(fixed).map(|((c, m, v), end)| (c, m, end.then_some(v))).collect());
             }
         }
         r
@@ -323,14 +323,13 @@ impl Prover {
         }
     }
 
-    /// The loop of [`Prover::mid`] at `st` over its children `kids` (child, move, value,
-    /// whether the value is an end's).
+    /// The loop of [`Prover::mid`] at `st` over its children `kids` (child, move, value).
     #[allow(clippy::too_many_arguments)]
     fn mid_loop(
         &mut self,
         region: &mut Region,
         st: &State,
-        kids: &mut [(State, Move, Val, bool)],
+        kids: &mut [(State, Move, Val)],
         forcing: bool,
         th_pn: u32,
         th_dn: u32,
