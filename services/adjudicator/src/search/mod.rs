@@ -79,6 +79,10 @@ pub(crate) struct Region {
     /// under the 2011 draft; on by default, off only to check the searches against those
     /// without it.
     pub sealing: bool,
+    /// Whether the deepening's proofs of *dead* carry relevance zones and answer the
+    /// defender's moves outside them by its pass (module `zone`), under the 2011 draft; on by
+    /// default, off only to check the searches against those without them.
+    pub zoning: bool,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
     /// The answers of [`Region::end`] without safe territories as ends, by cells, for one
@@ -194,6 +198,7 @@ impl Region {
             safety_end: None,
             links_end: true,
             sealing: true,
+            zoning: true,
             scache: Default::default(),
             end_memo: (Vec::new(), Color::Black, true, Default::default()),
             halt: crate::halt::Halt::none(),
@@ -705,6 +710,7 @@ mod seal;
 #[cfg(test)]
 mod tests;
 mod trap;
+mod zone;
 
 pub(crate) use prover::{forced, Lent, Prover};
 pub(crate) use trap::Trap;

@@ -144,6 +144,11 @@ pub(crate) struct Prover {
     kids_bytes: usize,
     /// At most this many bytes of kept children ([`DFPN_KIDS_MAX_BYTES`]).
     kids_max_bytes: usize,
+    /// The relevance zones of the deepening's proofs of *dead* (module `zone`), by proved
+    /// state; a proof without one here has the whole region as its zone.
+    zones: HashMap<State, Bits>,
+    /// How many of the defender's moves the zone of its pass answered (module `zone`).
+    pub pruned: u64,
 }
 
 impl Prover {
@@ -164,6 +169,8 @@ impl Prover {
             kids: HashMap::default(),
             kids_bytes: 0,
             kids_max_bytes: DFPN_KIDS_MAX_BYTES,
+            zones: HashMap::default(),
+            pruned: 0,
         }
     }
 
@@ -481,8 +488,65 @@ impl Prover {
 
     /// `Some(dist)` if proved within `depth` plies.
     fn search(&mut self, region: &mut Region, st: &State, depth: u32, limit: u64) -> Result<Option<u32>, OutOfBudget> {
+        Ok(self.search_z(region, st, depth, limit)?.map(|(d, _)| d))
+    }
+
+    /// Whether the deepening's proofs carry relevance zones (module `zone`): proofs of *dead*
+    /// under the 2011 draft, with Benson's and the links rule's ends only.
+    fn zoned(&self, region: &Region) -> bool {
+        region.zoning
+            && self.goal == End::Dead
+            && region.mode == Mode::Kiyaku2011
+            && region.safety_end.is_none()
+            && region.territory.is_none()
+            && region.scope.virtual_eye.is_empty()
+            && !self.stones.is_empty()
+    }
+
+    /// The zone of a state [`Prover::visit`] answered with a proof: an end's certificate, or
+    /// the zone stored with the proof (the whole region when none was).
+    fn known_zone(&self, region: &mut Region, st: &State) -> zone::Zone {
+        if !self.zoned(region) {
+            return None;
+        }
+        if region.end(&st.cells, &self.stones, self.owner) == Some(self.goal) {
+            return zone::dead_zone(&region.scope, &st.cells, &self.stones, self.owner);
+        }
+        self.zones.get(st).cloned()
+    }
+
+    /// The exclusions of the move generator at the defender's state `st` that fall in `zp`
+    /// (empty points of `zp` it did not generate, `generated`): their certificates (module
+    /// `zone`) added to `z`.
+    fn exclusion_certs(&self, region: &mut Region, st: &State, zp: &Bits, generated: &[bool], z: &mut zone::Zone) {
+        let left_out: Vec<usize> = (0..region.scope.len()).filter(|&i| zp.get(i) && st.cells[i] == EMPTY && !generated[i]).collect();
+        if left_out.is_empty() {
+            return;
+        }
+        let [b, w] = region.areas(&st.cells);
+        let (b, w) = (b.clone(), w.clone());
+        let mut certs: zone::Zone = Some(Bits::new(region.scope.len()));
+        for (c, area) in [(Color::Black, &b), (Color::White, &w)] {
+            if left_out.iter().any(|&i| area.get(i)) {
+                let safe = unconditional(&st.cells, c, &region.scope);
+                zone::join(&mut certs, &Some(zone::area_cert(&region.scope, &st.cells, c, &safe)));
+            }
+        }
+        if left_out.iter().any(|&i| !b.get(i) && !w.get(i)) {
+            match seal::sealed_cert(&region.scope, &st.cells, &self.stones) {
+                Some(cert) => zone::join(&mut certs, &Some(cert)),
+                None => certs = None,
+            }
+        }
+        zone::join(z, &certs);
+    }
+
+    /// As [`Prover::search`], with the proof's relevance zone when [`Prover::zoned`] (else the
+    /// whole region, `None`): at the defender's states its pass is searched first, and when it
+    /// is proved only the defender's moves inside the pass's zone are searched (module `zone`).
+    fn search_z(&mut self, region: &mut Region, st: &State, depth: u32, limit: u64) -> Result<Option<(u32, zone::Zone)>, OutOfBudget> {
         if let Some(known) = self.visit(region, st, limit)? {
-            return Ok(known);
+            return Ok(known.map(|d| (d, self.known_zone(region, st))));
         }
         if self.path.contains(st) || self.failed.get(st).is_some_and(|&d| d >= depth) {
             return Ok(None);
@@ -492,16 +556,39 @@ impl Prover {
             return Ok(None);
         }
         let forcing = st.to_move == self.forcing;
+        let zoned = self.zoned(region);
         let mut moves = self.moves(region, st, forcing);
         self.learnt_order(&mut moves, forcing, region.scope.len());
+        let n = region.scope.len();
+        let mut zone: zone::Zone = if zoned { zone::not_alive(&region.scope, &st.cells, &self.stones, self.owner) } else { None };
+        let mut generated = Vec::new();
+        if zoned && !forcing {
+            generated = vec![false; n];
+            for &i in moves.iter().flatten() {
+                generated[i as usize] = true;
+            }
+            moves.retain(|m| m.is_some());
+            moves.insert(0, None);
+        }
+        // The defender's moves to search: inside its pass's zone once that is proved.
+        let mut within: Option<Bits> = None;
         let ply = self.path.len();
         self.path.push(st);
         let mut result: Option<(u32, Move)> = None;
         let mut worst: Option<(u32, Move)> = None;
         let mut all = true;
         for mv in moves {
+            if let (Some(w), Some(i)) = (&within, mv) {
+                if !w.get(i as usize) {
+                    self.pruned += 1;
+                    continue;
+                }
+            }
+            if let (true, false, Some(z), Some(i)) = (zoned, forcing, zone.as_mut(), mv) {
+                zone::add_move(&region.scope, &st.cells, self.owner, i as usize, z);
+            }
             let Some(child) = region.play(st, mv) else { continue };
-            let r = self.search(region, &child, depth - 1, limit);
+            let r = self.search_z(region, &child, depth - 1, limit);
             let r = match r {
                 Ok(r) => r,
                 Err(e) => {
@@ -511,21 +598,39 @@ impl Prover {
             };
             let m = region.move_at(mv);
             if forcing {
-                if let Some(d) = r {
+                if let Some((d, cz)) = r {
                     result = Some((d + 1, m));
-                    self.learn(mv, true, depth, ply, region.scope.len());
+                    if zoned {
+                        zone::join(&mut zone, &cz);
+                        if let (Some(z), Some(i)) = (zone.as_mut(), mv) {
+                            zone::add_move(&region.scope, &st.cells, self.owner, i as usize, z);
+                        }
+                    }
+                    self.learn(mv, true, depth, ply, n);
                     break;
                 }
             } else {
                 match r {
                     None => {
                         all = false;
-                        self.learn(mv, false, depth, ply, region.scope.len());
+                        self.learn(mv, false, depth, ply, n);
                         break;
                     }
-                    Some(d) => {
+                    Some((d, cz)) => {
                         if worst.is_none_or(|(w, _)| d + 1 > w) {
                             worst = Some((d + 1, m));
+                        }
+                        if zoned && mv.is_none() {
+                            if let Some(mut zp) = cz {
+                                zone::close(&region.scope, &st.cells, self.owner.opponent(), &mut zp);
+                                self.exclusion_certs(region, st, &zp, &generated, &mut zone);
+                                zone::join(&mut zone, &Some(zp.clone()));
+                                within = Some(zp);
+                            } else {
+                                zone = None;
+                            }
+                        } else if zoned {
+                            zone::join(&mut zone, &cz);
                         }
                     }
                 }
@@ -538,7 +643,11 @@ impl Prover {
         match result {
             Some((d, m)) => {
                 self.proved.insert(st.clone(), (d, m));
-                Ok(Some(d))
+                if let Some(z) = zone.as_mut() {
+                    zone::close(&region.scope, &st.cells, self.owner.opponent(), z);
+                    self.zones.insert(st.clone(), z.clone());
+                }
+                Ok(Some((d, zone)))
             }
             None => {
                 self.failed.insert(st.clone(), depth);

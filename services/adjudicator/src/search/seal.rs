@@ -68,6 +68,42 @@ pub(crate) fn keep_within_sealed_area(sc: &Scope, cells: &[u8], stones: &[usize]
     })
 }
 
+/// The certificate of the sealed area of the chain `stones` in `cells` (module `zone`): the
+/// area and every fixed chain next to it, whole, by local index; `None` when [`sealed`] finds
+/// no area. A state whose cells agree on it has a sealed area within this one: the same
+/// fixed chains bound it, and a point of it may only hold a fixed stone more.
+pub(crate) fn sealed_cert(sc: &Scope, cells: &[u8], stones: &[usize]) -> Option<crate::benson::Bits> {
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        if !sealed(sc, cells, stones, &mut s) {
+            return None;
+        }
+        let Scratch { fixed, area, stack } = &mut *s;
+        let mut z = crate::benson::Bits::new(sc.len());
+        let mut taken = vec![false; sc.len()];
+        stack.clear();
+        for (l, _) in area.iter().enumerate().filter(|&(_, &a)| a) {
+            z.set(l);
+            for &g in &sc.nbrs[l] {
+                if g != NONE && g < OUT && fixed[g as usize] && !taken[g as usize] {
+                    taken[g as usize] = true;
+                    stack.push(g);
+                }
+            }
+        }
+        while let Some(l) = stack.pop() {
+            z.set(l as usize);
+            for &g in &sc.nbrs[l as usize] {
+                if g != NONE && g < OUT && fixed[g as usize] && !taken[g as usize] && cells[g as usize] == cells[l as usize] {
+                    taken[g as usize] = true;
+                    stack.push(g);
+                }
+            }
+        }
+        Some(z)
+    })
+}
+
 /// Computes the sealed area (module docs) of the chain `stones` (local indices) in `cells`
 /// into `s.area`, by local index, and says whether it leaves out a point that holds no fixed
 /// stone: false when there is no fixed stone, or when a point of `stones` holds one (the
