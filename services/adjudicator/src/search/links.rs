@@ -123,6 +123,63 @@ pub(crate) fn links_line(sc: &Scope, cells: &[u8], stones: &[usize], owner: goba
     dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, usize::MAX, Some(&mut line)).then_some(line)
 }
 
+/// The certificate of the rule of [`dead_by_links`] for `stones` in `cells` (module `zone`): the
+/// enclosure it examines, with every fixed chain of the scope next to it, whole, by local
+/// index; `None` when a point of `stones` holds a fixed stone. A state whose cells agree on it
+/// has the same enclosure with the same fixed stones around it, where the rule finds the same
+/// pairing.
+pub(crate) fn enclosure_cert(sc: &Scope, cells: &[u8], stones: &[usize], owner: goban::Color) -> Option<crate::benson::Bits> {
+    let o = cell(owner.opponent());
+    let n = sc.len();
+    let out_is_o = |g: u32| g >= OUT && g != NONE && sc.ext[(g - OUT) as usize].0 == o;
+    let mut fixed = vec![false; n];
+    let mut stack = Vec::new();
+    for l in 0..n {
+        if cells[l] == o && !fixed[l] && sc.nbrs[l].iter().any(|&g| out_is_o(g)) {
+            fixed[l] = true;
+            stack.push(l);
+            while let Some(k) = stack.pop() {
+                for &g in &sc.nbrs[k] {
+                    if g < OUT && cells[g as usize] == o && !fixed[g as usize] {
+                        fixed[g as usize] = true;
+                        stack.push(g as usize);
+                    }
+                }
+            }
+        }
+    }
+    let &s = stones.iter().find(|&&s| !fixed[s])?;
+    let mut z = crate::benson::Bits::new(n);
+    let mut seen = vec![false; n];
+    let mut wall = Vec::new();
+    seen[s] = true;
+    stack.push(s);
+    while let Some(l) = stack.pop() {
+        z.set(l);
+        for &g in &sc.nbrs[l] {
+            if g == NONE || g >= OUT || seen[g as usize] {
+                continue;
+            }
+            seen[g as usize] = true;
+            if fixed[g as usize] {
+                wall.push(g as usize);
+            } else {
+                stack.push(g as usize);
+            }
+        }
+    }
+    while let Some(l) = wall.pop() {
+        z.set(l);
+        for &g in &sc.nbrs[l] {
+            if g < OUT && fixed[g as usize] && !seen[g as usize] {
+                seen[g as usize] = true;
+                wall.push(g as usize);
+            }
+        }
+    }
+    Some(z)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn dead_by_links_in(
     sc: &Scope,

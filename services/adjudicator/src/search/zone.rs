@@ -214,16 +214,137 @@ pub(crate) fn area_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe) -> Bi
     z
 }
 
+/// The certificate that the point `p` is in `col`'s unconditional area `safe` of `cells`: the
+/// set of the area that holds it (or the pass-alive chain on it), the pass-alive chains
+/// around it, and, one after another, the regions of points without a `col` stone next to
+/// those chains that reach no outside point but `col`'s and whose empty points are all next
+/// to a pass-alive stone (the healthy regions that keep them pass-alive are among them), with
+/// the pass-alive chains around those. A state whose cells agree on it has `p` in its own
+/// unconditional area, as with [`area_cert`], without the sets and chains `p`'s does not
+/// depend on.
+pub(crate) fn point_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe, p: usize) -> Bits {
+    let me = cell(col);
+    let n = sc.len();
+    let mut z = Bits::new(n);
+    let mut chains: Vec<usize> = Vec::new();
+    let mut taken = vec![false; n];
+    if safe.pa.get(p) {
+        chains.push(p);
+    } else {
+        // The set of the area holding `p`: points outside the pass-alive chains.
+        let mut comp = vec![p];
+        taken[p] = true;
+        let mut k = 0;
+        while k < comp.len() {
+            let l = comp[k];
+            k += 1;
+            z.set(l);
+            for &g in &sc.nbrs[l] {
+                if g == NONE || g >= OUT || taken[g as usize] {
+                    continue;
+                }
+                taken[g as usize] = true;
+                if safe.pa.get(g as usize) {
+                    chains.push(g as usize);
+                } else {
+                    comp.push(g as usize);
+                }
+            }
+        }
+    }
+    // Regions of points without a `col` stone: by point, the region's index; by region,
+    // whether it may keep a chain pass-alive.
+    let mut region = vec![NONE; n];
+    let mut healthy: Vec<bool> = Vec::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for s0 in 0..n {
+        if region[s0] != NONE || cells[s0] == me {
+            continue;
+        }
+        let id = healthy.len() as u32;
+        let mut comp = vec![s0];
+        region[s0] = id;
+        let mut ok = true;
+        let mut k = 0;
+        while k < comp.len() {
+            let l = comp[k];
+            k += 1;
+            let mut next_to_alive = false;
+            for &g in &sc.nbrs[l] {
+                if g == NONE {
+                    continue;
+                }
+                if g >= OUT {
+                    if sc.ext[(g - OUT) as usize].0 == me {
+                        next_to_alive = true;
+                    } else {
+                        ok = false;
+                    }
+                    continue;
+                }
+                let g = g as usize;
+                if cells[g] == me {
+                    next_to_alive |= safe.pa.get(g);
+                } else if region[g] == NONE {
+                    region[g] = id;
+                    comp.push(g);
+                }
+            }
+            if cells[l] == EMPTY && !next_to_alive {
+                ok = false;
+            }
+        }
+        healthy.push(ok);
+        members.push(comp);
+    }
+    let mut region_taken = vec![false; healthy.len()];
+    let mut stack = Vec::new();
+    for c in chains {
+        stack.push(c);
+        while let Some(l) = stack.pop() {
+            z.set(l);
+            for &g in &sc.nbrs[l] {
+                if g == NONE || g >= OUT {
+                    continue;
+                }
+                let g = g as usize;
+                if cells[g] == me {
+                    if !taken[g] {
+                        taken[g] = true;
+                        stack.push(g);
+                    }
+                    continue;
+                }
+                let r = region[g] as usize;
+                if !healthy[r] || region_taken[r] {
+                    continue;
+                }
+                region_taken[r] = true;
+                for &q in &members[r] {
+                    z.set(q);
+                    for &h in &sc.nbrs[q] {
+                        if h != NONE && h < OUT && cells[h as usize] == me && !taken[h as usize] {
+                            taken[h as usize] = true;
+                            stack.push(h as usize);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    z
+}
+
 /// The zone of an end of *dead* for the stones `stones` of `owner` in `cells`: the
-/// certificate of the opponent's unconditional area when a point of `stones` is in it, else
-/// (the links end) the whole region.
+/// certificate that a point of `stones` is in the opponent's unconditional area
+/// ([`point_cert`]), else that of the links rule (module `links`, [`links::enclosure_cert`]).
 pub(crate) fn dead_zone(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color) -> Zone {
     let o = owner.opponent();
     let safe = unconditional(cells, o, sc);
-    if !stones.iter().any(|&s| safe.area.get(s)) {
-        return None;
-    }
-    let mut z = area_cert(sc, cells, o, &safe);
+    let mut z = match stones.iter().find(|&&s| safe.area.get(s)) {
+        Some(&p) => point_cert(sc, cells, o, &safe, p),
+        None => links::enclosure_cert(sc, cells, stones, owner)?,
+    };
     close(sc, cells, o, &mut z);
     Some(z)
 }
