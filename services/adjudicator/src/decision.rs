@@ -106,7 +106,7 @@ impl Traps {
 /// avoidance searches (which settle seki) get a third of the rest: an invader is far more
 /// often dead than in seki, and a proof of its death needs long lines that only a large
 /// share reaches.
-pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (3, 4);
+pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (7, 8);
 /// Below [`DFPN_FROM`], the deepening's proof comes first only for a chain with at most this
 /// many nodes left (the service's default budget and below): with more, the avoidance
 /// searches and the deeper proofs after them get their usual shares, which an invader in
@@ -295,7 +295,7 @@ pub(crate) fn decide_with(
     let first_dfpn = is_small || opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed || quick_dfpn);
     let deep = first_dfpn && (is_small || dead_first || left >= DFPN_FROM);
     // 2a. The first end, deeper, before the avoidance searches. With a large budget by
-    //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with three quarters of
+    //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with seven eighths of
     //     what is left, any other chain's *alive* with a quarter, at most
     //     `DFPN_FIRST_NODES`. Below it, an invader's *dead* by the deepening (2011, at most
     //     `INVADER_DEAD_MAX_LEFT` nodes left): most invaders the players call dead are, and

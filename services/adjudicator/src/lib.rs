@@ -134,7 +134,7 @@
 //!       within its own allowance (a quarter of what is left, at most 20,000 nodes);
 //!    2. (a) for an invader (below) under the 2011 draft, with at most 500,000 nodes left
 //!       (`INVADER_DEAD_MAX_LEFT`, the service's default budget), a deeper proof of *dead* by
-//!       the same deepening with three quarters of what is left (`INVADER_DEAD_SHARE`); then
+//!       the same deepening with seven eighths of what is left (`INVADER_DEAD_SHARE`); then
 //!       the exact answer, with a third of what is left (a half under 1989, where it is the
 //!       only way to *alive*): an *avoidance* search for each end
 //!       (can the side that does not want it keep the play out of it for ever?). Reaching
@@ -160,7 +160,7 @@
 //!    stones make long lines of captures and refills (kakunin 4) — first gets a df-pn proof
 //!    of its first end
 //!    (`search::Prover::prove_dfpn`): its quick proof of step 1 is df-pn's, and it goes on
-//!    from there: an invader's *dead* with three quarters of what is left, any other chain's
+//!    from there: an invader's *dead* with seven eighths of what is left, any other chain's
 //!    *alive* with a quarter, at most 100,000 nodes. Only then, if that failed, come the
 //!    quick proofs with territory proofs as ends in full (each of their nodes recomputes
 //!    those proofs, so before df-pn they get only 500 nodes per end) and the second end's
