@@ -199,6 +199,17 @@
 //!    is answered only inside the area the proof depends on (after the partial regions of
 //!    Niu & Müller, 2006, and the relevance zones of Shih et al., AAAI 2022). A randomized
 //!    cross-check against the exact search without it finds no disagreement.
+//!
+//!    Under the 2011 draft the deepening's proofs also carry *relevance zones* (module
+//!    `search::zone`, after Thomsen's λ-search, 2000, benzene's `DfpnSolver` and Shih et al.):
+//!    the points a proof depends on — the certificates of the unconditional areas that make
+//!    its ends, the moves played with the chains and liberties they touch, and a certificate
+//!    that the examined chain does not reach the defender's end on the way. At the defender's
+//!    states its pass is searched first; once it is proved, a defender's move outside the
+//!    pass's zone leaves the zone's cells as the pass does, so the pass's proof answers it and
+//!    only the moves inside the zone are searched. A proof is still a forced win of 第七条's
+//!    play, now shown for every state that agrees with it on its zone. A randomized
+//!    cross-check against the exact search without zones finds no proof it refutes.
 //!    Out of budget → [`Status::Undecided`], never a guess. Regions with
 //!    more than [`Options::max_region_empty`] empty points (default 40) are not searched
 //!    exhaustively: each of their chains gets only *short proofs* (see `short_proof`), and

@@ -491,11 +491,10 @@ impl Prover {
         Ok(self.search_z(region, st, depth, limit)?.map(|(d, _)| d))
     }
 
-    /// Whether the deepening's proofs carry relevance zones (module `zone`): proofs of *dead*
-    /// under the 2011 draft, with Benson's and the links rule's ends only.
+    /// Whether the deepening's proofs carry relevance zones (module `zone`): under the 2011
+    /// draft, with Benson's and the links rule's ends only.
     fn zoned(&self, region: &Region) -> bool {
         region.zoning
-            && self.goal == End::Dead
             && region.mode == Mode::Kiyaku2011
             && region.safety_end.is_none()
             && region.territory.is_none()
@@ -510,7 +509,7 @@ impl Prover {
             return None;
         }
         if region.end(&st.cells, &self.stones, self.owner) == Some(self.goal) {
-            return zone::dead_zone(&region.scope, &st.cells, &self.stones, self.owner);
+            return zone::end_zone(&region.scope, &st.cells, &self.stones, self.owner, self.goal);
         }
         self.zones.get(st).cloned()
     }
@@ -560,7 +559,7 @@ impl Prover {
         let mut moves = self.moves(region, st, forcing);
         self.learnt_order(&mut moves, forcing, region.scope.len());
         let n = region.scope.len();
-        let mut zone: zone::Zone = if zoned { zone::not_alive(&region.scope, &st.cells, &self.stones, self.owner) } else { None };
+        let mut zone: zone::Zone = if zoned { zone::not_other_end(&region.scope, &st.cells, &self.stones, self.owner, self.goal) } else { None };
         let mut generated = Vec::new();
         if zoned && !forcing {
             generated = vec![false; n];
@@ -585,7 +584,7 @@ impl Prover {
                 }
             }
             if let (true, false, Some(z), Some(i)) = (zoned, forcing, zone.as_mut(), mv) {
-                zone::add_move(&region.scope, &st.cells, self.owner, i as usize, z);
+                zone::add_move(&region.scope, &st.cells, self.forcing.opponent(), i as usize, z);
             }
             let Some(child) = region.play(st, mv) else { continue };
             let r = self.search_z(region, &child, depth - 1, limit);
@@ -603,7 +602,7 @@ impl Prover {
                     if zoned {
                         zone::join(&mut zone, &cz);
                         if let (Some(z), Some(i)) = (zone.as_mut(), mv) {
-                            zone::add_move(&region.scope, &st.cells, self.owner, i as usize, z);
+                            zone::add_move(&region.scope, &st.cells, self.forcing.opponent(), i as usize, z);
                         }
                     }
                     self.learn(mv, true, depth, ply, n);
@@ -622,7 +621,7 @@ impl Prover {
                         }
                         if zoned && mv.is_none() {
                             if let Some(mut zp) = cz {
-                                zone::close(&region.scope, &st.cells, self.owner.opponent(), &mut zp);
+                                zone::close(&region.scope, &st.cells, self.forcing, &mut zp);
                                 self.exclusion_certs(region, st, &zp, &generated, &mut zone);
                                 zone::join(&mut zone, &Some(zp.clone()));
                                 within = Some(zp);
@@ -644,7 +643,7 @@ impl Prover {
             Some((d, m)) => {
                 self.proved.insert(st.clone(), (d, m));
                 if let Some(z) = zone.as_mut() {
-                    zone::close(&region.scope, &st.cells, self.owner.opponent(), z);
+                    zone::close(&region.scope, &st.cells, self.forcing, z);
                     self.zones.insert(st.clone(), z.clone());
                 }
                 Ok(Some((d, zone)))

@@ -1,53 +1,59 @@
-//! Relevance zones of the deepening's proofs of *dead* under the 2011 draft: the points a
-//! proof depends on, so that the defender's moves outside them are answered once, by the
-//! proof of its pass (Thomsen's λ-search, 2000; the proof-set pruning of benzene's
-//! `DfpnSolver`; the relevance zones of Shih, Wu, Wei & Wu, AAAI 2022).
+//! Relevance zones of the deepening's proofs under the 2011 draft: the points a proof
+//! depends on, so that the defender's moves outside them are answered once, by the proof of
+//! its pass (Thomsen's λ-search, 2000; the proof-set pruning of benzene's `DfpnSolver`; the
+//! relevance zones of Shih, Wu, Wei & Wu, AAAI 2022).
 //!
-//! **What a zone claims.** A proof of *dead* for the examined stones `S` of `c` from a state
-//! `n`, with zone `Z` (a set of local points), claims that the opponent `o` forces the dead
-//! end from *every* state `n'` with the same side to move and the same 第五条 ban whose cells
-//! agree with `n`'s on `Z`, where the other cells differ only by `c`'s stones played outside
-//! `Z` (and `o` stones that `c` captured there). A forced end is a reachability fact (crate
-//! docs): it holds whatever the path, so the claim is about states alone.
+//! **What a zone claims.** Let `f` be the side that forces the end (the opponent `o` of the
+//! examined stones' owner `c` for *dead*, `c` for *alive*) and `d` the defender. A proof of
+//! the end for the examined stones `S` from a state `n`, with zone `Z` (a set of local
+//! points), claims that `f` forces it from *every* state `n'` with the same side to move and
+//! the same 第五条 ban whose cells agree with `n`'s on `Z`, where the other cells differ only by
+//! `d`'s stones played outside `Z` (and `f` stones that `d` captured there). A forced end is a
+//! reachability fact (crate docs): it holds whatever the path, so the claim is about states
+//! alone.
 //!
-//! **Why a pass answers every move outside the zone.** At a state of `c`'s (the defender's)
-//! where `c`'s pass is proved with zone `Zp`, a move `m` of `c` outside `Zp` leaves the
-//! cells of `Zp` as the pass does: `Zp` is closed (below), so `m` takes the last liberty of
-//! no `o` chain with a stone in `Zp`; the ban after `m` (if it captured one stone) is on a
-//! point outside `Zp`, where `o`'s proof does not play next; a pass lifts the ban. So the
-//! state after `m` is one of those the pass's proof claims, and only `c`'s moves in `Zp` are
-//! searched. The zone of the state is `Zp`, every searched move's zone and *closure*, and
-//! the two certificates below.
+//! **Why a pass answers every move outside the zone.** At a state of `d`'s where `d`'s pass
+//! is proved with zone `Zp`, a move `m` of `d` outside `Zp` leaves the cells of `Zp` as the
+//! pass does: `Zp` is closed (below), so `m` takes the last liberty of no `f` chain with a
+//! stone in `Zp`; the ban after `m` (if it captured one stone) is on a point outside `Zp`,
+//! where `f`'s proof does not play next; a pass lifts the ban. So the state after `m` is one
+//! of those the pass's proof claims, and only `d`'s moves in `Zp` are searched. The zone of
+//! the state is `Zp`, every searched move's zone and *closure*, and the certificates below.
 //!
-//! The claim is shown by induction on the proof: at `o`'s states the proof's move `m` has
+//! The claim is shown by induction on the proof: at `f`'s states the proof's move `m` has
 //! the same effect (the same captures, the same legality and ban) wherever the cells of its
 //! closure agree — `m`, its neighbours, the chains next to it with their liberties, and, for
-//! `c`'s chains among them, `o`'s stones next to them (closed: `c` can then neither capture
-//! them from outside the zone nor so give such a chain liberties there); at `c`'s states the
+//! `d`'s chains among them, `f`'s stones next to them (closed: `d` can then neither capture
+//! them from outside the zone nor so give such a chain liberties there); at `d`'s states the
 //! same holds for every move searched (illegal ones too: they stay illegal), a move outside
 //! `Zp` is answered as above, and a move the move generator leaves out inside `Zp` is left
-//! out at the other states too, by its certificate: the unconditional area's (`area_cert`,
+//! out at the other states too, by its certificate: the unconditional area's ([`area_cert`],
 //! pass-alive chains with the regions that keep them so) or the sealed area's (the area and
-//! the fixed chains around it, module `seal`). At an end of *dead* the certificate of `o`'s
-//! unconditional area holds the point of `S` that is in it ([`dead_zone`]). The links end
-//! (module `links`) has no certificate here: its zone is the whole region.
+//! the fixed chains around it, module `seal`). At an end the certificate of the unconditional
+//! area that holds the point of `S` (for *dead*) or every point of `S` (for *alive*): the set
+//! of the area holding it and the pass-alive chains it depends on ([`point_cert`]); the links
+//! end (module `links`) by its enclosure with the fixed chains around it.
 //!
-//! **`c` cannot live on the way (the other end).** A line ends as soon as `S` is alive, so
-//! every state of the proof carries a certificate that `S` is *not* in `U_c` at any state that
-//! agrees with it on the zone ([`not_alive`]): while `S` stands, every region next to its
-//! chain but one reaches, through points that hold no `c` stone and lie in the zone, a point
-//! next to an outside point that is not `c`'s (the region is open: never healthy, Benson) or
-//! an empty point not next to the chain (not healthy); the one left is closed and wholly in
-//! the zone with its border. So the chain has at most one healthy region and is not
-//! pass-alive; and it is in no set of the unconditional area either, which needs at most two
-//! interior points (it has at least three stones) or no way out (one open path). Once `S` is
-//! captured, one of its points without a `c` stone with an open path. Without such a
-//! certificate the zone is the whole region.
+//! **The defender's end on the way.** A line ends as soon as `S` reaches the other end, so
+//! every state of the proof carries a certificate that `S` is not there at any state that
+//! agrees with it on the zone; without one the zone is the whole region.
+//! * *Not alive* ([`not_alive`]): while `S` stands, every region next to its chain but one
+//!   reaches, through points that hold no `c` stone and lie in the zone, a point next to an
+//!   outside point that is not `c`'s (the region is open: never healthy, Benson) or an empty
+//!   point not next to the chain (not healthy); the one left is closed and wholly in the zone
+//!   with its border. So the chain has at most one healthy region and is not pass-alive; and
+//!   it is in no set of the unconditional area either, which needs at most two interior
+//!   points (it has at least three stones) or no way out (one open path). Once `S` is
+//!   captured, one of its points without a `c` stone with an open path.
+//! * *Not dead* ([`not_dead`]): no point of `S` holds an `o` stone, and a path from them
+//!   through points without one reaches a point next to an outside point that is not `o`'s:
+//!   the set of points outside `o`'s pass-alive chains that holds `S` is open (no set of
+//!   `U_o`), and so is the enclosure the links rule would examine.
 //!
-//! **Closure.** Every chain of `o` with a stone in a zone (but fixed ones, which nobody
-//! captures) is in it with all its liberties, so no move of `c` outside the zone captures a
-//! stone in it. A randomized cross-check against the deepening without zones finds no
-//! disagreement (module tests).
+//! **Closure.** Every chain of `f` with a stone in a zone (but fixed ones, which nobody
+//! captures) is in it with all its liberties, so no move of `d` outside the zone captures a
+//! stone in it. A randomized cross-check against the exact search without zones finds no
+//! proof it refutes (module tests).
 
 use super::*;
 use crate::benson::Safe;
@@ -101,10 +107,10 @@ fn walk(sc: &Scope, cells: &[u8], s: usize, members: &mut Vec<usize>, libs: &mut
     fixed
 }
 
-/// Closes `z` (module docs): every chain of `o` with a stone in it that is not fixed, with its
-/// stones and liberties.
-pub(crate) fn close(sc: &Scope, cells: &[u8], o: Color, z: &mut Bits) {
-    let oc = cell(o);
+/// Closes `z` (module docs): every chain of the forcing side `f` with a stone in it that is not
+/// fixed, with its stones and liberties.
+pub(crate) fn close(sc: &Scope, cells: &[u8], f: Color, z: &mut Bits) {
+    let oc = cell(f);
     let mut seen = vec![false; sc.len()];
     let (mut members, mut libs) = (Vec::new(), Vec::new());
     for s in 0..sc.len() {
@@ -122,8 +128,8 @@ pub(crate) fn close(sc: &Scope, cells: &[u8], o: Color, z: &mut Bits) {
 }
 
 /// The closure of a move at `m` by either side (module docs), added to `z`: `m`, its
-/// neighbours, the chains next to it with their liberties, and `o`'s stones next to those of
-/// them that are `c`'s (`c` = the owner of the examined stones, the defender).
+/// neighbours, the chains next to it with their liberties, and the forcing side's stones next
+/// to those of them that are the defender's (`c`).
 pub(crate) fn add_move(sc: &Scope, cells: &[u8], c: Color, m: usize, z: &mut Bits) {
     z.set(m);
     let mut seen = vec![false; sc.len()];
@@ -335,18 +341,82 @@ pub(crate) fn point_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe, p: u
     z
 }
 
-/// The zone of an end of *dead* for the stones `stones` of `owner` in `cells`: the
-/// certificate that a point of `stones` is in the opponent's unconditional area
-/// ([`point_cert`]), else that of the links rule (module `links`, [`links::enclosure_cert`]).
-pub(crate) fn dead_zone(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color) -> Zone {
-    let o = owner.opponent();
-    let safe = unconditional(cells, o, sc);
-    let mut z = match stones.iter().find(|&&s| safe.area.get(s)) {
-        Some(&p) => point_cert(sc, cells, o, &safe, p),
-        None => links::enclosure_cert(sc, cells, stones, owner)?,
+/// The zone of the end `goal` reached by the stones `stones` of `owner` in `cells`. *Dead*:
+/// the certificate that a point of `stones` is in the opponent's unconditional area
+/// ([`point_cert`]), else that of the links rule (module `links`,
+/// [`links::enclosure_cert`]). *Alive*: the certificates that every point of `stones` is in
+/// the owner's. Closed for the side that forced it.
+pub(crate) fn end_zone(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color, goal: End) -> Zone {
+    let f = if goal == End::Dead { owner.opponent() } else { owner };
+    let safe = unconditional(cells, f, sc);
+    let mut z = match goal {
+        End::Dead => match stones.iter().find(|&&s| safe.area.get(s)) {
+            Some(&p) => point_cert(sc, cells, f, &safe, p),
+            None => links::enclosure_cert(sc, cells, stones, owner)?,
+        },
+        End::Alive => {
+            let mut z: Zone = Some(Bits::new(sc.len()));
+            for &p in stones {
+                if !safe.area.get(p) {
+                    return None;
+                }
+                join(&mut z, &Some(point_cert(sc, cells, f, &safe, p)));
+            }
+            z?
+        }
     };
-    close(sc, cells, o, &mut z);
+    close(sc, cells, f, &mut z);
     Some(z)
+}
+
+/// The certificate that the stones `stones` of `owner` are not at the defender's end in
+/// `cells`, nor in any state that agrees with it there (module docs): not alive when `goal`
+/// is *dead* ([`not_alive`]), not dead when it is *alive* ([`not_dead`]).
+pub(crate) fn not_other_end(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color, goal: End) -> Option<Bits> {
+    match goal {
+        End::Dead => not_alive(sc, cells, stones, owner),
+        End::Alive => not_dead(sc, cells, stones, owner),
+    }
+}
+
+/// The certificate that no point of the stones `stones` of `owner` is in the opponent's
+/// unconditional area in `cells`, nor the links rule's end reached: the points of `stones`,
+/// none holding an opponent stone, and a path from them through points without an opponent
+/// stone to a point next to an outside point that is not the opponent's. The set of points
+/// outside the opponent's pass-alive chains that holds them then reaches that outside point
+/// (it is open: no set of the area), and so does the enclosure the links rule would examine.
+pub(crate) fn not_dead(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color) -> Option<Bits> {
+    let o = cell(owner.opponent());
+    if stones.iter().any(|&s| cells[s] == o) {
+        return None;
+    }
+    let n = sc.len();
+    let opens = |l: usize| sc.nbrs[l].iter().any(|&g| g != NONE && g >= OUT && sc.ext[(g - OUT) as usize].0 != o);
+    let mut z = Bits::new(n);
+    for &s in stones {
+        z.set(s);
+    }
+    let mut prev = vec![NONE; n];
+    let from = stones[0];
+    prev[from] = from as u32;
+    let mut queue = std::collections::VecDeque::from([from]);
+    while let Some(l) = queue.pop_front() {
+        if opens(l) {
+            let mut k = l;
+            while k != from {
+                z.set(k);
+                k = prev[k] as usize;
+            }
+            return Some(z);
+        }
+        for &g in &sc.nbrs[l] {
+            if g != NONE && g < OUT && cells[g as usize] != o && prev[g as usize] == NONE {
+                prev[g as usize] = l as u32;
+                queue.push_back(g as usize);
+            }
+        }
+    }
+    None
 }
 
 /// The certificate that the stones `stones` of `owner` are not alive (not all in `U_owner`) in
@@ -489,11 +559,11 @@ mod tests {
         (board, scope, stones)
     }
 
-    /// The deepening's proofs of *dead* with zones against the exact avoidance search without
-    /// them, on random areas at the top edge closed by stones that never change: for every
-    /// chain, either side to move, a proof of *dead* found with zones must be one the exact
-    /// search confirms (the dead end cannot be avoided). Returns the proofs checked and how
-    /// many of them answered a defender's move by its pass's zone.
+    /// The deepening's proofs with zones against the exact avoidance search without them, on
+    /// random areas at the top edge closed by stones that never change: for every chain, both
+    /// ends, either side to move, a proof found with zones must be one the exact search
+    /// confirms (the end cannot be avoided). Returns the proofs checked and how many of them
+    /// answered a defender's move by its pass's zone.
     fn cross_check(seed: u64, positions: usize, rows: u32, cols: u32, black: u64, white: u64) -> (usize, usize) {
         let mut rand = crate::xorshift(seed);
         let (mut checked, mut pruning) = (0, 0);
@@ -504,21 +574,21 @@ mod tests {
             let scope = Scope::new(&board, inner.clone());
             let cells = scope.cells(&board);
             for (p, owner, stones) in crate::search::tests::chains_within(&board, &scope, &inner) {
-                for to_move in [Color::Black, Color::White] {
+                for (to_move, goal) in [Color::Black, Color::White].into_iter().flat_map(|c| [(c, End::Dead), (c, End::Alive)]) {
                     let st = root(&cells, to_move);
                     let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 400_000);
-                    let mut prover = Prover::new(stones.clone(), owner, End::Dead);
+                    let mut prover = Prover::new(stones.clone(), owner, goal);
                     if !matches!(prover.prove(&mut region, &st, 200_000), Ok(true)) {
                         continue;
                     }
                     let mut exact = Region::new(scope.clone(), Mode::Kiyaku2011, 2_000_000);
                     exact.zoning = false;
-                    let Ok(avoidable) = Trap::new(stones.clone(), owner, End::Dead).avoids(&mut exact, &st) else { continue };
+                    let Ok(avoidable) = Trap::new(stones.clone(), owner, goal).avoids(&mut exact, &st) else { continue };
                     checked += 1;
                     pruning += usize::from(prover.pruned > 0);
                     assert!(
                         !avoidable,
-                        "{} chain at {}, {} to move: dead proved through zones, avoidable by the exact search",
+                        "{} chain at {}, {} to move: {goal:?} proved through zones, avoidable by the exact search",
                         owner.letter(),
                         p.to_sgf(),
                         to_move.letter()
@@ -530,7 +600,7 @@ mod tests {
     }
 
     #[test]
-    fn zones_prove_no_dead_end_the_exact_search_avoids() {
+    fn zones_prove_no_end_the_exact_search_avoids() {
         let (n1, z1) = cross_check(0x7_2026_1129, 300, 3, 5, 25, 30);
         let (n2, z2) = cross_check(0x8_2026_1129, 200, 2, 7, 25, 30);
         let (n3, z3) = cross_check(0x9_2026_1129, 200, 3, 6, 20, 20);
