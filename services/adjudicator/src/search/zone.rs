@@ -161,26 +161,22 @@ pub(crate) fn add_move(sc: &Scope, cells: &[u8], c: Color, m: usize, z: &mut Bit
     }
 }
 
-/// The certificate of `col`'s unconditional area `safe` in `cells`: its points (pass-alive
-/// stones and the enclosed sets), and every region of points without a `col` stone that
-/// reaches no outside point but `col`'s and whose empty points are all next to a pass-alive
-/// stone (the healthy regions that keep the chains pass-alive are among them). A state whose
-/// cells agree on it has every point of `safe.area` in its own unconditional area: the same
-/// chains with the same regions pass Benson's test, and a set enclosed by them is enclosed by
-/// the state's pass-alive chains with no more interior points.
-pub(crate) fn area_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe) -> Bits {
+/// The regions of points without a `col` stone in `cells`, each flagged when it reaches no
+/// outside point but `col`'s and its empty points are all next to a pass-alive stone of
+/// `safe` (the healthy regions that keep chains pass-alive are among those): by point, the
+/// region's index ([`NONE`] on `col`'s stones); by region, the flag and the points.
+fn regions(sc: &Scope, cells: &[u8], col: Color, safe: &Safe) -> (Vec<u32>, Vec<(bool, Vec<usize>)>) {
     let me = cell(col);
-    let mut z = safe.area.clone();
     let n = sc.len();
-    let mut seen = vec![false; n];
-    let mut comp = Vec::new();
+    let mut region = vec![NONE; n];
+    let mut out: Vec<(bool, Vec<usize>)> = Vec::new();
     for s0 in 0..n {
-        if seen[s0] || cells[s0] == me {
+        if region[s0] != NONE || cells[s0] == me {
             continue;
         }
-        comp.clear();
-        comp.push(s0);
-        seen[s0] = true;
+        let id = out.len() as u32;
+        let mut comp = vec![s0];
+        region[s0] = id;
         let mut ok = true;
         let mut k = 0;
         while k < comp.len() {
@@ -202,8 +198,8 @@ pub(crate) fn area_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe) -> Bi
                 let g = g as usize;
                 if cells[g] == me {
                     next_to_alive |= safe.pa.get(g);
-                } else if !seen[g] {
-                    seen[g] = true;
+                } else if region[g] == NONE {
+                    region[g] = id;
                     comp.push(g);
                 }
             }
@@ -211,8 +207,21 @@ pub(crate) fn area_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe) -> Bi
                 ok = false;
             }
         }
+        out.push((ok, comp));
+    }
+    (region, out)
+}
+
+/// The certificate of `col`'s unconditional area `safe` in `cells`: its points (pass-alive
+/// stones and the enclosed sets), and every region of [`regions`] flagged. A state whose cells
+/// agree on it has every point of `safe.area` in its own unconditional area: the same chains
+/// with the same regions pass Benson's test, and a set enclosed by them is enclosed by the
+/// state's pass-alive chains with no more interior points.
+pub(crate) fn area_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe) -> Bits {
+    let mut z = safe.area.clone();
+    for (ok, comp) in regions(sc, cells, col, safe).1 {
         if ok {
-            for &p in &comp {
+            for p in comp {
                 z.set(p);
             }
         }
@@ -258,52 +267,8 @@ pub(crate) fn point_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe, p: u
             }
         }
     }
-    // Regions of points without a `col` stone: by point, the region's index; by region,
-    // whether it may keep a chain pass-alive.
-    let mut region = vec![NONE; n];
-    let mut healthy: Vec<bool> = Vec::new();
-    let mut members: Vec<Vec<usize>> = Vec::new();
-    for s0 in 0..n {
-        if region[s0] != NONE || cells[s0] == me {
-            continue;
-        }
-        let id = healthy.len() as u32;
-        let mut comp = vec![s0];
-        region[s0] = id;
-        let mut ok = true;
-        let mut k = 0;
-        while k < comp.len() {
-            let l = comp[k];
-            k += 1;
-            let mut next_to_alive = false;
-            for &g in &sc.nbrs[l] {
-                if g == NONE {
-                    continue;
-                }
-                if g >= OUT {
-                    if sc.ext[(g - OUT) as usize].0 == me {
-                        next_to_alive = true;
-                    } else {
-                        ok = false;
-                    }
-                    continue;
-                }
-                let g = g as usize;
-                if cells[g] == me {
-                    next_to_alive |= safe.pa.get(g);
-                } else if region[g] == NONE {
-                    region[g] = id;
-                    comp.push(g);
-                }
-            }
-            if cells[l] == EMPTY && !next_to_alive {
-                ok = false;
-            }
-        }
-        healthy.push(ok);
-        members.push(comp);
-    }
-    let mut region_taken = vec![false; healthy.len()];
+    let (region, regions) = regions(sc, cells, col, safe);
+    let mut region_taken = vec![false; regions.len()];
     let mut stack = Vec::new();
     for c in chains {
         stack.push(c);
@@ -322,11 +287,11 @@ pub(crate) fn point_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe, p: u
                     continue;
                 }
                 let r = region[g] as usize;
-                if !healthy[r] || region_taken[r] {
+                if !regions[r].0 || region_taken[r] {
                     continue;
                 }
                 region_taken[r] = true;
-                for &q in &members[r] {
+                for &q in &regions[r].1 {
                     z.set(q);
                     for &h in &sc.nbrs[q] {
                         if h != NONE && h < OUT && cells[h as usize] == me && !taken[h as usize] {
