@@ -559,7 +559,8 @@ impl Prover {
         let mut moves = self.moves(region, st, forcing);
         self.learnt_order(&mut moves, forcing, region.scope.len());
         let n = region.scope.len();
-        let mut zone: zone::Zone = if zoned { zone::not_other_end(&region.scope, &st.cells, &self.stones, self.owner, self.goal) } else { None };
+        let mut zone: zone::Zone =
+            if zoned { zone::not_other_end(&region.scope, &st.cells, &self.stones, self.owner, self.goal) } else { None };
         let mut generated = Vec::new();
         if zoned && !forcing {
             generated = vec![false; n];
