@@ -559,8 +559,11 @@ impl Prover {
         let mut moves = self.moves(region, st, forcing);
         self.learnt_order(&mut moves, forcing, region.scope.len());
         let n = region.scope.len();
-        let mut zone: zone::Zone =
-            if zoned { zone::not_other_end(&region.scope, &st.cells, &self.stones, self.owner, self.goal) } else { None };
+        // The zone's parts that only a proof needs (the certificate that the defender's end is
+        // not reached, the closures of the defender's moves searched, the certificates of the
+        // moves left out) are added once the state is proved.
+        let mut zone: zone::Zone = zoned.then(|| Bits::new(n));
+        let mut searched: Vec<usize> = Vec::new();
         let mut generated = Vec::new();
         if zoned && !forcing {
             generated = vec![false; n];
@@ -584,8 +587,8 @@ impl Prover {
                     continue;
                 }
             }
-            if let (true, false, Some(z), Some(i)) = (zoned, forcing, zone.as_mut(), mv) {
-                zone::add_move(&region.scope, &st.cells, self.forcing.opponent(), i as usize, z);
+            if let (true, false, Some(i)) = (zoned, forcing, mv) {
+                searched.push(i as usize);
             }
             let Some(child) = region.play(st, mv) else { continue };
             let r = self.search_z(region, &child, depth - 1, limit);
@@ -623,7 +626,6 @@ impl Prover {
                         if zoned && mv.is_none() {
                             if let Some(mut zp) = cz {
                                 zone::close(&region.scope, &st.cells, self.forcing, &mut zp);
-                                self.exclusion_certs(region, st, &zp, &generated, &mut zone);
                                 zone::join(&mut zone, &Some(zp.clone()));
                                 within = Some(zp);
                             } else {
@@ -643,7 +645,17 @@ impl Prover {
         match result {
             Some((d, m)) => {
                 self.proved.insert(st.clone(), (d, m));
+                if zone.is_some() {
+                    let other = zone::not_other_end(&region.scope, &st.cells, &self.stones, self.owner, self.goal);
+                    zone::join(&mut zone, &other);
+                }
+                if let (Some(zp), true) = (&within, zone.is_some()) {
+                    self.exclusion_certs(region, st, zp, &generated, &mut zone);
+                }
                 if let Some(z) = zone.as_mut() {
+                    for &i in &searched {
+                        zone::add_move(&region.scope, &st.cells, self.forcing.opponent(), i, z);
+                    }
                     zone::close(&region.scope, &st.cells, self.forcing, z);
                     self.zones.insert(st.clone(), z.clone());
                 }
