@@ -123,31 +123,40 @@ pub(crate) fn links_line(sc: &Scope, cells: &[u8], stones: &[usize], owner: goba
     dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, usize::MAX, Some(&mut line)).then_some(line)
 }
 
+/// Marks in `fixed` (by local index) the fixed stones of cell value `o`: the `o` chains of the
+/// scope that touch an outside `o` stone (module docs).
+fn mark_fixed(sc: &Scope, cells: &[u8], o: u8, fixed: &mut Vec<bool>, stack: &mut Vec<u32>) {
+    let n = sc.len();
+    let out_is_o = |g: u32| g >= OUT && g != NONE && sc.ext[(g - OUT) as usize].0 == o;
+    fixed.clear();
+    fixed.resize(n, false);
+    stack.clear();
+    for l in 0..n {
+        if cells[l] == o && !fixed[l] && sc.nbrs[l].iter().any(|&g| out_is_o(g)) {
+            fixed[l] = true;
+            stack.push(l as u32);
+            while let Some(k) = stack.pop() {
+                for &g in &sc.nbrs[k as usize] {
+                    if g < OUT && cells[g as usize] == o && !fixed[g as usize] {
+                        fixed[g as usize] = true;
+                        stack.push(g);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The certificate of the rule of [`dead_by_links`] for `stones` in `cells` (module `zone`): the
 /// enclosure it examines, with every fixed chain of the scope next to it, whole, by local
 /// index; `None` when a point of `stones` holds a fixed stone. A state whose cells agree on it
 /// has the same enclosure with the same fixed stones around it, where the rule finds the same
 /// pairing.
 pub(crate) fn enclosure_cert(sc: &Scope, cells: &[u8], stones: &[usize], owner: goban::Color) -> Option<crate::benson::Bits> {
-    let o = cell(owner.opponent());
     let n = sc.len();
-    let out_is_o = |g: u32| g >= OUT && g != NONE && sc.ext[(g - OUT) as usize].0 == o;
-    let mut fixed = vec![false; n];
-    let mut stack = Vec::new();
-    for l in 0..n {
-        if cells[l] == o && !fixed[l] && sc.nbrs[l].iter().any(|&g| out_is_o(g)) {
-            fixed[l] = true;
-            stack.push(l);
-            while let Some(k) = stack.pop() {
-                for &g in &sc.nbrs[k] {
-                    if g < OUT && cells[g as usize] == o && !fixed[g as usize] {
-                        fixed[g as usize] = true;
-                        stack.push(g as usize);
-                    }
-                }
-            }
-        }
-    }
+    let mut fixed = Vec::new();
+    mark_fixed(sc, cells, cell(owner.opponent()), &mut fixed, &mut Vec::new());
+    let mut stack: Vec<usize> = Vec::new();
     let &s = stones.iter().find(|&&s| !fixed[s])?;
     let mut z = crate::benson::Bits::new(n);
     let mut seen = vec![false; n];
@@ -196,24 +205,7 @@ fn dead_by_links_in(
     let o = cell(owner.opponent());
     let n = sc.len();
     let out_is_o = |g: u32| g >= OUT && g != NONE && sc.ext[(g - OUT) as usize].0 == o;
-    // Fixed stones of the scope: `o` chains touching an outside `o` stone.
-    fixed.clear();
-    fixed.resize(n, false);
-    stack.clear();
-    for l in 0..n {
-        if cells[l] == o && !fixed[l] && sc.nbrs[l].iter().any(|&g| out_is_o(g)) {
-            fixed[l] = true;
-            stack.push(l as u32);
-            while let Some(k) = stack.pop() {
-                for &g in &sc.nbrs[k as usize] {
-                    if g < OUT && cells[g as usize] == o && !fixed[g as usize] {
-                        fixed[g as usize] = true;
-                        stack.push(g);
-                    }
-                }
-            }
-        }
-    }
+    mark_fixed(sc, cells, o, fixed, stack);
     let fixed = &*fixed;
     let next_to_fixed = |l: usize| sc.nbrs[l].iter().any(|&g| out_is_o(g) || (g < OUT && fixed[g as usize]));
     let near_block = |l: usize| sc.nbrs[l].iter().any(|&g| g < OUT && cells[g as usize] == o && !fixed[g as usize]);

@@ -344,6 +344,37 @@ pub(crate) fn not_other_end(sc: &Scope, cells: &[u8], stones: &[usize], owner: C
     }
 }
 
+/// Breadth-first from `from` through points without a stone of cell value `x` to the first
+/// point that is *open* (next to an outside point that does not hold `x`) or that `target`
+/// accepts: the path added to `z`, and whether it ended open; `None` when no such point is
+/// reached.
+fn path(sc: &Scope, cells: &[u8], x: u8, from: usize, target: &dyn Fn(usize) -> bool, z: &mut Bits) -> Option<bool> {
+    let opens = |l: usize| sc.nbrs[l].iter().any(|&g| g != NONE && g >= OUT && sc.ext[(g - OUT) as usize].0 != x);
+    let mut prev = vec![NONE; sc.len()];
+    prev[from] = from as u32;
+    let mut queue = std::collections::VecDeque::from([from]);
+    while let Some(l) = queue.pop_front() {
+        let open = opens(l);
+        if open || target(l) {
+            let mut k = l;
+            loop {
+                z.set(k);
+                if k == from {
+                    return Some(open);
+                }
+                k = prev[k] as usize;
+            }
+        }
+        for &g in &sc.nbrs[l] {
+            if g != NONE && g < OUT && cells[g as usize] != x && prev[g as usize] == NONE {
+                prev[g as usize] = l as u32;
+                queue.push_back(g as usize);
+            }
+        }
+    }
+    None
+}
+
 /// The certificate that no point of the stones `stones` of `owner` is in the opponent's
 /// unconditional area in `cells`, nor the links rule's end reached: the points of `stones`,
 /// none holding an opponent stone, and a path from them through points without an opponent
@@ -355,33 +386,11 @@ pub(crate) fn not_dead(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color)
     if stones.iter().any(|&s| cells[s] == o) {
         return None;
     }
-    let n = sc.len();
-    let opens = |l: usize| sc.nbrs[l].iter().any(|&g| g != NONE && g >= OUT && sc.ext[(g - OUT) as usize].0 != o);
-    let mut z = Bits::new(n);
+    let mut z = Bits::new(sc.len());
     for &s in stones {
         z.set(s);
     }
-    let mut prev = vec![NONE; n];
-    let from = stones[0];
-    prev[from] = from as u32;
-    let mut queue = std::collections::VecDeque::from([from]);
-    while let Some(l) = queue.pop_front() {
-        if opens(l) {
-            let mut k = l;
-            while k != from {
-                z.set(k);
-                k = prev[k] as usize;
-            }
-            return Some(z);
-        }
-        for &g in &sc.nbrs[l] {
-            if g != NONE && g < OUT && cells[g as usize] != o && prev[g as usize] == NONE {
-                prev[g as usize] = l as u32;
-                queue.push_back(g as usize);
-            }
-        }
-    }
-    None
+    path(sc, cells, o, stones[0], &|_| false, &mut z).map(|_| z)
 }
 
 /// The certificate that the stones `stones` of `owner` are not alive (not all in `U_owner`) in
@@ -391,41 +400,10 @@ pub(crate) fn not_alive(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color
     let c = cell(owner);
     let n = sc.len();
     let mut z = Bits::new(n);
-    // A point without a `c` stone next to an outside point that is not `c`'s.
-    let opens = |l: usize| sc.nbrs[l].iter().any(|&g| g != NONE && g >= OUT && sc.ext[(g - OUT) as usize].0 != c);
-    // Breadth-first from `from` through points without a `c` stone to a point `target`
-    // accepts: the path (into `z`) and whether it ended open; `None` when no point is reached.
-    let mut prev = vec![NONE; n];
-    let mut path = |from: usize, target: &dyn Fn(usize) -> bool, z: &mut Bits| -> Option<bool> {
-        prev.iter_mut().for_each(|p| *p = NONE);
-        prev[from] = from as u32;
-        let mut queue = std::collections::VecDeque::from([from]);
-        while let Some(l) = queue.pop_front() {
-            let open = opens(l);
-            if open || target(l) {
-                let mut k = l;
-                loop {
-                    z.set(k);
-                    if k == from {
-                        break;
-                    }
-                    k = prev[k] as usize;
-                }
-                return Some(open);
-            }
-            for &g in &sc.nbrs[l] {
-                if g != NONE && g < OUT && cells[g as usize] != c && prev[g as usize] == NONE {
-                    prev[g as usize] = l as u32;
-                    queue.push_back(g as usize);
-                }
-            }
-        }
-        None
-    };
     if !stones.iter().all(|&s| cells[s] == c) {
         // Captured: one point of `stones` without a `c` stone, with an open path.
         let s = stones.iter().copied().find(|&s| cells[s] != c)?;
-        return path(s, &|_| false, &mut z).map(|_| z);
+        return path(sc, cells, c, s, &|_| false, &mut z).map(|_| z);
     }
     let mut seen = vec![false; n];
     let (mut chain, mut libs) = (Vec::new(), Vec::new());
@@ -454,7 +432,7 @@ pub(crate) fn not_alive(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color
             continue;
         }
         let before = z.clone();
-        match path(q, &unhealthy, &mut z) {
+        match path(sc, cells, c, q, &unhealthy, &mut z) {
             Some(open) => {
                 any_open |= open;
                 for &r in &around {
