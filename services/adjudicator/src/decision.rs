@@ -12,7 +12,7 @@ use crate::*;
 /// need.
 pub(crate) const SAFE_END_PROOF_NODES: u64 = 2_000;
 
-/// In the schedule with df-pn proofs (from [`DFPN_FROM`]), the proofs with safe territories as
+/// In the deep schedule ([`DEEP_REGION_MAX_EMPTY`]), the proofs with safe territories as
 /// ends first get at most this many nodes per end, and their full allowance only after the
 /// first end's df-pn proof has failed: a short line to a safe shape is found at once (2 nodes
 /// for a chain of the 9x9 records that took 93,000 when these proofs came after df-pn), while
@@ -43,43 +43,24 @@ pub(crate) const TRAP_SHARE: u64 = 3;
 /// the attacker's end is asked): a half.
 pub(crate) const TRAP_SHARE_1989: u64 = 2;
 
-/// From this budget per region on ([`Options::budget_nodes`]), a chain with
-/// [`DFPN_CHAIN_FROM`] nodes left (in a region of at most [`DEEP_REGION_MAX_EMPTY`] empty
-/// points: any chain, at any budget) first gets a df-pn proof ([`search::Prover::prove_dfpn`],
-/// crate docs, Engine step 4) of its first end: an invader's *dead* with
-/// [`INVADER_DEAD_SHARE`] of what is left, any other chain's *alive* with `1 / DFPN_SHARE`,
-/// at most [`DFPN_FIRST_NODES`]. For an invader, and for any chain with this many nodes left,
-/// df-pn proofs (`1 / DFPN_SHARE` of what is left per end) of the ends a first avoidance
-/// search capped at [`FIRST_TRAP_NODES`] did not exclude follow, and step 3 is df-pn's too.
-/// Below it (the service's default of 500,000 nodes per region, the bench's 20,000), outside
-/// those small regions, the deepening alone proves: with small budgets it proves more of the
-/// short lines of real positions than df-pn does (`dispute_games` with df-pn from 500,000:
-/// 723 disputes decided against 780).
-pub(crate) const DFPN_FROM: u64 = 1_000_000;
-/// With a budget of [`DFPN_FROM`] per region, a chain gets df-pn proofs only when it has at
-/// least this many nodes left before its quick proofs (its first end's quick proof is then
-/// df-pn's) or after them, or when they ran in the region's first pass and it is retried:
-/// with less (a region of many chains), the avoidance searches and the deepening decide more
-/// (on the final positions of the 9x9 records, df-pn with about 180,000 nodes a chain left
-/// stones undecided that the avoidance search proves alive).
-pub(crate) const DFPN_CHAIN_FROM: u64 = 400_000;
-/// See [`DFPN_FROM`].
+/// In the deep schedule (a region of at most [`DEEP_REGION_MAX_EMPTY`] empty points), after
+/// the first df-pn proof of step 2a: each df-pn proof of an end the first avoidance search
+/// did not exclude gets `1 / DFPN_SHARE` of what is left.
 pub(crate) const DFPN_SHARE: u64 = 4;
-/// The first df-pn proof of a chain that is not an invader (of *alive*) uses at most this
-/// many nodes: a short one (kakunin 4's Black chains: about 65,000) spares the avoidance
-/// search, but where that search proves *alive* and df-pn does not (the final positions of
-/// the 9x9 records) a longer one only takes the search's budget.
-pub(crate) const DFPN_FIRST_NODES: u64 = 100_000;
-/// See [`DFPN_FROM`].
+/// In the deep schedule, the first avoidance search is capped at this many nodes before the
+/// df-pn proofs of [`DFPN_SHARE`] and the full one.
 pub(crate) const FIRST_TRAP_NODES: u64 = 250_000;
-/// A region of at most this many empty points takes the schedule of [`DFPN_FROM`] at any
-/// budget, and a chain there that is not an invader gets `1 / DEEP_REGION_FIRST_SHARE` of
-/// what it has left for its first df-pn proof (no [`DFPN_FIRST_NODES`] cap). Few empty
-/// points and many stones make long lines (captures empty the region and it fills again:
-/// kakunin 4's 40 moves), which df-pn reaches and the deepening does not; the avoidance
-/// searches still follow. With it kakunin 4 is decided at the service's 500,000 nodes per
-/// region (488,614 nodes); the final positions of `shared/games` at 500,000 nodes decide the
-/// same stones, and `dispute_games` one dispute more (785; with 16 empty points, 783).
+/// A region of at most this many empty points takes the *deep schedule*, at any budget: the
+/// first end's quick proof and step 2a of [`decide`] are df-pn's ([`Prover::prove_dfpn`]; an
+/// invader's *dead* with [`INVADER_DEAD_SHARE`] of what is left, any other chain's *alive*
+/// with `1 / DEEP_REGION_FIRST_SHARE`), then come a first avoidance search capped at
+/// [`FIRST_TRAP_NODES`], df-pn proofs of the ends it did not exclude ([`DFPN_SHARE`]), the
+/// full avoidance search, and step 3 by df-pn. Few empty points and many stones make long
+/// lines (captures empty the region and it fills again: kakunin 4's 40 moves), which df-pn
+/// reaches and the deepening does not; with it kakunin 4 is decided at the service's 500,000
+/// nodes per region. Larger regions take the deepening alone, at every budget: on real
+/// positions it proves more than df-pn in the same nodes, and more with more nodes
+/// (`dispute_games` at 500,000, 1,000,000 and 2,000,000 nodes per region).
 pub(crate) const DEEP_REGION_MAX_EMPTY: usize = 8;
 /// See [`DEEP_REGION_MAX_EMPTY`].
 pub(crate) const DEEP_REGION_FIRST_SHARE: u64 = 2;
@@ -101,17 +82,12 @@ impl Traps {
 }
 
 /// The share of what a chain has left after the quick proofs (numerator, denominator) that
-/// the proof of *dead* gets for an invader ([`invader`]) under 2011 (by the deepening with
-/// at most [`INVADER_DEAD_MAX_LEFT`] nodes left, by df-pn from [`DFPN_FROM`] on), before the
+/// the proof of *dead* gets for an invader ([`invader`]) under 2011 (by the deepening, by
+/// df-pn in the deep schedule of [`DEEP_REGION_MAX_EMPTY`]), before the
 /// avoidance searches (which settle seki) get a third of the rest: an invader is far more
 /// often dead than in seki, and a proof of its death needs long lines that only a large
 /// share reaches.
 pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (7, 8);
-/// Below [`DFPN_FROM`], the deepening's proof comes first only for a chain with at most this
-/// many nodes left (the service's default budget and below): with more, the avoidance
-/// searches and the deeper proofs after them get their usual shares, which an invader in
-/// seki or in a cycle (長生) needs.
-pub(crate) const INVADER_DEAD_MAX_LEFT: u64 = 500_000;
 
 /// Nodes a chain may use (each end, and at most `1 / FOLLOW_SHARE` of what it has left) to
 /// follow each proof of another chain of its region ([`search::Prover::follow`]): a proof
@@ -212,7 +188,6 @@ pub(crate) fn decide_with(
     };
     // df-pn proofs (`deep`) go on, per end (alive, dead), from the proofs and proof numbers
     // of the end's earlier df-pn attempts; the deepening starts afresh each time.
-    let resumed = deep_provers.iter().any(Option::is_some);
     // A proof found is lent to the region's other chains (`Region::lend`).
     let mut prove = |region: &mut Region, goal: End, limit: u64, deep: bool| -> Option<(Status, Vec<(Color, Move)>)> {
         let (k, status) = if goal == End::Alive { (0, Status::Alive) } else { (1, Status::Dead) };
@@ -251,12 +226,10 @@ pub(crate) fn decide_with(
         }
     }
     region.restore_lent(lent);
-    // The deep schedule (df-pn proofs of the first end follow, see step 2a) changes steps 0
-    // and 1: see there.
-    // A region of few empty points takes the deep schedule at any budget.
+    // A region of few empty points takes the deep schedule (df-pn proofs of the first end
+    // follow, see step 2a), which changes steps 0 and 1: see there.
     let is_small = root.cells.iter().filter(|&&v| v == crate::benson::EMPTY).count() <= DEEP_REGION_MAX_EMPTY;
-    let quick_dfpn =
-        steps == Steps::All && (is_small || opts.budget_nodes >= DFPN_FROM && (region.budget - region.nodes >= DFPN_CHAIN_FROM || resumed));
+    let quick_dfpn = steps == Steps::All && is_small;
     // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
     //    pass-alive one. In the deep schedule only the short ones come first
@@ -287,28 +260,22 @@ pub(crate) fn decide_with(
     if steps == Steps::Quick || region.halt.reason.is_some() {
         return (Status::Undecided, Vec::new());
     }
-    // With a large budget, a df-pn proof of the first end comes first (a chain whose df-pn
-    // proofs ran in the region's first pass goes on with them in the retry); for an invader
-    // the rest of the schedule is df-pn's too, for any other chain only with `DFPN_FROM`
-    // nodes left (where the avoidance search with its usual share proves *alive* better).
+    // In the deep schedule the rest is df-pn's (a chain whose df-pn proofs ran in the
+    // region's first pass goes on with them in the retry).
     let left = region.budget - region.nodes;
-    let first_dfpn = is_small || opts.budget_nodes >= DFPN_FROM && (left >= DFPN_CHAIN_FROM || resumed || quick_dfpn);
-    let deep = first_dfpn && (is_small || dead_first || left >= DFPN_FROM);
-    // 2a. The first end, deeper, before the avoidance searches. With a large budget by
+    let deep = is_small;
+    // 2a. The first end, deeper, before the avoidance searches. In the deep schedule by
     //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with seven eighths of
-    //     what is left, any other chain's *alive* with a quarter, at most
-    //     `DFPN_FIRST_NODES`. Below it, an invader's *dead* by the deepening (2011, at most
-    //     `INVADER_DEAD_MAX_LEFT` nodes left): most invaders the players call dead are, and
-    //     its proof is what decides. Either proof's tables are kept for step 3, which goes
-    //     on from them.
+    //     what is left, any other chain's *alive* with a half. Elsewhere, an invader's
+    //     *dead* by the deepening (2011) with seven eighths: most invaders the players call
+    //     dead are, and its proof is what decides. Either proof's tables are kept for step
+    //     3, which goes on from them.
     let mut invader_dead: Option<Prover> = None;
-    if first_dfpn {
+    if deep {
         let allowance = if dead_first && region.mode == Mode::Kiyaku2011 {
             left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1
-        } else if is_small {
-            left / DEEP_REGION_FIRST_SHARE
         } else {
-            (left / DFPN_SHARE).min(DFPN_FIRST_NODES)
+            left / DEEP_REGION_FIRST_SHARE
         };
         if let Some(found) = prove(region, goals[0], region.nodes + allowance, true) {
             return found;
@@ -324,7 +291,7 @@ pub(crate) fn decide_with(
                 return found;
             }
         }
-    } else if dead_first && region.mode == Mode::Kiyaku2011 && left <= INVADER_DEAD_MAX_LEFT {
+    } else if dead_first && region.mode == Mode::Kiyaku2011 {
         let limit = region.nodes + left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1;
         let p = invader_dead.insert(Prover::new(stones.to_vec(), c, End::Dead));
         if let Some(line) = p.forced_line(region, &root, limit, MAX_LINE, false) {

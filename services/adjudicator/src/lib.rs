@@ -132,9 +132,8 @@
 //!       2 000 nodes per end, local games included, on boards up to 13x13 (each of their
 //!       nodes recomputes the whole board's proofs); then with Benson's ends alone, each end
 //!       within its own allowance (a quarter of what is left, at most 20,000 nodes);
-//!    2. (a) for an invader (below) under the 2011 draft, with at most 500,000 nodes left
-//!       (`INVADER_DEAD_MAX_LEFT`, the service's default budget), a deeper proof of *dead* by
-//!       the same deepening with seven eighths of what is left (`INVADER_DEAD_SHARE`); then
+//!    2. (a) for an invader (below) under the 2011 draft, a deeper proof of *dead* by the
+//!       same deepening with seven eighths of what is left (`INVADER_DEAD_SHARE`); then
 //!       the exact answer, with a third of what is left (a half under 1989, where it is the
 //!       only way to *alive*): an *avoidance* search for each end
 //!       (can the side that does not want it keep the play out of it for ever?). Reaching
@@ -153,26 +152,23 @@
 //!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude (an
 //!       invader's *dead* goes on from the proofs its deepening of (a) stored).
 //!
-//!    With a budget of at least 1,000,000 nodes per region (`DFPN_FROM`: the default and
-//!    kakunin budgets, not the service's default), a chain with at least 400,000 nodes left
-//!    (`DFPN_CHAIN_FROM`) — and in a region of at most 8 empty points
-//!    (`DEEP_REGION_MAX_EMPTY`) every chain at any budget, where few empty points and many
-//!    stones make long lines of captures and refills (kakunin 4) — first gets a df-pn proof
-//!    of its first end
+//!    In a region of at most 8 empty points (`DEEP_REGION_MAX_EMPTY`), where few empty
+//!    points and many stones make long lines of captures and refills (kakunin 4), every
+//!    chain, at any budget, first gets a df-pn proof of its first end
 //!    (`search::Prover::prove_dfpn`): its quick proof of step 1 is df-pn's, and it goes on
 //!    from there: an invader's *dead* with seven eighths of what is left, any other chain's
-//!    *alive* with a quarter, at most 100,000 nodes. Only then, if that failed, come the
-//!    quick proofs with territory proofs as ends in full (each of their nodes recomputes
-//!    those proofs, so before df-pn they get only 500 nodes per end) and the second end's
-//!    quick proof (the deepening's, which finds short lines with passes that df-pn can miss). For an invader
-//!    (and any chain with 1,000,000 nodes left) the rest is df-pn's too: step 2 capped at
-//!    250,000 nodes, df-pn proofs (a quarter of what is left per end) of the ends it did not
-//!    exclude, then step 2 in full and step 3 with df-pn; other chains go on with steps 2 and
-//!    3 as above, where the avoidance search proves *alive* better. Each end's df-pn goes on
-//!    from the proofs and proof numbers of its earlier attempts, in the region's second pass
-//!    too (which then skips the quick proofs when they ran with their full allowance in the
-//!    first): the lines of 40 moves of kakunin 4 are out of the deepening's reach but not of
-//!    df-pn's.
+//!    *alive* with a half. Only then, if that failed, come the quick proofs with territory
+//!    proofs as ends in full (each of their nodes recomputes those proofs, so before df-pn
+//!    they get only 500 nodes per end) and the second end's quick proof (the deepening's,
+//!    which finds short lines with passes that df-pn can miss). The rest is df-pn's too:
+//!    step 2 capped at 250,000 nodes, df-pn proofs (a quarter of what is left per end) of the
+//!    ends it did not exclude, then step 2 in full and step 3 with df-pn. Each end's df-pn
+//!    goes on from the proofs and proof numbers of its earlier attempts, in the region's
+//!    second pass too (which then skips the quick proofs when they ran with their full
+//!    allowance in the first): the lines of 40 moves of kakunin 4 are out of the deepening's
+//!    reach but not of df-pn's. Larger regions take the deepening's schedule above at every
+//!    budget: on real positions it proves more than df-pn in the same nodes, and more with
+//!    more nodes.
 //!
 //!    Before all of these, a chain with at least 20,000 nodes left first follows the proofs
 //!    that the region's chains already decided found for the same owner and end from the

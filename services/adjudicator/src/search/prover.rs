@@ -217,8 +217,8 @@ impl Prover {
     /// 1 + ε threshold of Pawlewicz and Lew) instead of iterative deepening: it follows the
     /// lines where the defender has fewest answers first, so it reaches proofs of 40 moves
     /// (kakunin 4's White chains) that are out of the deepening's reach, but with small
-    /// budgets it proves fewer short lines than the deepening, so it serves large budgets
-    /// ([`crate::decision::DFPN_FROM`]).
+    /// budgets it proves fewer short lines than the deepening, so it serves the regions of
+    /// few empty points and long lines ([`crate::decision::DEEP_REGION_MAX_EMPTY`]).
     ///
     /// Repetitions (第七条 解説 循環): a state already on the current line counts as a failure
     /// of the forcing side, so no proof ever rests on one and every proof stored is exact
