@@ -61,10 +61,18 @@
 //!   race to race across a real board, into regions too large to decide, so it is widened
 //!   into only as far as the answers need.
 //!
-//! **A dispute left undecided.** The chains drawn into a region are searched after its
-//! disputed chains, with a budget of their own. When a disputed chain of the region stays
-//! undecided, no status of the answer rests on them: they are listed ([`DrawnIn`]) but not
-//! searched, and keep the agreed status (第九条) — the dispute goes to the arbiter as a whole.
+//! **A dispute left undecided, or found dead.** The chains drawn into a region are searched
+//! after its disputed chains, with a budget of their own. When a disputed chain of the region
+//! stays undecided, no status of the answer rests on them: they are listed ([`DrawnIn`]) but
+//! not searched, and keep the agreed status (第九条) — the dispute goes to the arbiter as a
+//! whole. When every disputed chain of the region is found *dead*, that proof was searched
+//! with the chains drawn in capturable, so it holds whatever their status: those of the
+//! other colour (the dead chains' race partners and theirs) are listed and keep the agreed
+//! status (第九条), which nobody disputes, unsearched; those of a dead chain's own colour
+//! may share its fate (an agreed-alive stone beside it that races the same chain), so they
+//! are searched and the answer gives the status found. A disputed chain found *alive* or in
+//! *seki* may have captured chains drawn in or shared its life with them, so then every one
+//! is searched.
 //!
 //! Every status found for a disputed or drawn-in chain is exact in this context (the proofs
 //! and their lines are those of the crate docs' search). Undisputed chains keep their agreed
@@ -87,8 +95,8 @@ pub(crate) const DISPUTE_REGION_FACTOR: (usize, usize) = (2, 1);
 
 /// An agreed chain drawn into a dispute (module docs): it was searched together with the
 /// disputed chains, and its status in the answer is the one found, not the agreed one —
-/// unless a disputed chain of its region stayed undecided: then it was not searched and
-/// keeps the agreed status.
+/// unless a disputed chain of its region stayed undecided, or every one was found dead and it
+/// is of the other colour: then it was not searched and keeps the agreed status.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DrawnIn {
     /// The chain, sorted.
@@ -280,26 +288,37 @@ pub(crate) fn adjudicate_agreed(
             // their own and only when the disputed chains are decided, the chains drawn in
             // (their status is the search's, not the agreement's).
             let first = |q: Point| want[gi(q)] && disputed(q);
-            let then = |q: Point| want[gi(q)] && !disputed(q);
-            for (pass, wanted) in [&first as &dyn Fn(Point) -> bool, &then].into_iter().enumerate() {
-                if !pts.iter().any(|&q| wanted(q)) {
-                    continue;
-                }
-                // A disputed chain left undecided: nothing of the answer rests on the chains
-                // drawn in, so they keep the agreement unsearched (module docs).
-                if pass == 1 && pts.iter().any(|&q| first(q) && found.get(q) == Status::Undecided) {
-                    for &q in &pts {
-                        if then(q) {
-                            searched[gi(q)] = false;
-                            kept[gi(q)] = true;
-                        }
-                    }
-                    continue;
-                }
+            let mut solve = |wanted: &dyn Fn(Point) -> bool, found: &mut StatusMap, proofs: &mut Vec<Proof>| {
                 let index = (reports.len(), 0);
-                let report = solve_region(board, pts.clone(), index, mode, &searched_opts, safe, settled, wanted, &mut found, &mut proofs);
+                let report = solve_region(board, pts.clone(), index, mode, &searched_opts, safe, settled, wanted, found, proofs);
                 progress(&report);
                 reports.push(report);
+            };
+            if pts.iter().any(|&q| first(q)) {
+                solve(&first, &mut found, &mut proofs);
+            }
+            // The chains drawn in, by colour (module docs): none when a disputed chain stayed
+            // undecided; when every one was found dead, only those of a dead chain's colour.
+            // The others keep the agreement unsearched.
+            let colour = |q: Point| board.get(q).expect("a stone").index();
+            let mut fate = [true; 2];
+            if pts.iter().any(|&q| first(q) && found.get(q) == Status::Undecided) {
+                fate = [false; 2];
+            } else if pts.iter().any(|&q| first(q)) && pts.iter().filter(|&&q| first(q)).all(|&q| found.get(q) == Status::Dead) {
+                fate = [false; 2];
+                for &q in pts.iter().filter(|&&q| first(q)) {
+                    fate[colour(q)] = true;
+                }
+            }
+            for &q in &pts {
+                if want[gi(q)] && !disputed(q) && !fate[colour(q)] {
+                    searched[gi(q)] = false;
+                    kept[gi(q)] = true;
+                }
+            }
+            let then = |q: Point| want[gi(q)] && !disputed(q) && fate[colour(q)];
+            if pts.iter().any(|&q| then(q)) {
+                solve(&then, &mut found, &mut proofs);
             }
             // A status found that could lean on a wall of the closure on this region's border:
             // undo, draw those walls in too, and search the wider region; only the last

@@ -78,6 +78,12 @@ pub(super) fn a_wall_racing_a_drawn_in_chain_is_drawn_in_too() {
     assert!(matches!(own.reason, shinpan_adjudicator::DrawReason::LeanedOn { with } if b.chain(with).contains(&gi)), "{:?}", own.reason);
     assert_eq!(adj.status.get(ih), Status::Dead, "{:?}", adj.proofs);
     assert_eq!(adj.status.get(hi), Status::Dead, "{:?}", adj.proofs);
+    // ih's proof of *dead* held with White's chain capturable, and White's life is not
+    // disputed: drawn in, it keeps the agreement unsearched. Black's hi, of the dead chain's
+    // own colour, is searched (above).
+    assert!(adj.proofs.iter().any(|pr| pr.stones == [hi]), "hi searched: {:?}", adj.proofs);
+    assert!(adj.proofs.iter().all(|pr| !pr.stones.contains(&gi)), "White's chain not searched: {:?}", adj.proofs);
+    assert_eq!(adj.status.get(gi), Status::Alive, "the agreement stands");
     let pr = adj.proofs.iter().find(|pr| pr.stones == [ih]).expect("a proof");
     assert!(!pr.line.is_empty());
 }
