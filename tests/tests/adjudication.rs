@@ -506,4 +506,6 @@ async fn a_dispute_names_the_agreed_chains_it_draws_in() {
     let d = r.drawn_in.iter().find(|d| d.stones == vec!["ed".to_string()]).expect("ed drawn in");
     assert_eq!((d.agreed, d.by.as_str()), (pb::ChainStatus::Alive as i32, "dd"));
     assert!(d.reason.contains("第七条"), "{}", d.reason);
+    // 2,000 nodes leave the disputed stone undecided: ed keeps the agreement, unsearched.
+    assert!(!d.searched, "the answer says ed was not searched");
 }

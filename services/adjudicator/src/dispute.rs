@@ -109,6 +109,9 @@ pub struct DrawnIn {
     pub by: Point,
     /// Why.
     pub reason: DrawReason,
+    /// Whether it was searched: then its status in the answer is the one found; otherwise it
+    /// keeps the agreed status (module docs).
+    pub searched: bool,
 }
 
 /// Why an agreed chain was drawn into a dispute (module docs).
@@ -266,7 +269,14 @@ pub(crate) fn adjudicate_agreed(
                 for &s in &stones {
                     wall[gi(s)] = false;
                 }
-                drawn.push(DrawnIn { stones, color: board.get(r).expect("a stone"), agreed: agreed.get(r), by: d, reason });
+                drawn.push(DrawnIn {
+                    stones,
+                    color: board.get(r).expect("a stone"),
+                    agreed: agreed.get(r),
+                    by: d,
+                    reason,
+                    searched: false,
+                });
                 to_decide.push(r);
             }
             let mut want = vec![false; n];
@@ -380,6 +390,9 @@ pub(crate) fn adjudicate_agreed(
         let p = pr.stones[0];
         pr.status != Status::Undecided || searched[gi(p)]
     });
+    for di in &mut drawn {
+        di.searched = searched[gi(di.stones[0])];
+    }
     Adjudication { status, proofs, refuted_agreements: refuted, regions: reports, drawn_in: drawn }
 }
 

@@ -55,6 +55,7 @@ pub(super) fn a_wall_in_a_capturing_race_with_the_disputed_chain_is_drawn_in() {
     assert_eq!(adj.status.get(dd), Status::Undecided);
     assert!(adj.proofs.iter().find(|pr| pr.stones == [dd]).is_some_and(|pr| pr.undecided.is_some()), "the disputed stone says why");
     assert!(adj.proofs.iter().all(|pr| pr.stones != [ed]), "not searched: {:?}", adj.proofs);
+    assert!(!drawn.searched, "the answer says it was not searched");
     assert_eq!(adj.status.get(ed), Status::Alive, "the agreement stands");
 }
 
@@ -82,6 +83,8 @@ pub(super) fn a_wall_racing_a_drawn_in_chain_is_drawn_in_too() {
     // disputed: drawn in, it keeps the agreement unsearched. Black's hi, of the dead chain's
     // own colour, is searched (above).
     assert!(adj.proofs.iter().any(|pr| pr.stones == [hi]), "hi searched: {:?}", adj.proofs);
+    assert!(own.searched, "the answer says hi was searched");
+    assert!(adj.drawn_in.iter().filter(|d| d.stones.contains(&gi)).all(|d| !d.searched), "{:?}", adj.drawn_in);
     assert!(adj.proofs.iter().all(|pr| !pr.stones.contains(&gi)), "White's chain not searched: {:?}", adj.proofs);
     assert_eq!(adj.status.get(gi), Status::Alive, "the agreement stands");
     let pr = adj.proofs.iter().find(|pr| pr.stones == [ih]).expect("a proof");

@@ -9,8 +9,9 @@
 //!   agreement as its context: agreed-alive chains are walls it never captures, agreed-dead
 //!   stones stay on the board (see `shinpan_adjudicator`'s module `dispute`). Agreed chains
 //!   a disputed chain's verification depends on are drawn into the dispute (`drawn_in` in the
-//!   JSON, with the reason); undisputed agreements are not searched, but every one the
-//!   whole-board analysis proves wrong is reported (`refuted` in the JSON, with its line).
+//!   JSON, with the reason and `searched`: false when it keeps the agreement); undisputed
+//!   agreements are not searched, but every one the whole-board analysis proves wrong is
+//!   reported (`refuted` in the JSON, with its line).
 //! * `--dispute POINTS`: chains to adjudicate even though an agreement is given.
 //! * `--budget N`: nodes of hypothetical play per region (default 500000); a region not
 //!   decided within it leaves its chains `undecided`.
@@ -238,6 +239,7 @@ pub fn run(args: Args) -> ExitCode {
                             "agreed": d.agreed.name(),
                             "by": d.by.to_sgf(),
                             "reason": d.reason.to_string(),
+                            "searched": d.searched,
                         })
                     })
                     .collect(),
@@ -263,11 +265,12 @@ pub fn run(args: Args) -> ExitCode {
         }
         for d in &out.adjudication.drawn_in {
             println!(
-                "drawn into the dispute of {}: {} {} (agreed {}): {}",
+                "drawn into the dispute of {}: {} {} (agreed {}; {}): {}",
                 d.by.to_sgf(),
                 d.color.name(),
                 sgf_points(&d.stones).join(","),
                 d.agreed,
+                if d.searched { "searched" } else { "keeps the agreement, not searched" },
                 d.reason
             );
         }

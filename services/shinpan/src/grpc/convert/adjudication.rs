@@ -122,6 +122,7 @@ pub fn adjudicated_to_pb(a: &Adjudicated) -> pb::AdjudicateResponse {
                 agreed: status_to_pb(d.agreed),
                 by: d.by.to_sgf(),
                 reason: d.reason.to_string(),
+                searched: d.searched,
             })
             .collect(),
         nodes: a.nodes(),
