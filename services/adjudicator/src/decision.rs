@@ -228,8 +228,8 @@ pub(crate) fn decide_with(
     region.restore_lent(lent);
     // A region of few empty points takes the deep schedule (df-pn proofs of the first end
     // follow, see step 2a), which changes steps 0 and 1: see there.
-    let is_small = root.cells.iter().filter(|&&v| v == crate::benson::EMPTY).count() <= DEEP_REGION_MAX_EMPTY;
-    let quick_dfpn = steps == Steps::All && is_small;
+    let deep = root.cells.iter().filter(|&&v| v == crate::benson::EMPTY).count() <= DEEP_REGION_MAX_EMPTY;
+    let quick_dfpn = steps == Steps::All && deep;
     // 0. Quick proofs in which territories proved safe (module `safety`) end a line too
     //    (`Region::safe_end`): a short line to a safe shape instead of a long one to a
     //    pass-alive one. In the deep schedule only the short ones come first
@@ -263,7 +263,6 @@ pub(crate) fn decide_with(
     // In the deep schedule the rest is df-pn's (a chain whose df-pn proofs ran in the
     // region's first pass goes on with them in the retry).
     let left = region.budget - region.nodes;
-    let deep = is_small;
     // 2a. The first end, deeper, before the avoidance searches. In the deep schedule by
     //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with seven eighths of
     //     what is left, any other chain's *alive* with a half. Elsewhere, an invader's

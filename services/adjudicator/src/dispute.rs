@@ -311,15 +311,8 @@ pub(crate) fn adjudicate_agreed(
             // undecided; when every one was found dead, only those of a dead chain's colour.
             // The others keep the agreement unsearched.
             let colour = |q: Point| board.get(q).expect("a stone").index();
-            let mut fate = [true; 2];
-            if pts.iter().any(|&q| first(q) && found.get(q) == Status::Undecided) {
-                fate = [false; 2];
-            } else if pts.iter().any(|&q| first(q)) && pts.iter().filter(|&&q| first(q)).all(|&q| found.get(q) == Status::Dead) {
-                fate = [false; 2];
-                for &q in pts.iter().filter(|&&q| first(q)) {
-                    fate[colour(q)] = true;
-                }
-            }
+            let answers: Vec<(usize, Status)> = pts.iter().filter(|&&q| first(q)).map(|&q| (colour(q), found.get(q))).collect();
+            let fate = colours_to_search(&answers);
             for &q in &pts {
                 if want[gi(q)] && !disputed(q) && !fate[colour(q)] {
                     searched[gi(q)] = false;
@@ -480,6 +473,24 @@ pub(crate) enum Rely {
     Every,
     /// Only seki ([`find_seki`] takes nothing else from its disputes).
     Seki,
+}
+
+/// Which colours' chains drawn into a region are searched (by [`Color::index`]), from the
+/// colour and status found of each stone of the region's disputed chains (module docs): none
+/// when one stayed undecided; only the dead chains' colours when every one was found dead;
+/// both otherwise.
+fn colours_to_search(answers: &[(usize, Status)]) -> [bool; 2] {
+    if answers.iter().any(|&(_, s)| s == Status::Undecided) {
+        return [false; 2];
+    }
+    if answers.is_empty() || answers.iter().any(|&(_, s)| s != Status::Dead) {
+        return [true; 2];
+    }
+    let mut out = [false; 2];
+    for &(c, _) in answers {
+        out[c] = true;
+    }
+    out
 }
 
 /// The points of the chains searched since `before` (`searched` then and now, by board index).

@@ -63,8 +63,8 @@
 //! White's two chains dead) within the default budget of 2,000,000 nodes per region: White's
 //! chains by df-pn proofs of about 145,000 nodes each, in about 380,000 for the region —
 //! see `tests/kakunin.rs` — and within the service's default of 500,000 nodes per region
-//! too (about 490,000 nodes: its region of 5 empty points takes the df-pn schedule at any
-//! budget, `DEEP_REGION_MAX_EMPTY`).
+//! too (about 460,000 nodes: its region of 5 empty points takes the deep schedule, df-pn's,
+//! at any budget, `DEEP_REGION_MAX_EMPTY`).
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves the stones at stake
