@@ -179,8 +179,9 @@ pub(crate) fn decide_with(
         }
     }
     // The order in which the ends are tried (it changes no answer: both cannot be forced):
-    // an invader first for *dead*, any other chain first for *alive*.
-    let dead_first = invader(region, c);
+    // the end the caller names first (`Region::first_end`), else an invader first for
+    // *dead*, any other chain first for *alive*.
+    let dead_first = region.first_end.map_or_else(|| invader(region, c), |e| e == End::Dead);
     let goals: &[End] = match (region.mode, dead_first) {
         (Mode::Kiyaku2011, false) => &[End::Alive, End::Dead],
         (Mode::Kiyaku2011, true) => &[End::Dead, End::Alive],

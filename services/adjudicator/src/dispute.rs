@@ -57,7 +57,9 @@
 //!   rule above) or only help a colour no status found there rests on. (In a corner where
 //!   Black's single stone shares its liberties with another agreed-alive black stone, both
 //!   racing a White chain drawn in, Black's connecting move would otherwise "live" by
-//!   joining a stone that is only assumed never to be captured.) The closure cascades from
+//!   joining a stone that is only assumed never to be captured.) A wider region tries first,
+//!   for each chain, the end the narrower one found: an order only, which changes no answer
+//!   (the proof is searched in the wider region like any other). The closure cascades from
 //!   race to race across a real board, into regions too large to decide, so it is widened
 //!   into only as far as the answers need.
 //!
@@ -83,7 +85,7 @@
 
 use crate::benson::Safe;
 use crate::safety::Safety;
-use crate::search::Mode;
+use crate::search::{End, Mode};
 use crate::{solve_region, Adjudication, Options, Proof, Refutation, RegionReport, Status, StatusMap};
 use goban::{Board, Color, Point};
 
@@ -242,6 +244,9 @@ pub(crate) fn adjudicate_agreed(
         });
         // Walls of the closure drawn in beyond the first region's, with their reasons.
         let mut also: Vec<(Point, DrawReason)> = Vec::new();
+        // By point: the end a narrower region of this dispute found for the chain there, tried
+        // first in the wider one (the order only, `search::Region::first_end`).
+        let mut first_ends: Vec<Option<End>> = vec![None; n];
         let mut next = Some(near);
         while let Some((pts, draws)) = next.take() {
             // The walls of the closure on this region's border that it does not draw in.
@@ -300,7 +305,9 @@ pub(crate) fn adjudicate_agreed(
             let first = |q: Point| want[gi(q)] && disputed(q);
             let mut solve = |wanted: &dyn Fn(Point) -> bool, found: &mut StatusMap, proofs: &mut Vec<Proof>| {
                 let index = (reports.len(), 0);
-                let report = solve_region(board, pts.clone(), index, mode, &searched_opts, safe, settled, wanted, found, proofs);
+                let first_end = |q: Point| first_ends[gi(q)];
+                let report =
+                    solve_region(board, pts.clone(), index, mode, &searched_opts, safe, settled, wanted, &first_end, found, proofs);
                 progress(&report);
                 reports.push(report);
             };
@@ -330,6 +337,15 @@ pub(crate) fn adjudicate_agreed(
             let leaning = leaning_colours(board, &found, &searched_now(&searched, &u.searched), rely);
             if !(0..2).any(|i| leaning[i] && extra[i]) {
                 break;
+            }
+            for &q in &pts {
+                if searched[gi(q)] {
+                    first_ends[gi(q)] = match found.get(q) {
+                        Status::Dead => Some(End::Dead),
+                        Status::Alive => Some(End::Alive),
+                        _ => None,
+                    };
+                }
             }
             (wall, searched, kept, found, proofs) = (u.wall.clone(), u.searched.clone(), u.kept.clone(), u.found.clone(), u.proofs.clone());
             to_decide.truncate(u.to_decide);

@@ -147,8 +147,11 @@
 //!       avoidable → **seki**; under 1989 only the attacker's end is asked. An *invader*
 //!       (a chain most of whose region's fixed neighbours are the opponent's) is asked for
 //!       *dead* first, here and in the quick proofs: when *dead* is forced, *alive* is
-//!       avoided (every line ends dead first) and its search is skipped. The order changes
-//!       no answer (both ends cannot be forced), only the nodes spent;
+//!       avoided (every line ends dead first) and its search is skipped. In a dispute's
+//!       wider region (module `dispute`) a chain that the narrower region found dead or
+//!       alive is treated as that end's chain instead, whatever the wider region's shape
+//!       (`search::Region::first_end`). The order changes no answer (both ends cannot be
+//!       forced), only the nodes spent;
 //!    3. if step 2 ran out of budget, deeper proofs of the ends it did not exclude (an
 //!       invader's *dead* goes on from the proofs its deepening of (a) stored).
 //!
@@ -267,7 +270,7 @@
 //! must rule). On the 253 real final positions of `shared/games` nearly two thirds of the
 //! stones are decided at 20,000 nodes per region, none against the players' marks
 //! (the `shinpan` package's `tests/adjudicate_games.rs` prints the figure); the constants of the
-//! schedule ([`decision`]) are those that decided the most stones there without costing the
+//! schedule (module `decision`) are those that decided the most stones there without costing the
 //! kakunin examples their time.
 
 mod benson;
@@ -431,7 +434,7 @@ pub(crate) fn adjudicate_checking(
     let mut reports = Vec::new();
     let nregions = regions.len();
     for (ri, pts) in regions.into_iter().enumerate() {
-        let report = solve_region(board, pts, (ri, nregions), mode, opts, &safe, &settled, &|_| true, &mut found, &mut proofs);
+        let report = solve_region(board, pts, (ri, nregions), mode, opts, &safe, &settled, &|_| true, &|_| None, &mut found, &mut proofs);
         progress(&report);
         reports.push(report);
     }

@@ -3,15 +3,16 @@
 
 use crate::benson::Scope;
 use crate::decision::*;
-use crate::search::{Mode, Prover, Region};
+use crate::search::{End, Mode, Prover, Region};
 use crate::short::*;
 use crate::*;
 
 /// Decides the chains of one region (`pts`, sorted; `index` = (its index, the number of
 /// regions)) for which `wanted` holds of a stone, within [`Options::budget_nodes`]: each such
 /// chain not already `settled` gets an equal share of what the region has left, and a
-/// second pass shares what is still left among those that ran out of theirs. Statuses go
-/// into `found`, one [`Proof`] per chain into `proofs`.
+/// second pass shares what is still left among those that ran out of theirs; `first_ends`
+/// names, by a stone, the end to try first for a chain when the caller knows it
+/// ([`Region::first_end`]). Statuses go into `found`, one [`Proof`] per chain into `proofs`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_region(
     board: &Board,
@@ -22,6 +23,7 @@ pub(crate) fn solve_region(
     safe: &[safety::Safety; 2],
     settled: &[bool],
     wanted: &dyn Fn(Point) -> bool,
+    first_ends: &dyn Fn(Point) -> Option<End>,
     found: &mut StatusMap,
     proofs: &mut Vec<Proof>,
 ) -> RegionReport {
@@ -79,6 +81,7 @@ pub(crate) fn solve_region(
         first_shares.push(share);
         left = left.saturating_sub(1);
         region.budget = before + share;
+        region.first_end = first_ends(p);
         let (status, line) = if let Some(line) = at_once(&region, board, &locals, c, opts) {
             // An enclosure the opponent fills through private pairs of links (module
             // `search::links`): dead without search, whatever the region's size.
@@ -126,6 +129,7 @@ pub(crate) fn solve_region(
         region.budget = before + share;
         let (first, c) = (proofs[k].stones[0], proofs[k].color);
         let i = k - first_proof;
+        region.first_end = first_ends(first);
         // The first pass's quick proofs ran with their full allowance (each end a quarter of
         // what was left, at most `QUICK_PROOF_NODES`, after the safe-territory proofs) when its
         // share was at least this — the second end's quarter is whole after the first end's

@@ -284,3 +284,34 @@ fn a_wider_region_draws_in_only_the_walls_an_answer_leans_on() {
     assert!(wall.reason.to_string().contains("could rest on it never being captured"), "{}", wall.reason);
     assert!(adj.drawn_in.iter().all(|di| !di.stones.contains(&nd)), "nd stays a wall: {:?}", adj.drawn_in);
 }
+
+/// A wider region of a dispute tries first the end its narrower region found: disputing
+/// Black's single stone at `qq` in this record (the other marked stones agreed dead), the
+/// first region proves it dead at once, but that answer could lean on White walls racing
+/// Black chains all along the lower edge, so the dispute widens into a region that Black's
+/// agreed-alive stones bound for the most part. By the region's shape alone the stone would
+/// be tried for *alive* first, and the avoidance searches and the proof of *alive* would
+/// spend most of the budget before the proof of *dead* (about 400,000 nodes); tried for
+/// *dead* first, as the narrower region found, it is proved with far fewer.
+#[test]
+fn a_wider_region_tries_first_the_end_its_narrower_region_found() {
+    let loaded = record("19/kgs2017__kgs-19-2017-01-new__2017-01-02-27.sgf");
+    let board = loaded.replayed.game.board();
+    let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
+    let d = pt("qq");
+    assert_eq!(board.get(d), Some(goban::Color::Black));
+    let id = board.chain_id(d).unwrap();
+    assert!(heads.contains(&id), "qq is marked dead");
+    let others: Vec<Point> = heads.iter().copied().filter(|&h| h != id).collect();
+    let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
+    let adj = &out.adjudication;
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
+    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    assert!(
+        adj.drawn_in.iter().any(|di| matches!(di.reason, shinpan_adjudicator::DrawReason::LeanedOn { .. })),
+        "the dispute widened: {:?}",
+        adj.drawn_in
+    );
+    assert!(proof.nodes < 200_000, "{} nodes", proof.nodes);
+}

@@ -83,6 +83,11 @@ pub(crate) struct Region {
     /// defender's moves outside them by its pass (module `zone`), under the 2011 draft; on by
     /// default, off only to check the searches against those without them.
     pub zoning: bool,
+    /// The end [`crate::decision::decide`] tries first for the chain it decides, when the
+    /// caller knows a better order than the region's shape suggests (a narrower search of the
+    /// same dispute found it); `None`: by the shape. It changes the order only, never an
+    /// answer.
+    pub first_end: Option<End>,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
     /// The answers of [`Region::end`] without safe territories as ends, by cells, for one
@@ -199,6 +204,7 @@ impl Region {
             links_end: true,
             sealing: true,
             zoning: true,
+            first_end: None,
             scache: Default::default(),
             end_memo: (Vec::new(), Color::Black, true, Default::default()),
             halt: crate::halt::Halt::none(),
