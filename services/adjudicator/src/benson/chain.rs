@@ -130,16 +130,17 @@ pub(crate) fn may_be_in_area(cells: &[u8], c: Color, sc: &Scope, stones: &[usize
 }
 
 /// A quick necessary condition for some point of `pts` (local indices: the stones of a chain
-/// of `c`'s opponent, or their points once captured) to be in `U_c` of `cells` — when it
-/// fails, [`unconditional`] need not be computed to know that none is. A point holding a
-/// `c` stone may be pass-alive: "maybe". Any other point `p` lies, in `U_c`'s definition
-/// (module docs), in a maximal set `E` of points outside the pass-alive chains, and `E`
-/// contains `F`, the points connected to `p` through points of the scope that hold no `c`
-/// stone (none of them can be pass-alive `c`). If `F` reaches a point outside the scope
-/// that is not `c`'s, `E` is open; if `F` has three points next to no `c` stone (in the
-/// scope or outside), or two that are not adjacent, `E` has that many interior points (no
-/// pass-alive chain is next to them). Either way `E` is not in `U_c`; otherwise "maybe".
-/// Cost: a flood of `F`, stopped at the first sign.
+/// of `c`'s opponent, or their points once captured — 4-connected) to be in `U_c` of `cells`
+/// — when it fails, [`unconditional`] need not be computed to know that none is. A point
+/// holding a `c` stone may be pass-alive: "maybe". Any other point `p` lies, in `U_c`'s
+/// definition (module docs), in a maximal set `E` of points outside the pass-alive chains,
+/// and `E` contains `F`, the points connected to `p` through points of the scope that hold
+/// no `c` stone (none of them can be pass-alive `c`). If `F` reaches a point outside the
+/// scope that is not `c`'s, `E` is open; if `F` has three points next to no `c` stone (in
+/// the scope or outside), or two that are not adjacent, `E` has that many interior points (no
+/// pass-alive chain is next to them). Either way `E` is not in `U_c`; otherwise "maybe". The
+/// points of `pts` hold no `c` stone and are 4-connected, so they all lie in the same `F`:
+/// one flood, from the first, answers for all. Cost: that flood, stopped at the first sign.
 pub(crate) fn may_reach_area(cells: &[u8], c: Color, sc: &Scope, pts: &[usize]) -> bool {
     let me = cell(c);
     if pts.iter().any(|&s| cells[s] == me) {
@@ -149,50 +150,41 @@ pub(crate) fn may_reach_area(cells: &[u8], c: Color, sc: &Scope, pts: &[usize]) 
         let (mark, stack) = &mut *s.borrow_mut();
         mark.clear();
         mark.resize(sc.len(), false);
-        for &p in pts {
-            if mark[p] {
-                continue;
-            }
-            stack.clear();
-            stack.push(p as u32);
-            mark[p] = true;
-            let mut interior: [u32; 2] = [NONE; 2];
-            let mut ni = 0;
-            let mut fails = false;
-            'flood: while let Some(l) = stack.pop() {
-                let mut next_to_c = false;
-                for &g in &sc.nbrs[l as usize] {
-                    if g == NONE {
-                        continue;
-                    }
-                    if g >= OUT {
-                        if sc.ext[(g - OUT) as usize].0 == me {
-                            next_to_c = true;
-                        } else {
-                            fails = true; // open
-                            break 'flood;
-                        }
-                    } else if cells[g as usize] == me {
+        // The points of `pts` are 4-connected and hold no `c` stone: they lie in one `F`.
+        let Some(&p) = pts.first() else { return false };
+        stack.clear();
+        stack.push(p as u32);
+        mark[p] = true;
+        let mut interior: [u32; 2] = [NONE; 2];
+        let mut ni = 0;
+        while let Some(l) = stack.pop() {
+            let mut next_to_c = false;
+            for &g in &sc.nbrs[l as usize] {
+                if g == NONE {
+                    continue;
+                }
+                if g >= OUT {
+                    if sc.ext[(g - OUT) as usize].0 == me {
                         next_to_c = true;
-                    } else if !mark[g as usize] {
-                        mark[g as usize] = true;
-                        stack.push(g);
+                    } else {
+                        return false; // open
                     }
-                }
-                if !next_to_c {
-                    if ni == 2 || (ni == 1 && !sc.nbrs[l as usize].contains(&interior[0])) {
-                        fails = true;
-                        break;
-                    }
-                    interior[ni] = l;
-                    ni += 1;
+                } else if cells[g as usize] == me {
+                    next_to_c = true;
+                } else if !mark[g as usize] {
+                    mark[g as usize] = true;
+                    stack.push(g);
                 }
             }
-            if !fails {
-                return true;
+            if !next_to_c {
+                if ni == 2 || (ni == 1 && !sc.nbrs[l as usize].contains(&interior[0])) {
+                    return false;
+                }
+                interior[ni] = l;
+                ni += 1;
             }
         }
-        false
+        true
     })
 }
 

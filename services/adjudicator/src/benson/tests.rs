@@ -134,7 +134,8 @@ fn the_quick_test_never_rules_out_a_chain_in_the_area() {
 fn the_quick_test_of_the_opponents_area_never_rules_out_a_point_in_it() {
     // Wherever `may_reach_area` says "certainly not" for a chain of the other colour, or for
     // one of its liberties (a point it leaves when captured), `unconditional` must agree. Also
-    // counts how often it says so.
+    // counts how often it says so. A chain's stones all lie in one set of points it examines,
+    // so asking for the chain answers as asking for any one of its stones does.
     let (mut ruled_out, mut in_area, mut asked) = (0, 0, 0);
     each_random_chain(0x5851_f42d_4c95_7f2d, 4000, 0, true, |diagram, cells, c, sc, chain, _| {
         let o = c.opponent();
@@ -146,6 +147,9 @@ fn the_quick_test_of_the_opponents_area_never_rules_out_a_point_in_it() {
                     sets.push(vec![g as usize]);
                 }
             }
+        }
+        for &s in chain {
+            assert_eq!(may_reach_area(cells, o, sc, chain), may_reach_area(cells, o, sc, &[s]), "chain at {} in\n{diagram}", sc.points[s]);
         }
         for pts in sets {
             asked += 1;
