@@ -44,6 +44,21 @@ fn pt(s: &str) -> Point {
     Point::from_sgf(s).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
+/// Disputes the marked-dead chain at `d` (SGF point) of the record `rel` alone, of `colour`, as
+/// a referee would: the players' other marked-dead chains are the agreement, at the command
+/// line's default budget.
+fn dispute_marked(rel: &str, d: &str, colour: goban::Color) -> shinpan::adjudicate::Adjudicated {
+    let loaded = record(rel);
+    let board = loaded.replayed.game.board();
+    let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
+    let d = pt(d);
+    assert_eq!(board.get(d), Some(colour));
+    let id = board.chain_id(d).unwrap();
+    assert!(heads.contains(&id), "{d} is marked dead");
+    let others: Vec<Point> = heads.iter().copied().filter(|&h| h != id).collect();
+    adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET)
+}
+
 #[derive(Default)]
 struct Tally {
     disputes: usize,
@@ -237,16 +252,8 @@ fn a_short_dead_proof_is_found_whatever_the_other_end_costs() {
 /// find; with the avoidance searches' third spent first, what was left did not reach it.
 #[test]
 fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
-    let loaded = record("19/kgs2017__kgs-19-2017-01-new__2017-01-15-17.sgf");
-    let board = loaded.replayed.game.board();
-    let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
-    let d = pt("os");
-    assert_eq!(board.get(d), Some(goban::Color::White));
-    let id = board.chain_id(d).unwrap();
-    assert!(heads.contains(&id), "os is marked dead");
-    let others: Vec<Point> = heads.iter().copied().filter(|&h| h != id).collect();
-    let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
-    let adj = &out.adjudication;
+    let out = dispute_marked("19/kgs2017__kgs-19-2017-01-new__2017-01-15-17.sgf", "os", goban::Color::White);
+    let (adj, d) = (&out.adjudication, pt("os"));
     let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
     assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
     assert!(proof.line.len() >= 8, "a proved status carries its line: {:?}", proof.line_text());
@@ -295,16 +302,8 @@ fn a_wider_region_draws_in_only_the_walls_an_answer_leans_on() {
 /// *dead* first, as the narrower region found, it is proved with far fewer.
 #[test]
 fn a_wider_region_tries_first_the_end_its_narrower_region_found() {
-    let loaded = record("19/kgs2017__kgs-19-2017-01-new__2017-01-02-27.sgf");
-    let board = loaded.replayed.game.board();
-    let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
-    let d = pt("qq");
-    assert_eq!(board.get(d), Some(goban::Color::Black));
-    let id = board.chain_id(d).unwrap();
-    assert!(heads.contains(&id), "qq is marked dead");
-    let others: Vec<Point> = heads.iter().copied().filter(|&h| h != id).collect();
-    let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
-    let adj = &out.adjudication;
+    let out = dispute_marked("19/kgs2017__kgs-19-2017-01-new__2017-01-02-27.sgf", "qq", goban::Color::Black);
+    let (adj, d) = (&out.adjudication, pt("qq"));
     let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
     assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
     assert!(!proof.line.is_empty(), "a proved status carries its line");
