@@ -419,7 +419,8 @@ fn safe_end_proofs(region: &mut Region, goals: &[End], cap: u64, prove: &mut Pro
 
 /// Whether the chain of colour `c` searched in `region` looks like an invader: most of the
 /// stones next to the region from outside (the fixed stones that bound it) are the
-/// opponent's. Only the order in which [`decide`] tries the two ends depends on it.
+/// opponent's. Only the order in which [`decide`] tries the two ends depends on it, and with
+/// the order the shares of the budget each end gets ([`INVADER_DEAD_SHARE`]), never an answer.
 fn invader(region: &Region, c: Color) -> bool {
     let ext = &region.scope.ext;
     let theirs = ext.iter().filter(|&&(v, _)| v == crate::benson::cell(c.opponent())).count();

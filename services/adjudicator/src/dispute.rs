@@ -58,8 +58,9 @@
 //!   Black's single stone shares its liberties with another agreed-alive black stone, both
 //!   racing a White chain drawn in, Black's connecting move would otherwise "live" by
 //!   joining a stone that is only assumed never to be captured.) A wider region tries first,
-//!   for each chain, the end the narrower one found: an order only, which changes no answer
-//!   (the proof is searched in the wider region like any other). The closure cascades from
+//!   for each chain, the end the narrower one found (a chain found dead is treated as an
+//!   invader, whose proof of *dead* gets most of the budget): the order changes no answer, as
+//!   the proof is searched in the wider region like any other. The closure cascades from
 //!   race to race across a real board, into regions too large to decide, so it is widened
 //!   into only as far as the answers need.
 //!
@@ -245,7 +246,7 @@ pub(crate) fn adjudicate_agreed(
         // Walls of the closure drawn in beyond the first region's, with their reasons.
         let mut also: Vec<(Point, DrawReason)> = Vec::new();
         // By point: the end a narrower region of this dispute found for the chain there, tried
-        // first in the wider one (the order only, `search::Region::first_end`).
+        // first in the wider one (`search::Region::first_end`).
         let mut first_ends: Vec<Option<End>> = vec![None; n];
         let mut next = Some(near);
         while let Some((pts, draws)) = next.take() {

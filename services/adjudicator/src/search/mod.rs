@@ -85,8 +85,8 @@ pub(crate) struct Region {
     pub zoning: bool,
     /// The end [`crate::decision::decide`] tries first for the chain it decides, when the
     /// caller knows a better order than the region's shape suggests (a narrower search of the
-    /// same dispute found it); `None`: by the shape. It changes the order only, never an
-    /// answer.
+    /// same dispute found it); `None`: by the shape. It changes the order, and with it the
+    /// shares of the budget each end gets (`decision::INVADER_DEAD_SHARE`), never an answer.
     pub first_end: Option<End>,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
