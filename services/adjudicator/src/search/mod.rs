@@ -2,7 +2,7 @@
 //! proofs ([`Prover`]) and the exact avoidance search ([`Trap`]) that settles seki and
 //! cycles. See the crate documentation for the formalisation.
 
-use crate::benson::{cell, unconditional, Bits, Scope, EMPTY, NONE, OUT};
+use crate::benson::{cell, unconditional, Bits, Safe, Scope, EMPTY, NONE, OUT};
 use goban::{Color, Move};
 use std::collections::HashMap as StdMap;
 
@@ -10,9 +10,10 @@ use std::collections::HashMap as StdMap;
 /// states are ours, not adversarial input, so SipHash's DoS resistance buys nothing here).
 type HashMap<K, V> = StdMap<K, V, foldhash::fast::FixedState>;
 
-/// The cache of unconditional areas by cells: hashbrown's map, whose `entry_ref` finds or
-/// inserts an entry in one probe and copies the key only when it inserts.
-type AreaCache = hashbrown::HashMap<Vec<u8>, [Option<Bits>; 2], foldhash::fast::FixedState>;
+/// The cache of unconditional analyses (pass-alive stones and area) by cells: hashbrown's map,
+/// whose `entry_ref` finds or inserts an entry in one probe and copies the key only when it
+/// inserts.
+type AreaCache = hashbrown::HashMap<Vec<u8>, [Option<Safe>; 2], foldhash::fast::FixedState>;
 
 /// Which reading of the rules drives hypothetical play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -59,7 +60,8 @@ pub(crate) struct Region {
     pub budget: u64,
     /// States expanded so far.
     pub nodes: u64,
-    /// `U_black`, `U_white` by cells (each computed when first asked for).
+    /// The unconditional analyses of black and white by cells (each computed when first asked
+    /// for): `U_black`, `U_white` and the pass-alive stones that make them.
     ucache: AreaCache,
     /// When set, the ends are those of a territory's local game (see `safety`), not of a
     /// chain.
@@ -276,7 +278,7 @@ impl Region {
         let slot = |entry: usize, cap: usize| cap as u64 * (entry as u64 + 1);
         let key = heap(n);
         let bits = heap(n.div_ceil(64).max(1) * 8);
-        let u = slot(std::mem::size_of::<(Vec<u8>, [Option<Bits>; 2])>(), ucache.capacity()) + ucache.len() as u64 * (key + 2 * bits);
+        let u = slot(std::mem::size_of::<(Vec<u8>, [Option<Safe>; 2])>(), ucache.capacity()) + ucache.len() as u64 * (key + 4 * bits);
         let s = slot(std::mem::size_of::<(Vec<u8>, [Option<KeptAndSafe>; 2])>(), scache.capacity())
             + scache.len() as u64 * (key + 4 * heap(board));
         let state = std::mem::size_of::<State>() as u64 + 16 + key;
@@ -284,16 +286,28 @@ impl Region {
         u + s + l + 3 * state * (ucache.len() as u64).min(nodes) / 4
     }
 
-    /// The cache slot of `cells`: its unconditional areas, each computed when first needed
+    /// The cache slot of `cells`: its unconditional analyses, each computed when first needed
     /// (one lookup for both colours).
-    fn slot<'a>(ucache: &'a mut AreaCache, cells: &[u8]) -> &'a mut [Option<Bits>; 2] {
+    fn slot<'a>(ucache: &'a mut AreaCache, cells: &[u8]) -> &'a mut [Option<Safe>; 2] {
         ucache.entry_ref(cells).or_insert([None, None])
     }
 
     /// `U_c` for `cells` (cached).
     pub fn area(&mut self, cells: &[u8], c: Color) -> &Bits {
+        &self.safe(cells, c).area
+    }
+
+    /// The unconditional analysis of `c` for `cells`: `U_c` and `c`'s pass-alive stones
+    /// (cached), with the region's scope, for the certificates of module `zone`.
+    pub fn safe(&mut self, cells: &[u8], c: Color) -> &Safe {
+        self.scoped_safe(cells, c).1
+    }
+
+    /// As [`Region::safe`], with the region's scope borrowed alongside.
+    pub fn scoped_safe(&mut self, cells: &[u8], c: Color) -> (&Scope, &Safe) {
         let Region { ucache, scope, .. } = self;
-        Region::slot(ucache, cells)[c.index()].get_or_insert_with(|| unconditional(cells, c, scope).area)
+        let safe = Region::slot(ucache, cells)[c.index()].get_or_insert_with(|| unconditional(cells, c, scope));
+        (scope, safe)
     }
 
     /// Whether every stone of `stones` (local indices of a chain of `c`) is in `U_c` of
@@ -307,7 +321,7 @@ impl Region {
             return false;
         }
         if let Some(Some(a)) = self.ucache.get(cells).map(|slot| &slot[c.index()]) {
-            return stones.iter().all(|&s| a.get(s));
+            return stones.iter().all(|&s| a.area.get(s));
         }
         match crate::benson::chain_in_area(cells, c, &self.scope, stones) {
             Some(held) => held,
@@ -321,11 +335,11 @@ impl Region {
         let slot = Region::slot(ucache, cells);
         for c in [Color::Black, Color::White] {
             if slot[c.index()].is_none() {
-                slot[c.index()] = Some(unconditional(cells, c, scope).area);
+                slot[c.index()] = Some(unconditional(cells, c, scope));
             }
         }
         let [b, w] = &*slot;
-        [b.as_ref().expect("computed"), w.as_ref().expect("computed")]
+        [&b.as_ref().expect("computed").area, &w.as_ref().expect("computed").area]
     }
 
     /// The points where a move can matter: empty and outside both unconditional areas

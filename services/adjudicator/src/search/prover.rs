@@ -509,7 +509,9 @@ impl Prover {
             return None;
         }
         if region.end(&st.cells, &self.stones, self.owner) == Some(self.goal) {
-            return zone::end_zone(&region.scope, &st.cells, &self.stones, self.owner, self.goal);
+            let forcing = if self.goal == End::Dead { self.owner.opponent() } else { self.owner };
+            let (scope, safe) = region.scoped_safe(&st.cells, forcing);
+            return zone::end_zone(scope, &st.cells, safe, &self.stones, self.owner, self.goal);
         }
         self.zones.get(st).cloned()
     }
@@ -527,8 +529,8 @@ impl Prover {
         let mut certs: zone::Zone = Some(Bits::new(region.scope.len()));
         for (c, area) in [(Color::Black, &b), (Color::White, &w)] {
             if left_out.iter().any(|&i| area.get(i)) {
-                let safe = unconditional(&st.cells, c, &region.scope);
-                zone::join(&mut certs, &Some(zone::area_cert(&region.scope, &st.cells, c, &safe)));
+                let (scope, safe) = region.scoped_safe(&st.cells, c);
+                zone::join(&mut certs, &Some(zone::area_cert(scope, &st.cells, c, safe)));
             }
         }
         if left_out.iter().any(|&i| !b.get(i) && !w.get(i)) {

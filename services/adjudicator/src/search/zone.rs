@@ -310,13 +310,13 @@ pub(crate) fn point_cert(sc: &Scope, cells: &[u8], col: Color, safe: &Safe, p: u
 /// the certificate that a point of `stones` is in the opponent's unconditional area
 /// ([`point_cert`]), else that of the links rule (module `links`,
 /// [`links::enclosure_cert`]). *Alive*: the certificates that every point of `stones` is in
-/// the owner's. Closed for the side that forced it.
-pub(crate) fn end_zone(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color, goal: End) -> Zone {
+/// the owner's. Closed for the side that forced it. `safe`: the unconditional analysis of
+/// that side (the opponent for *dead*, the owner for *alive*) in `cells`.
+pub(crate) fn end_zone(sc: &Scope, cells: &[u8], safe: &Safe, stones: &[usize], owner: Color, goal: End) -> Zone {
     let f = if goal == End::Dead { owner.opponent() } else { owner };
-    let safe = unconditional(cells, f, sc);
     let mut z = match goal {
         End::Dead => match stones.iter().find(|&&s| safe.area.get(s)) {
-            Some(&p) => point_cert(sc, cells, f, &safe, p),
+            Some(&p) => point_cert(sc, cells, f, safe, p),
             None => links::enclosure_cert(sc, cells, stones, owner)?,
         },
         End::Alive => {
@@ -325,7 +325,7 @@ pub(crate) fn end_zone(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color,
                 if !safe.area.get(p) {
                     return None;
                 }
-                join(&mut z, &Some(point_cert(sc, cells, f, &safe, p)));
+                join(&mut z, &Some(point_cert(sc, cells, f, safe, p)));
             }
             z?
         }
