@@ -253,7 +253,7 @@
 //! so a territory two rows deep along the edge pairs from its ends, however long it is. It is
 //! checked before a chain's search (dead at once, with the line that fills the links, whatever
 //! the region's size, with any number of lent points) and, under the 2011 draft, as an end of
-//! every line of the search (there with at most four lent points, as it is asked at every
+//! every line of the search (there with at most eight lent points, as it is asked at every
 //! node), where it cuts the lines short once the opponent's stones have made the area thin.
 //! Under 1989 only at the start with no ko-pass ban on the opponent (要請II-\[iv\]): a ban
 //! the position does not show could bar a link. A randomized cross-check against the exact search without it

@@ -314,3 +314,19 @@ fn a_wider_region_tries_first_the_end_its_narrower_region_found() {
     );
     assert!(proof.nodes < 200_000, "{} nodes", proof.nodes);
 }
+
+/// The links rule ends the lines of the search with up to eight points paired through lent
+/// ones: White's single stone at ne in this record, inside Black's centre territory of some
+/// fifty points with other White stones agreed dead, is proved dead by a line of about ten
+/// moves after which Black's stones have made the area thin enough to pair. With four lent
+/// points at most the rule waits for a thinner area, and the search does not reach it within
+/// the default budget.
+#[test]
+fn a_wide_territory_is_filled_through_lent_links_at_the_ends_of_the_search() {
+    let out = dispute_marked("19/kgs2017__kgs-19-2017-01-new__2017-01-08-17.sgf", "ne", goban::Color::White);
+    let (adj, d) = (&out.adjudication, pt("ne"));
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
+    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    assert!(proof.nodes < 300_000, "{} nodes", proof.nodes);
+}

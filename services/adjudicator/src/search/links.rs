@@ -83,7 +83,7 @@ use crate::benson::{cell, Scope, EMPTY, NONE, OUT};
 /// ([`links_line`], asked once per chain before its search, whatever the region's size) looks
 /// for any number: a territory two rows deep along the edge pairs its first row from the
 /// ends however long it is.
-const MAX_BORROWERS: usize = 4;
+const MAX_BORROWERS: usize = 8;
 
 /// Reused buffers of [`dead_by_links`] (it runs at every node of a search that Benson's end
 /// does not settle): fixed stones, points met, the flood's stack and the enclosure.
