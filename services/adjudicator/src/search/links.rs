@@ -93,6 +93,7 @@ struct Scratch {
     seen: Vec<bool>,
     stack: Vec<u32>,
     area: Vec<u32>,
+    linked: Vec<u8>,
 }
 
 thread_local! {
@@ -107,8 +108,8 @@ thread_local! {
 pub(crate) fn dead_by_links(sc: &Scope, cells: &[u8], stones: &[usize], owner: goban::Color) -> bool {
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
-        let Scratch { fixed, seen, stack, area } = &mut *s;
-        dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, MAX_BORROWERS, None)
+        let Scratch { fixed, seen, stack, area, linked } = &mut *s;
+        dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, linked, MAX_BORROWERS, None)
     })
 }
 
@@ -119,8 +120,8 @@ pub(crate) fn dead_by_links(sc: &Scope, cells: &[u8], stones: &[usize], owner: g
 pub(crate) fn links_line(sc: &Scope, cells: &[u8], stones: &[usize], owner: goban::Color) -> Option<Vec<u32>> {
     let mut line = Vec::new();
     let mut s = Scratch::default();
-    let Scratch { fixed, seen, stack, area } = &mut s;
-    dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, usize::MAX, Some(&mut line)).then_some(line)
+    let Scratch { fixed, seen, stack, area, linked } = &mut s;
+    dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, linked, usize::MAX, Some(&mut line)).then_some(line)
 }
 
 /// Marks in `fixed` (by local index) the fixed stones of cell value `o`: the `o` chains of the
@@ -199,6 +200,7 @@ fn dead_by_links_in(
     seen: &mut Vec<bool>,
     stack: &mut Vec<u32>,
     area: &mut Vec<u32>,
+    linked: &mut Vec<u8>,
     max_borrowers: usize,
     line: Option<&mut Vec<u32>>,
 ) -> bool {
@@ -209,6 +211,16 @@ fn dead_by_links_in(
     let fixed = &*fixed;
     let next_to_fixed = |l: usize| sc.nbrs[l].iter().any(|&g| out_is_o(g) || (g < OUT && fixed[g as usize]));
     let near_block = |l: usize| sc.nbrs[l].iter().any(|&g| g < OUT && cells[g as usize] == o && !fixed[g as usize]);
+    // Whether a point is next to a fixed stone or to a block (a link, if empty), by local
+    // index, computed when first asked: 0 not yet, 1 no, 2 yes.
+    linked.clear();
+    linked.resize(n, 0);
+    let mut is_linked = |l: usize| {
+        if linked[l] == 0 {
+            linked[l] = if next_to_fixed(l) || near_block(l) { 2 } else { 1 };
+        }
+        linked[l] == 2
+    };
     let Some(&s) = stones.iter().find(|&&s| !fixed[s]) else { return false };
     // The enclosure of `s`, given up at an outside neighbour that is not a fixed stone or at
     // a third inner point with fewer than two links (counting those that connected blocks
@@ -249,17 +261,17 @@ fn dead_by_links_in(
         // be lent to it, even if every block were connected (a point holding or next to a
         // block may not be inner then). No pairing leaves out three. A point with fewer than
         // two links needs a lent point: at most `max_borrowers` of them are looked for.
-        let linked = next_to_fixed(l) || near_block(l);
-        if linked && cells[l] == EMPTY {
+        let linked_l = is_linked(l);
+        if linked_l && cells[l] == EMPTY {
             links += 1;
         }
-        if !linked && cells[l] != o {
+        if !linked_l && cells[l] != o {
             inner += 1;
             let (mut free, mut linking) = (0, 0);
             for &g in &sc.nbrs[l] {
                 if g < OUT && cells[g as usize] == EMPTY {
                     free += 1;
-                    linking += usize::from(next_to_fixed(g as usize) || near_block(g as usize));
+                    linking += usize::from(is_linked(g as usize));
                 }
             }
             if linking < 2 {
