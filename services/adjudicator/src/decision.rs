@@ -150,7 +150,7 @@ pub(crate) fn decide_with(
 ) -> (Status, Vec<(Color, Move)>) {
     const MAX_LINE: usize = 60;
     let cells = region.scope.cells(board);
-    let mut root = State { cells, to_move: c, ko: NONE, bans: [Vec::new(), Vec::new()] };
+    let mut root = State::new(cells, c);
     match region.mode {
         Mode::Kiyaku2011 => {
             // The examined side moves first (第七条 解説); a pending 第五条 ban binds it

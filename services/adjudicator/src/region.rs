@@ -164,7 +164,6 @@ fn at_once(region: &Region, board: &Board, locals: &[usize], c: Color, opts: &Op
     if region.mode == Mode::Kiyaku1989 && opts.ko_pending.is_some() {
         return None;
     }
-    let root =
-        crate::search::State { cells: region.scope.cells(board), to_move: c, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+    let root = crate::search::State::new(region.scope.cells(board), c);
     region.dead_at_once_line(&root, locals, c)
 }

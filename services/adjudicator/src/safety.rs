@@ -105,7 +105,7 @@
 //! a line (`search::Region::safe_end`); local games already played are then looked up, not
 //! replayed (a cache per thread, emptied at the start of each adjudication).
 
-use crate::benson::{cell, Scope, EMPTY, NONE};
+use crate::benson::{cell, Scope, EMPTY};
 use crate::search::{forced, End, Mode, Region, State, Territory};
 use goban::{Board, Color, Move, Point};
 
@@ -404,7 +404,7 @@ fn local_game_run(scope: Scope, cells: Vec<u8>, inner: usize, total: usize, colo
     debug_assert!(cells[..inner].iter().all(|&v| v == EMPTY || v == cell(colour.opponent())));
     // No 第五条 ban at the start: a ban on the attacker would only restrict it, and a ban on
     // the defender is lifted by the pass with which its strategy opens.
-    let root = State { cells, to_move: colour.opponent(), ko: NONE, bans: [Vec::new(), Vec::new()] };
+    let root = State::new(cells, colour.opponent());
     match forced(&mut region, &root, &boundary, colour, End::Alive, lb, 40, false) {
         Some(line) => (true, region.nodes, line),
         None => (false, region.nodes.min(lb), Vec::new()),

@@ -57,7 +57,7 @@ pub(crate) fn short_proof(
     let second = first.opponent();
     let second_end = if first_end == End::Alive { End::Dead } else { End::Alive };
     let status_of = |e: End| if e == End::Alive { Status::Alive } else { Status::Dead };
-    let mut root = State { cells, to_move: first, ko: NONE, bans: [Vec::new(), Vec::new()] };
+    let mut root = State::new(cells, first);
     if let Some(q) = opts.ko_pending.filter(|_| opts.to_move == first) {
         // The 第五条 ban of the player to move in the record (1989: a ko just taken may not
         // be retaken before a pass, which a short proof never makes): not tried by `F`.
@@ -157,7 +157,7 @@ pub(crate) fn short_proof(
     //    of lives decides many stones; under 2011 (G the attacker) the miai of kills decides
     //    few for much more time.
     if region.mode == Mode::Kiyaku1989 {
-        let root_f = State { ko: NONE, ..root.clone() };
+        let root_f = root.clone().with_ko(NONE);
         let w = miai(region, &root_f, second, stones, &cand, &kept)?;
         return Some((status_of(second_end), vec![(first, Move::Pass), (second, Move::Play(region.scope.points[w as usize]))]));
     }
@@ -166,7 +166,7 @@ pub(crate) fn short_proof(
     for (m, child) in after_first {
         // The chain now (m may have joined it to others): its liberties and their neighbours.
         let cand2 = near_chain(&region.scope, &child.cells, stones[0]);
-        let after_m = State { ko: NONE, ..child };
+        let after_m = child.with_ko(NONE);
         if let Some(w) = miai(region, &after_m, c, stones, &cand2, &kept) {
             let pt = |l: u32| Move::Play(region.scope.points[l as usize]);
             return Some((Status::Alive, vec![(c, pt(m)), (c.opponent(), Move::Pass), (c, pt(w))]));
@@ -241,7 +241,7 @@ pub(crate) fn miai(region: &mut Region, root: &State, g: Color, stones: &[usize]
     let stones_on = |cells: &[u8]| cells.iter().filter(|&&v| v != benson::EMPTY).count();
     let reached = |region: &mut Region, cells: &[u8]| region.holds_all(cells, g, stones);
     let on_root = stones_on(&root.cells);
-    let root_g = State { to_move: g, ko: NONE, ..root.clone() };
+    let root_g = root.clone().with_to_move(g).with_ko(NONE);
     // G's non-capturing winning moves (the quick test first). A winning move may lie in an
     // unconditional area: it is a real move all the same. `by_join[i]`: `wins[i]` wins only by
     // joining a chain the territory proofs keep alive (not pass-alive at once).

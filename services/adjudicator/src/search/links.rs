@@ -505,8 +505,7 @@ mod tests {
                 // The line (Black passes, White fills one link per pair) reaches Benson's end.
                 let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
                 plain.links_end = false;
-                let mut cur =
-                    State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+                let mut cur = State::new(cells.clone(), Color::Black);
                 for l in links_line(&scope, &cells, &stones, Color::Black).expect("the line of the rule") {
                     cur = plain.play(&cur, None).expect("a pass");
                     cur = plain.play(&cur, Some(l)).expect("a link is always legal for White");
@@ -520,7 +519,7 @@ mod tests {
                     }
                     fired += 1;
                     for to_move in [Color::Black, Color::White] {
-                        let root = State { cells: cells.clone(), to_move, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+                        let root = State::new(cells.clone(), to_move);
                         let mut region = Region::new(scope.clone(), mode, 300_000);
                         region.links_end = false;
                         if let Ok(avoidable) = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root) {
@@ -568,7 +567,7 @@ mod tests {
         let line = links_line(scope, cells, stones, Color::Black).expect("the rule's line");
         let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
         plain.links_end = false;
-        let mut cur = State { cells: cells.to_vec(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+        let mut cur = State::new(cells.to_vec(), Color::Black);
         assert_eq!(plain.end(&cur.cells, stones, Color::Black), None, "not yet in Benson's area");
         for &l in &line {
             cur = plain.play(&cur, None).expect("a pass");
@@ -589,7 +588,7 @@ mod tests {
         let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 1_000_000);
         region.links_end = false;
         assert_eq!(region.end(&cells, &stones, Color::Black), None, "not yet in Benson's area");
-        let root = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+        let root = State::new(cells.clone(), Color::Black);
         let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
         assert!(matches!(avoidable, Ok(false)), "the exact search: {avoidable:?}");
         // Without White's stone at db there are too few links to pair the first row.
@@ -612,7 +611,7 @@ mod tests {
         assert_line_reaches_dead_end(&scope, &cells, &stones);
         for mode in [Mode::Kiyaku2011, Mode::Kiyaku1989] {
             for to_move in [Color::Black, Color::White] {
-                let root = State { cells: cells.clone(), to_move, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+                let root = State::new(cells.clone(), to_move);
                 let mut region = Region::new(scope.clone(), mode, 3_000_000);
                 region.links_end = false;
                 let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
@@ -639,7 +638,7 @@ mod tests {
         assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
         // The line: one link per block, then one per paired point.
         assert_line_reaches_dead_end(&scope, &cells, &stones);
-        let root = State { cells: cells.clone(), to_move: Color::Black, ko: crate::benson::NONE, bans: [Vec::new(), Vec::new()] };
+        let root = State::new(cells.clone(), Color::Black);
         let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 2_000_000);
         region.links_end = false;
         let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);

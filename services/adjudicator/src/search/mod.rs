@@ -27,7 +27,7 @@ pub(crate) enum Mode {
 
 /// The state of hypothetical play, restricted to one region (everything outside is
 /// pass-alive and never changes).
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct State {
     /// Cells of the region (0 empty, 1 black, 2 white), by local index.
     pub cells: Vec<u8>,
@@ -37,6 +37,57 @@ pub(crate) struct State {
     /// 1989: per colour, the kos it may not retake before passing once: `(q, s)` =
     /// retaking at `q` the single stone at `s` (local indices), sorted.
     pub bans: [Vec<(u32, u32)>; 2],
+    /// The hash of `cells` ([`State::cells_key`]), computed once when the cells are set
+    /// ([`State::new`], [`Region::play`]): the tables of a search hash a state many times.
+    key: u64,
+}
+
+impl State {
+    /// The state with `cells`, `to_move` to play, no 第五条 ban and no 1989 ko-pass ban.
+    pub fn new(cells: Vec<u8>, to_move: Color) -> State {
+        let key = State::cells_key(&cells);
+        State { cells, to_move, ko: NONE, bans: [Vec::new(), Vec::new()], key }
+    }
+
+    /// This state with the 第五条 ban `ko` (a local point, or [`NONE`]).
+    pub fn with_ko(mut self, ko: u32) -> State {
+        self.ko = ko;
+        self
+    }
+
+    /// This state with `to_move` to play.
+    pub fn with_to_move(mut self, to_move: Color) -> State {
+        self.to_move = to_move;
+        self
+    }
+
+    /// The hash of a state's cells (foldhash's fixed seed: deterministic).
+    fn cells_key(cells: &[u8]) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(cells)
+    }
+}
+
+impl PartialEq for State {
+    fn eq(&self, other: &State) -> bool {
+        self.key == other.key
+            && self.to_move == other.to_move
+            && self.ko == other.ko
+            && self.cells == other.cells
+            && self.bans == other.bans
+    }
+}
+
+impl Eq for State {}
+
+impl std::hash::Hash for State {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        debug_assert_eq!(self.key, State::cells_key(&self.cells), "the cells changed after their key was taken");
+        self.key.hash(h);
+        self.to_move.hash(h);
+        self.ko.hash(h);
+        self.bans.hash(h);
+    }
 }
 
 /// Outcome of hypothetical play for the examined stones.
@@ -556,7 +607,7 @@ impl Region {
     /// (occupied, suicide 第四条, ko 第五条 / 1989 ko-pass rule).
     pub fn play(&self, st: &State, mv: Option<u32>) -> Option<State> {
         let me = st.to_move;
-        let mut next = State { cells: st.cells.clone(), to_move: me.opponent(), ko: NONE, bans: st.bans.clone() };
+        let mut next = State { cells: st.cells.clone(), to_move: me.opponent(), ko: NONE, bans: st.bans.clone(), key: st.key };
         match mv {
             None => {
                 // A pass lifts the 第五条 ban; under 1989 it renounces retaking every ko
@@ -641,6 +692,9 @@ impl Region {
                 bans.dedup();
                 next.bans[c.index()] = bans;
             }
+        }
+        if mv.is_some() {
+            next.key = State::cells_key(&next.cells);
         }
         Some(next)
     }

@@ -171,7 +171,7 @@ mod tests {
     use goban::{Board, Color, Point};
 
     fn root(cells: &[u8], to_move: Color) -> State {
-        State { cells: cells.to_vec(), to_move, ko: NONE, bans: [Vec::new(), Vec::new()] }
+        State::new(cells.to_vec(), to_move)
     }
 
     /// The exact avoidance searches with and without the sealed area, on random positions of

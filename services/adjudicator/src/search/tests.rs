@@ -34,7 +34,7 @@ fn play_agrees_with_the_board_on_dense_random_positions() {
                 continue;
             }
             for c in [Color::Black, Color::White] {
-                let st = State { cells: cells.clone(), to_move: c, ko: NONE, bans: [Vec::new(), Vec::new()] };
+                let st = State::new(cells.clone(), c);
                 let mut heads: Vec<Point> =
                     board.adjacent(p).filter(|&q| board.get(q) == Some(c.opponent())).map(|q| board.chain_id(q).unwrap()).collect();
                 let touches = heads.len();
@@ -132,7 +132,7 @@ fn random_5x4_chains(seed: u64, draws: usize) -> Vec<(Board, Point, Color, Vec<u
         let r = region_5x4(&board);
         let all: Vec<Point> = r.scope.points.clone();
         for (p, owner, stones) in chains_within(&board, &r.scope, &all) {
-            let root = State { cells: r.scope.cells(&board), to_move: owner, ko: NONE, bans: [Vec::new(), Vec::new()] };
+            let root = State::new(r.scope.cells(&board), owner);
             out.push((board.clone(), p, owner, stones, root));
         }
     }
@@ -228,7 +228,7 @@ fn followed_proofs_hold_against_the_exact_avoidance_search() {
         let chains = chains_within(&board, &r.scope, &all);
         for (pa, owner, a) in &chains {
             for (pb, _, b) in chains.iter().filter(|(pb, c, _)| c == owner && pb != pa) {
-                let root = State { cells: r.scope.cells(&board), to_move: *owner, ko: NONE, bans: [Vec::new(), Vec::new()] };
+                let root = State::new(r.scope.cells(&board), *owner);
                 for goal in [End::Alive, End::Dead] {
                     let mut reg = region();
                     let mut pa_prover = Prover::new(a.clone(), *owner, goal);

@@ -480,7 +480,7 @@ mod tests {
     use goban::{Board, Color, Point};
 
     fn root(cells: &[u8], to_move: Color) -> State {
-        State { cells: cells.to_vec(), to_move, ko: NONE, bans: [Vec::new(), Vec::new()] }
+        State::new(cells.to_vec(), to_move)
     }
 
     /// A White territory of 10 x 3 = 30 points along the top edge, closed by White stones that
