@@ -52,7 +52,7 @@ pub struct Options {
 }
 
 /// Default of [`Options::max_memory_bytes`](crate::Options::max_memory_bytes): 1 GiB, far more than any 死活確認例 needs
-/// (kakunin 4, the largest, peaks at about 85 MB at any budget, some of it the children df-pn keeps for re-expansions, 48 MB at most).
+/// (kakunin 4, the largest, peaks at about 100–110 MB at any budget, some of it the children df-pn keeps for re-expansions, 48 MB at most).
 pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
 
 impl Default for Options {

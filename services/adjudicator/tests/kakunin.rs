@@ -143,7 +143,7 @@ fn every_kakunin_verdict_is_reproduced_at_the_service_budget() {
 /// Black wins both capturing races and makes the corner its own for good, in lines of about
 /// 40 moves) take about 145,000 df-pn nodes each, with the searches' moves kept within each
 /// chain's sealed area (module `search::seal`); the region about 380,000. Measured in a release
-/// build on this machine: kakunin 4 about 0.6 s and 85 MB, every other example under 0.1 s.
+/// build on this machine: kakunin 4 about 0.7 s and 100 MB, every other example under 0.1 s.
 #[test]
 fn every_kakunin_example_reproduces_its_verdict() {
     let (checked, failures, undecided) = run_all(Options::default().budget_nodes);
