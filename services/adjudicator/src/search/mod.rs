@@ -38,7 +38,8 @@ pub(crate) struct State {
     /// retaking at `q` the single stone at `s` (local indices), sorted.
     pub bans: [Vec<(u32, u32)>; 2],
     /// The hash of `cells` ([`State::cells_key`]), computed once when the cells are set
-    /// ([`State::new`], [`Region::play`]): the tables of a search hash a state many times.
+    /// ([`State::new`], [`Region::play`]): the tables of a search hash a state many times, and
+    /// equality compares it before the cells.
     key: u64,
 }
 
@@ -345,16 +346,12 @@ impl Region {
 
     /// `U_c` for `cells` (cached).
     pub fn area(&mut self, cells: &[u8], c: Color) -> &Bits {
-        &self.safe(cells, c).area
+        &self.scoped_safe(cells, c).1.area
     }
 
-    /// The unconditional analysis of `c` for `cells`: `U_c` and `c`'s pass-alive stones
-    /// (cached), with the region's scope, for the certificates of module `zone`.
-    pub fn safe(&mut self, cells: &[u8], c: Color) -> &Safe {
-        self.scoped_safe(cells, c).1
-    }
-
-    /// As [`Region::safe`], with the region's scope borrowed alongside.
+    /// The unconditional analysis of `c` for `cells`, `U_c` and `c`'s pass-alive stones
+    /// (cached), with the region's scope borrowed alongside (for the certificates of module
+    /// `zone`).
     pub fn scoped_safe(&mut self, cells: &[u8], c: Color) -> (&Scope, &Safe) {
         let Region { ucache, scope, .. } = self;
         let safe = Region::slot(ucache, cells)[c.index()].get_or_insert_with(|| unconditional(cells, c, scope));
