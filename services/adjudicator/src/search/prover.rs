@@ -510,6 +510,11 @@ impl Prover {
         }
         if region.end(&st.cells, &self.stones, self.owner) == Some(self.goal) {
             let forcing = if self.goal == End::Dead { self.owner.opponent() } else { self.owner };
+            if self.goal == End::Dead && !crate::benson::may_reach_area(&st.cells, forcing, &region.scope, &self.stones) {
+                // Not Benson's dead end (no point of the chain can be in the opponent's area):
+                // the links rule's, whose certificate needs no unconditional analysis.
+                return zone::links_end_zone(&region.scope, &st.cells, &self.stones, self.owner);
+            }
             let (scope, safe) = region.scoped_safe(&st.cells, forcing);
             return zone::end_zone(scope, &st.cells, safe, &self.stones, self.owner, self.goal);
         }

@@ -334,6 +334,14 @@ pub(crate) fn end_zone(sc: &Scope, cells: &[u8], safe: &Safe, stones: &[usize], 
     Some(z)
 }
 
+/// [`end_zone`] of a *dead* end that is the links rule's (module `links`), not Benson's: the
+/// enclosure's certificate, closed.
+pub(crate) fn links_end_zone(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color) -> Zone {
+    let mut z = links::enclosure_cert(sc, cells, stones, owner)?;
+    close(sc, cells, owner.opponent(), &mut z);
+    Some(z)
+}
+
 /// The certificate that the stones `stones` of `owner` are not at the defender's end in
 /// `cells`, nor in any state that agrees with it there (module docs): not alive when `goal`
 /// is *dead* ([`not_alive`]), not dead when it is *alive* ([`not_dead`]).
