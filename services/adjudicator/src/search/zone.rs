@@ -317,7 +317,7 @@ pub(crate) fn end_zone(sc: &Scope, cells: &[u8], safe: &Safe, stones: &[usize], 
     let mut z = match goal {
         End::Dead => match stones.iter().find(|&&s| safe.area.get(s)) {
             Some(&p) => point_cert(sc, cells, f, safe, p),
-            None => links::enclosure_cert(sc, cells, stones, owner)?,
+            None => return links_end_zone(sc, cells, stones, owner),
         },
         End::Alive => {
             let mut z: Zone = Some(Bits::new(sc.len()));
@@ -335,7 +335,8 @@ pub(crate) fn end_zone(sc: &Scope, cells: &[u8], safe: &Safe, stones: &[usize], 
 }
 
 /// [`end_zone`] of a *dead* end that is the links rule's (module `links`), not Benson's: the
-/// enclosure's certificate, closed.
+/// enclosure's certificate ([`links::enclosure_cert`]), closed. It needs no unconditional
+/// analysis.
 pub(crate) fn links_end_zone(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color) -> Zone {
     let mut z = links::enclosure_cert(sc, cells, stones, owner)?;
     close(sc, cells, owner.opponent(), &mut z);
