@@ -31,7 +31,8 @@
 //!   a wall of the region's border, not proved alive by the whole-board analysis, that
 //!   **touches the disputed chain or shares a liberty with it, and has at most one liberty
 //!   more than it** ([`DrawReason::CapturingRace`]): a capturing race or a seki, which the
-//!   liberties they share decide for both.
+//!   liberties they share decide for both — unless two links keep it a wall (below), which
+//!   the answer's strategy then proves rather than assumes.
 //!
 //!   A wall with more liberties than that beside every opposing chain of the region is not
 //!   in a race with them: the opposing side would need more moves to capture it than it
@@ -63,6 +64,30 @@
 //!   the proof is searched in the wider region like any other. The closure cascades from
 //!   race to race across a real board, into regions too large to decide, so it is widened
 //!   into only as far as the answers need.
+//!
+//! **Walls kept by two links** (2011 draft). A wall `W` that races a chain of the dispute
+//! need not be drawn in when its owner can always join it to a wall that stays one: when
+//! two of its liberties (its *links*) lie outside the region and outside both unconditional
+//! areas, each next to a stone of another wall of `W`'s colour that the dispute does not
+//! draw in (an *anchor*: a wall racing no chain of the dispute, or one kept so before it), and
+//! next to nothing else but `W`, anchors and empty points; no link serves two walls. (After
+//! Müller, "Playing it safe", 1997, and Fuego's `GoSafetySolver`, where blocks are merged
+//! through regions with two connection points.) The opponent `c` can then capture `W` only
+//! by filling both links; when it plays one, `W`'s owner plays the other, which joins `W`
+//! to its anchor for good. Such a move touches nothing in the region: a link is not next to
+//! any point of it, and next to no stone of `c` or of another chain that could be captured.
+//! So `W` stays a wall, and the region stops at it (the territory behind it is not searched).
+//! What the wall's owner gives up is only the tempo of its answer: a move of `c` on a link
+//! is a threat `W`'s owner must answer, which in a ko fight lifts `c`'s 第五条 ban. The
+//! region's search therefore lets `c` retake a ko at once (`search::Region::free_retake`),
+//! which gives `c` at least every option it has, and a status found there holds when it is
+//! *dead* for a chain of `c` — the opponent forced the dead end against a stronger `c`,
+//! and its strategy, with each link answered by the other, does it in the whole game —
+//! or undecided. When another status is found (a chain of `c` alive or in seki, a chain of
+//! the wall's colour decided), the dispute is searched again with the walls kept by links
+//! drawn in like any other. Walls are kept so only for the colour opposite the disputed
+//! chain, whose *dead* is what such a region can prove; under the 1989 rules (their ko-pass
+//! bans differ) none are.
 //!
 //! **A dispute left undecided, or found dead.** The chains drawn into a region are searched
 //! after its disputed chains, with a budget of their own. When a disputed chain of the region
@@ -217,6 +242,8 @@ pub(crate) fn adjudicate_agreed(
     // keep the agreed status (module docs).
     let mut kept = vec![false; n];
     let mut reports = Vec::new();
+    // Disputes searched again with the walls kept by links drawn in (below).
+    let mut unlinked = vec![false; n];
     let mut k = 0;
     while k < to_decide.len() {
         let d = to_decide[k];
@@ -224,16 +251,25 @@ pub(crate) fn adjudicate_agreed(
         if searched[gi(d)] || kept[gi(d)] {
             continue;
         }
+        let colour = board.get(d).expect("a stone");
+        // Under the 2011 draft the walls of the other colour kept by two links stay walls
+        // (module docs), unless a status found so is not one such a region gives: then the
+        // dispute is searched again with them drawn in like any other.
+        let linking = (mode == Mode::Kiyaku2011 && !unlinked[gi(d)]).then(|| colour.opponent());
+        // Whether the last region searched kept a wall by its links.
+        let mut last_linked = false;
         // The region with the walls racing the disputed chain drawn in; the transitive
         // closure (their own race partners drawn in as well, and theirs) bounds every wider
         // region tried after it (module docs).
         let before = found.clone();
         let keep = |p: Point| proved_alive(p, &before);
-        let far = grow_region(board, d, &wall, &in_u, &keep, true, &[]);
-        let near = grow_region(board, d, &wall, &in_u, &keep, false, &[]);
-        // The state every search of a wider region starts from again: kept only when the
-        // closure draws in more than the first region.
-        let undo = (far.1.len() > near.1.len()).then(|| Undo {
+        let far = grow_region(board, d, &wall, &in_u, &keep, true, &[], linking);
+        let near = grow_region(board, d, &wall, &in_u, &keep, false, &[], linking);
+        // The state before this dispute's first search, which every search of a wider region
+        // starts from again (kept only when the closure draws in more than the first region),
+        // and so does the search again without walls kept by links.
+        let widens = far.draws.len() > near.draws.len();
+        let start = (widens || linking.is_some()).then(|| Undo {
             wall: wall.clone(),
             searched: searched.clone(),
             kept: kept.clone(),
@@ -243,13 +279,17 @@ pub(crate) fn adjudicate_agreed(
             drawn: drawn.len(),
             reports: reports.len(),
         });
+        let undo = start.clone().filter(|_| widens);
+        let retry = start.filter(|_| linking.is_some());
         // Walls of the closure drawn in beyond the first region's, with their reasons.
         let mut also: Vec<(Point, DrawReason)> = Vec::new();
         // By point: the end a narrower region of this dispute found for the chain there, tried
         // first in the wider one (`search::Region::first_end`).
         let mut first_ends: Vec<Option<End>> = vec![None; n];
         let mut next = Some(near);
-        while let Some((pts, draws)) = next.take() {
+        while let Some(Grown { pts, draws, linked }) = next.take() {
+            last_linked = !linked.is_empty();
+            let free_retake = last_linked.then_some(colour);
             // The walls of the closure on this region's border that it does not draw in.
             let mut border = vec![false; n];
             for &q in &pts {
@@ -258,7 +298,7 @@ pub(crate) fn adjudicate_agreed(
                 }
             }
             let outside: Vec<(Point, DrawReason)> = far
-                .1
+                .draws
                 .iter()
                 .copied()
                 .filter(|&(r, _)| {
@@ -307,8 +347,20 @@ pub(crate) fn adjudicate_agreed(
             let mut solve = |wanted: &dyn Fn(Point) -> bool, found: &mut StatusMap, proofs: &mut Vec<Proof>| {
                 let index = (reports.len(), 0);
                 let first_end = |q: Point| first_ends[gi(q)];
-                let report =
-                    solve_region(board, pts.clone(), index, mode, &searched_opts, safe, settled, wanted, &first_end, found, proofs);
+                let report = solve_region(
+                    board,
+                    pts.clone(),
+                    index,
+                    mode,
+                    &searched_opts,
+                    safe,
+                    settled,
+                    wanted,
+                    &first_end,
+                    free_retake,
+                    found,
+                    proofs,
+                );
                 progress(&report);
                 reports.push(report);
             };
@@ -361,7 +413,17 @@ pub(crate) fn adjudicate_agreed(
                     also.push((r, DrawReason::LeanedOn { with }));
                 }
             }
-            next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also));
+            next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also, linking));
+        }
+        if let Some(u) = retry {
+            if last_linked && !linked_answers_hold(board, &found, &searched_now(&searched, &u.searched), colour) {
+                (wall, searched, kept, found, proofs) = (u.wall, u.searched, u.kept, u.found, u.proofs);
+                to_decide.truncate(u.to_decide);
+                drawn.truncate(u.drawn);
+                reports.truncate(u.reports);
+                unlinked[gi(d)] = true;
+                k -= 1;
+            }
         }
     }
     let nreports = reports.len();
@@ -410,8 +472,10 @@ pub(crate) fn adjudicate_agreed(
 /// neither wall stones (`wall`, by board index) nor in an unconditional area (`in_u`), after
 /// drawing in, repeatedly, every wall not proved alive (`keep`) that races a chain of
 /// `d`'s dispute — `d`'s chain, or with `transitive` also every chain drawn in — the walls
-/// `also` (of the transitive closure, with their reasons) drawn in first. Returns the
-/// region (sorted) and one stone of each wall drawn in, with the reason, in the order drawn.
+/// `also` (of the transitive closure, with their reasons) drawn in first — except the walls
+/// of the colour `linking` that two links keep ([`kept_by_links`]). Returns the region with
+/// the walls drawn in and those kept by links ([`Grown`]).
+#[allow(clippy::too_many_arguments)]
 fn grow_region(
     board: &Board,
     d: Point,
@@ -420,7 +484,8 @@ fn grow_region(
     keep: &dyn Fn(Point) -> bool,
     transitive: bool,
     also: &[(Point, DrawReason)],
-) -> (Vec<Point>, Vec<(Point, DrawReason)>) {
+    linking: Option<Color>,
+) -> Grown {
     let w = board.width() as usize;
     let n = w * board.height() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
@@ -440,6 +505,9 @@ fn grow_region(
         let pts = flood(board, &board.chain(d), |q| !wall[gi(q)] && !in_u(q));
         let mut more = false;
         let mut looked = vec![false; n];
+        // The walls of the linking colour that race a chain of the dispute: drawn in after
+        // the scan unless two links keep them.
+        let mut candidates: Vec<(Point, DrawReason)> = Vec::new();
         for &q in &pts {
             for r in board.adjacent(q) {
                 if !wall[gi(r)] || looked[gi(r)] {
@@ -453,6 +521,10 @@ fn grow_region(
                     continue;
                 }
                 if let Some(reason) = draw_reason(board, r, &racing) {
+                    if linking.is_some() && linking == board.get(r) {
+                        candidates.push((r, reason));
+                        continue;
+                    }
                     for &s in &chain {
                         wall[gi(s)] = false;
                         racing[gi(s)] = transitive;
@@ -462,8 +534,93 @@ fn grow_region(
                 }
             }
         }
+        let heads: Vec<Point> = candidates.iter().map(|&(r, _)| r).collect();
+        let kept = kept_by_links(board, &heads, &wall, &pts, in_u);
+        let mut linked = Vec::new();
+        for (&(r, reason), &k) in candidates.iter().zip(&kept) {
+            if k {
+                linked.push(r);
+                continue;
+            }
+            for s in board.chain(r) {
+                wall[gi(s)] = false;
+                racing[gi(s)] = transitive;
+            }
+            draws.push((r, reason));
+            more = true;
+        }
         if !more {
-            return (pts, draws);
+            return Grown { pts, draws, linked };
+        }
+    }
+}
+
+/// A dispute's region ([`grow_region`]): its points (sorted), one stone of each wall drawn
+/// in with the reason, in the order drawn, and one stone of each wall that races a chain of
+/// the dispute but is kept as a wall by two links (module docs).
+struct Grown {
+    pts: Vec<Point>,
+    draws: Vec<(Point, DrawReason)>,
+    linked: Vec<Point>,
+}
+
+/// Which of the walls `candidates` (one stone each, all of one colour, each racing a chain of
+/// the dispute) are kept by two links (module docs, "Walls kept by two links"), as flags in
+/// their order. A *link* of a wall is a liberty of it outside the region `pts` and outside
+/// both unconditional areas, next to an *anchor* — a stone of another wall of its colour
+/// that is no candidate, or a candidate kept before — and next to nothing else but the wall,
+/// anchors and empty points; no link serves two walls. Candidates are kept one after another
+/// while one more has two links, so an anchor never rests on the wall it anchors.
+fn kept_by_links(board: &Board, candidates: &[Point], wall: &[bool], pts: &[Point], in_u: &dyn Fn(Point) -> bool) -> Vec<bool> {
+    let w = board.width() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let ids: Vec<Option<Point>> = candidates.iter().map(|&r| board.chain_id(r)).collect();
+    let mut kept = vec![false; candidates.len()];
+    let mut used = vec![false; w * board.height() as usize];
+    loop {
+        let mut progress = false;
+        for i in 0..candidates.len() {
+            if kept[i] {
+                continue;
+            }
+            let r = candidates[i];
+            let Some(c) = board.get(r) else { continue };
+            let anchor = |q: Point| {
+                let id = board.chain_id(q);
+                wall[gi(q)] && id != ids[i] && ids.iter().zip(&kept).all(|(&j, &k)| j != id || k)
+            };
+            let mut links: Vec<Point> = Vec::new();
+            for l in board.liberties(r) {
+                if used[gi(l)] || pts.binary_search(&l).is_ok() || in_u(l) {
+                    continue;
+                }
+                let mut anchored = false;
+                let mut private = true;
+                for q in board.adjacent(l) {
+                    match board.get(q) {
+                        None => {}
+                        Some(x) if x == c && board.chain_id(q) == ids[i] => {}
+                        Some(x) if x == c && anchor(q) => anchored = true,
+                        Some(_) => private = false,
+                    }
+                }
+                if anchored && private {
+                    links.push(l);
+                    if links.len() == 2 {
+                        break;
+                    }
+                }
+            }
+            if links.len() == 2 {
+                for l in links {
+                    used[gi(l)] = true;
+                }
+                kept[i] = true;
+                progress = true;
+            }
+        }
+        if !progress {
+            return kept;
         }
     }
 }
@@ -471,6 +628,7 @@ fn grow_region(
 /// The state of [`adjudicate_agreed`] before a region's first search: the walls, the chains
 /// searched and those kept unsearched, the statuses and proofs found, and the lengths of the chains to decide, the
 /// chains drawn in and the region reports.
+#[derive(Clone)]
 struct Undo {
     wall: Vec<bool>,
     searched: Vec<bool>,
@@ -490,6 +648,21 @@ pub(crate) enum Rely {
     Every,
     /// Only seki ([`find_seki`] takes nothing else from its disputes).
     Seki,
+}
+
+/// Whether the statuses found at `points` (board indices of the chains searched) in a region
+/// that kept a wall by its links are ones such a region gives (module docs): *dead* for chains
+/// of `colour` (the colour that may retake a ko at once there), or undecided.
+fn linked_answers_hold(board: &Board, found: &StatusMap, points: &[usize], colour: Color) -> bool {
+    let w = board.width() as usize;
+    points.iter().all(|&i| {
+        let p = Point::new((i % w) as u8, (i / w) as u8);
+        match found.get(p) {
+            Status::Undecided => true,
+            Status::Dead => board.get(p) == Some(colour),
+            _ => false,
+        }
+    })
 }
 
 /// Which colours' chains drawn into a region are searched (by [`Color::index`]), from the

@@ -434,7 +434,8 @@ pub(crate) fn adjudicate_checking(
     let mut reports = Vec::new();
     let nregions = regions.len();
     for (ri, pts) in regions.into_iter().enumerate() {
-        let report = solve_region(board, pts, (ri, nregions), mode, opts, &safe, &settled, &|_| true, &|_| None, &mut found, &mut proofs);
+        let report =
+            solve_region(board, pts, (ri, nregions), mode, opts, &safe, &settled, &|_| true, &|_| None, None, &mut found, &mut proofs);
         progress(&report);
         reports.push(report);
     }

@@ -129,6 +129,13 @@ pub(crate) struct Region {
     /// Whether an enclosure with private pairs of links ends a line as *dead* (module
     /// `links`); on by default, off only to check that end against the search without it.
     pub links_end: bool,
+    /// Under the 2011 draft, the colour whose 第五条 ban is never set: it may retake a ko at
+    /// once. A dispute's region sets it for the colour whose opponent's walls are kept by two
+    /// links (module `dispute`): in the whole game that colour can lift its ban with a move on
+    /// such a link, which its opponent must answer, so the game searched gives it at least
+    /// every option it has (only its *dead* ends are taken from such a search). `None` by
+    /// default.
+    pub free_retake: Option<Color>,
     /// Whether moves outside the examined chain's sealed area (module `seal`) are left out,
     /// under the 2011 draft; on by default, off only to check the searches against those
     /// without it.
@@ -256,6 +263,7 @@ impl Region {
             base: None,
             safety_end: None,
             links_end: true,
+            free_retake: None,
             sealing: true,
             zoning: true,
             first_end: None,
@@ -672,7 +680,8 @@ impl Region {
                 }
                 if captured.len() == 1 && members.len() == 1 && nlibs == 1 {
                     match self.mode {
-                        Mode::Kiyaku2011 => next.ko = captured[0],
+                        Mode::Kiyaku2011 if self.free_retake != Some(me.opponent()) => next.ko = captured[0],
+                        Mode::Kiyaku2011 => {}
                         Mode::Kiyaku1989 => next.bans[me.opponent().index()].push((captured[0], i)),
                     }
                 }

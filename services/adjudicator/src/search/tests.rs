@@ -266,3 +266,42 @@ fn followed_proofs_hold_against_the_exact_avoidance_search() {
     assert!(followed > 20, "followed {followed} of {tried}");
     eprintln!("followed {followed} of {tried}");
 }
+
+/// `Region::free_retake` (2011 draft): the colour it names may retake a ko at once; the other
+/// keeps its 第五条 ban. White's stone at bb has one liberty, cb, where a black stone would
+/// have one liberty too: Black cb takes it, and White bb would take back — a ko.
+#[test]
+fn free_retake_lifts_the_ko_ban_of_one_colour_only() {
+    let rows = [".XO..", "XO.O.", ".XO..", ".....", "....."];
+    let mut board = Board::new(5, 5).unwrap();
+    for (y, row) in rows.iter().enumerate() {
+        for (x, ch) in row.chars().enumerate() {
+            let c = match ch {
+                'X' => Some(Color::Black),
+                'O' => Some(Color::White),
+                _ => None,
+            };
+            if c.is_some() {
+                board.set(Point::new(x as u8, y as u8), c).unwrap();
+            }
+        }
+    }
+    let at = |region: &Region, s: &str| {
+        let p = Point::from_sgf(s).unwrap();
+        region.scope.points.iter().position(|&q| q == p).unwrap() as u32
+    };
+    for (free, white_may_retake) in [(None, false), (Some(Color::White), true), (Some(Color::Black), false)] {
+        let mut region = Region::new(Scope::whole(&board), Mode::Kiyaku2011, u64::MAX);
+        region.free_retake = free;
+        let st = State::new(region.scope.cells(&board), Color::Black);
+        // Black cb takes White's bb (one stone, the taker a single stone in atari): a ko.
+        let taken = region.play(&st, Some(at(&region, "cb"))).expect("legal");
+        assert_eq!(taken.cells[at(&region, "bb") as usize], EMPTY, "bb captured");
+        let retake = region.play(&taken, Some(at(&region, "bb")));
+        assert_eq!(retake.is_some(), white_may_retake, "White retakes at once with free_retake {free:?}");
+        if let Some(back) = retake {
+            // Black's own ban stands: it may not take back at once.
+            assert!(region.play(&back, Some(at(&region, "cb"))).is_none(), "Black keeps its ban");
+        }
+    }
+}

@@ -114,5 +114,62 @@ pub(super) fn dead_by_two_links_in_a_long_narrow_territory() {
     assert_ne!(plain.status.get(c3), Status::Alive);
 }
 
+#[test]
+pub(super) fn a_wall_kept_by_two_links_is_not_drawn_in() {
+    // Black's stone bb, disputed, has two liberties (ab, ba) in White's corner of four
+    // empty points; White's single stone cb touches it with three liberties (ca, db, cc):
+    // a capturing race. Two of those liberties, db and cc, lie outside the corner, each next
+    // to White's other agreed-alive stones (da, eb, dc; bc, dc, cd) and to no black stone:
+    // when Black plays one, White plays the other and joins cb to them. So cb stays a wall,
+    // the region is the corner alone, and bb is dead there (第七条), Black's retakes of any ko
+    // allowed at once (the link is a threat White must answer).
+    let rows = ["...O.", ".XO.O", "OO.O.", "..O..", "....."];
+    let b = board(&rows);
+    let pt = |s: &str| Point::from_sgf(s).unwrap();
+    let (bb, cb) = (pt("bb"), pt("cb"));
+    let opts = Options { agreed: Some(goban::StatusMap::new(&b)), dispute: vec![bb], ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert_eq!(adj.status.get(bb), Status::Dead, "{:?} {:?}", adj.proofs, adj.drawn_in);
+    assert!(adj.drawn_in.iter().all(|d| !d.stones.contains(&cb)), "cb kept by its links: {:?}", adj.drawn_in);
+    let last = adj.regions.last().expect("a region searched");
+    assert_eq!(last.points, ["aa", "ab", "ba", "bb", "ca"].map(pt).to_vec(), "the corner alone");
+
+    // A black stone next to the link db: the link is no longer private (Black's move there
+    // would touch it), so cb is drawn into the dispute as a race partner, and the region
+    // reaches past it.
+    let mut rows2 = rows;
+    rows2[1] = ".XO.X";
+    let b2 = board(&rows2);
+    let opts2 = Options { agreed: Some(goban::StatusMap::new(&b2)), dispute: vec![bb], ..Options::default() };
+    let adj2 = adjudicate(&b2, RuleSet::Japanese2011, &opts2);
+    let drawn = adj2.drawn_in.iter().find(|d| d.stones == [cb]).expect("cb drawn in");
+    assert!(matches!(drawn.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if with == bb));
+    assert!(adj2.regions.iter().any(|r| r.points.contains(&pt("db"))), "{:?}", adj2.regions);
+
+    // Under the 1989 rules no wall is kept so (their ko-pass bans differ): cb is drawn in.
+    let adj89 = adjudicate(&b, RuleSet::Japanese1989, &opts);
+    assert!(adj89.drawn_in.iter().any(|d| d.stones == [cb]), "{:?}", adj89.drawn_in);
+}
+
+#[test]
+pub(super) fn a_life_found_beside_a_wall_kept_by_links_is_searched_again_with_the_wall_drawn_in() {
+    // Black's chain da-ab-bb-cb-db, disputed, has the straight three aa-ba-ca for eye space:
+    // moving first (第七条 解説), Black ba makes two eyes. White's ea-eb touches it with three
+    // liberties (fa, fb, ec), all outside the corner and next to White's other stones (ga,
+    // fc, dc, ed): kept by its links. A region that keeps a wall so gives only *dead*
+    // statuses of Black's chains (Black may retake kos at once there), so the life found in
+    // it is searched again with ea-eb drawn in, and the answer is that search's.
+    let rows = ["...XO.O", "XXXXO..", "OOOO.O.", "....O..", "......."];
+    let b = board(&rows);
+    let pt = |s: &str| Point::from_sgf(s).unwrap();
+    let (ab, ea) = (pt("ab"), pt("ea"));
+    let opts = Options { agreed: Some(goban::StatusMap::new(&b)), dispute: vec![ab], ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    assert_eq!(adj.status.get(ab), Status::Alive, "{:?} {:?}", adj.proofs, adj.drawn_in);
+    let drawn = adj.drawn_in.iter().find(|d| d.stones.contains(&ea)).expect("ea-eb drawn in on the second search");
+    assert!(matches!(drawn.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if b.chain(with).contains(&ab)));
+    assert!(adj.regions.iter().all(|r| r.points.contains(&ea)), "only the second search's regions: {:?}", adj.regions);
+}
+
 /// Both rule sets, for positions where the 2011 draft and the 1989 rules agree.
 pub(super) const BOTH: [RuleSet; 2] = [RuleSet::Japanese2011, RuleSet::Japanese1989];
