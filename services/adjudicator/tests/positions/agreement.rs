@@ -152,6 +152,25 @@ pub(super) fn a_wall_kept_by_two_links_is_not_drawn_in() {
 }
 
 #[test]
+pub(super) fn a_link_next_to_another_racing_wall_keeps_nothing() {
+    // The corner of the test above, with Black's ad-bd under White's ac-bc: that chain now
+    // races bb too (two liberties, ab and cc). cc touches both White walls, so a Black move
+    // there would take a liberty of each and White could answer only one: cc is a link of
+    // neither. ac-bc has no other liberty outside the corner, and cb keeps only db; both are
+    // drawn in.
+    let rows = ["...O.", ".XO.O", "OO.O.", "XXO..", "....."];
+    let b = board(&rows);
+    let pt = |s: &str| Point::from_sgf(s).unwrap();
+    let (bb, cb, bc) = (pt("bb"), pt("cb"), pt("bc"));
+    let opts = Options { agreed: Some(goban::StatusMap::new(&b)), dispute: vec![bb], ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    for w in [cb, bc] {
+        assert!(adj.drawn_in.iter().any(|d| d.stones.contains(&w)), "{w} drawn in: {:?}", adj.drawn_in);
+    }
+    assert!(adj.regions.iter().all(|r| r.points.contains(&pt("cc"))), "{:?}", adj.regions);
+}
+
+#[test]
 pub(super) fn a_life_found_beside_a_wall_kept_by_links_is_searched_again_with_the_wall_drawn_in() {
     // Black's chain da-ab-bb-cb-db, disputed, has the straight three aa-ba-ca for eye space:
     // moving first (第七条 解説), Black ba makes two eyes. White's ea-eb touches it with three
