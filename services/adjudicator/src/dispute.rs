@@ -142,6 +142,21 @@ pub struct DrawnIn {
     pub searched: bool,
 }
 
+/// An agreed wall of the other colour than a disputed chain that races it but stays a wall,
+/// kept by two links (module docs, "Walls kept by two links"): a move of the disputed chain's
+/// side on one link is answered on the other, which joins the wall to a wall that stays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeptByLinks {
+    /// The chain, sorted.
+    pub stones: Vec<Point>,
+    /// Its colour.
+    pub color: Color,
+    /// One stone of the disputed chain whose region kept it.
+    pub by: Point,
+    /// Its two links (empty points outside the region).
+    pub links: [Point; 2],
+}
+
 /// Why an agreed chain was drawn into a dispute (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawReason {
@@ -244,6 +259,8 @@ pub(crate) fn adjudicate_agreed(
     let mut reports = Vec::new();
     // Disputes searched again with the walls kept by links drawn in (below).
     let mut unlinked = vec![false; n];
+    // The walls kept by links in the regions whose answers count.
+    let mut kept_walls: Vec<KeptByLinks> = Vec::new();
     let mut k = 0;
     while k < to_decide.len() {
         let d = to_decide[k];
@@ -256,8 +273,8 @@ pub(crate) fn adjudicate_agreed(
         // (module docs), unless a status found so is not one such a region gives: then the
         // dispute is searched again with them drawn in like any other.
         let linking = (mode == Mode::Kiyaku2011 && !unlinked[gi(d)]).then(|| colour.opponent());
-        // Whether the last region searched kept a wall by its links.
-        let mut last_linked = false;
+        // The walls the last region searched kept by their links, with the links.
+        let mut last_linked: Vec<(Point, [Point; 2])> = Vec::new();
         // The region with the walls racing the disputed chain drawn in; the transitive
         // closure (their own race partners drawn in as well, and theirs) bounds every wider
         // region tried after it (module docs).
@@ -288,8 +305,8 @@ pub(crate) fn adjudicate_agreed(
         let mut first_ends: Vec<Option<End>> = vec![None; n];
         let mut next = Some(near);
         while let Some(Grown { pts, draws, linked }) = next.take() {
-            last_linked = !linked.is_empty();
-            let free_retake = last_linked.then_some(colour);
+            let free_retake = (!linked.is_empty()).then_some(colour);
+            last_linked = linked;
             // The walls of the closure on this region's border that it does not draw in.
             let mut border = vec![false; n];
             for &q in &pts {
@@ -416,14 +433,20 @@ pub(crate) fn adjudicate_agreed(
             next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also, linking));
         }
         if let Some(u) = retry {
-            if last_linked && !linked_answers_hold(board, &found, &searched_now(&searched, &u.searched), colour) {
+            if !last_linked.is_empty() && !linked_answers_hold(board, &found, &searched_now(&searched, &u.searched), colour) {
                 (wall, searched, kept, found, proofs) = (u.wall, u.searched, u.kept, u.found, u.proofs);
                 to_decide.truncate(u.to_decide);
                 drawn.truncate(u.drawn);
                 reports.truncate(u.reports);
                 unlinked[gi(d)] = true;
                 k -= 1;
+                continue;
             }
+        }
+        for (r, links) in last_linked {
+            let mut stones = board.chain(r);
+            stones.sort();
+            kept_walls.push(KeptByLinks { stones, color: colour.opponent(), by: d, links });
         }
     }
     let nreports = reports.len();
@@ -465,7 +488,7 @@ pub(crate) fn adjudicate_agreed(
     for di in &mut drawn {
         di.searched = searched[gi(di.stones[0])];
     }
-    Adjudication { status, proofs, refuted_agreements: refuted, regions: reports, drawn_in: drawn }
+    Adjudication { status, proofs, refuted_agreements: refuted, regions: reports, drawn_in: drawn, kept_by_links: kept_walls }
 }
 
 /// The region of the disputed chain at `d` (module docs): the points around it that are
@@ -538,8 +561,8 @@ fn grow_region(
         let kept = kept_by_links(board, &heads, &wall, &pts, in_u);
         let mut linked = Vec::new();
         for (&(r, reason), &k) in candidates.iter().zip(&kept) {
-            if k {
-                linked.push(r);
+            if let Some(links) = k {
+                linked.push((r, links));
                 continue;
             }
             for s in board.chain(r) {
@@ -561,33 +584,39 @@ fn grow_region(
 struct Grown {
     pts: Vec<Point>,
     draws: Vec<(Point, DrawReason)>,
-    linked: Vec<Point>,
+    linked: Vec<(Point, [Point; 2])>,
 }
 
 /// Which of the walls `candidates` (one stone each, all of one colour, each racing a chain of
-/// the dispute) are kept by two links (module docs, "Walls kept by two links"), as flags in
-/// their order. A *link* of a wall is a liberty of it outside the region `pts` and outside
+/// the dispute) are kept by two links (module docs, "Walls kept by two links"), in their
+/// order, each with its two links when it is. A *link* of a wall is a liberty of it outside the region `pts` and outside
 /// both unconditional areas, next to an *anchor* — a stone of another wall of its colour
 /// that is no candidate, or a candidate kept before — and next to nothing else but the wall,
 /// anchors and empty points; no link serves two walls. Candidates are kept one after another
 /// while one more has two links, so an anchor never rests on the wall it anchors.
-fn kept_by_links(board: &Board, candidates: &[Point], wall: &[bool], pts: &[Point], in_u: &dyn Fn(Point) -> bool) -> Vec<bool> {
+fn kept_by_links(
+    board: &Board,
+    candidates: &[Point],
+    wall: &[bool],
+    pts: &[Point],
+    in_u: &dyn Fn(Point) -> bool,
+) -> Vec<Option<[Point; 2]>> {
     let w = board.width() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
     let ids: Vec<Option<Point>> = candidates.iter().map(|&r| board.chain_id(r)).collect();
-    let mut kept = vec![false; candidates.len()];
+    let mut kept: Vec<Option<[Point; 2]>> = vec![None; candidates.len()];
     let mut used = vec![false; w * board.height() as usize];
     loop {
         let mut progress = false;
         for i in 0..candidates.len() {
-            if kept[i] {
+            if kept[i].is_some() {
                 continue;
             }
             let r = candidates[i];
             let Some(c) = board.get(r) else { continue };
             let anchor = |q: Point| {
                 let id = board.chain_id(q);
-                wall[gi(q)] && id != ids[i] && ids.iter().zip(&kept).all(|(&j, &k)| j != id || k)
+                wall[gi(q)] && id != ids[i] && ids.iter().zip(&kept).all(|(&j, k)| j != id || k.is_some())
             };
             let mut links: Vec<Point> = Vec::new();
             for l in board.liberties(r) {
@@ -611,11 +640,10 @@ fn kept_by_links(board: &Board, candidates: &[Point], wall: &[bool], pts: &[Poin
                     }
                 }
             }
-            if links.len() == 2 {
-                for l in links {
-                    used[gi(l)] = true;
-                }
-                kept[i] = true;
+            if let [a, b] = links[..] {
+                used[gi(a)] = true;
+                used[gi(b)] = true;
+                kept[i] = Some([a, b]);
                 progress = true;
             }
         }

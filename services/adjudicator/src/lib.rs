@@ -285,7 +285,7 @@ mod scope;
 mod search;
 mod short;
 
-pub use dispute::{find_seki, DrawReason, DrawnIn};
+pub use dispute::{find_seki, DrawReason, DrawnIn, KeptByLinks};
 pub use halt::{Stop, StopReason};
 pub use options::{Options, DEFAULT_MAX_MEMORY_BYTES};
 pub(crate) use region::solve_region;
@@ -451,7 +451,14 @@ pub(crate) fn adjudicate_checking(
     }
     proofs.sort_by(|a, b| a.stones[0].cmp(&b.stones[0]));
 
-    Adjudication { status: found, proofs, refuted_agreements: Vec::new(), regions: reports, drawn_in: Vec::new() }
+    Adjudication {
+        status: found,
+        proofs,
+        refuted_agreements: Vec::new(),
+        regions: reports,
+        drawn_in: Vec::new(),
+        kept_by_links: Vec::new(),
+    }
 }
 
 /// 要請II-\[v\] (1989): alive chains touching a 駄目 (an empty point whose empty region is

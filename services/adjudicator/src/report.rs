@@ -3,7 +3,7 @@
 //! ([`Undecided`](crate::Undecided)), the agreements the analysis refutes ([`Refutation`](crate::Refutation), 第十条2) and the
 //! progress of the regions searched ([`RegionReport`](crate::RegionReport)).
 
-use crate::{Board, Color, DrawnIn, Move, Point, Status, StatusMap, StopReason};
+use crate::{Board, Color, DrawnIn, KeptByLinks, Move, Point, Status, StatusMap, StopReason};
 
 /// Why a chain has its status: the chain, its status and a line of hypothetical play that
 /// demonstrates it.
@@ -133,6 +133,10 @@ pub struct Adjudication {
     /// With an agreement: the agreed chains drawn into the dispute (module `dispute`), each
     /// searched with the disputed chains; empty otherwise.
     pub drawn_in: Vec<DrawnIn>,
+    /// With an agreement under the 2011 draft: the agreed walls that race a disputed chain
+    /// but stay walls, kept by two links (module `dispute`), in the regions whose answers
+    /// count; empty otherwise.
+    pub kept_by_links: Vec<KeptByLinks>,
 }
 
 impl Adjudication {

@@ -92,6 +92,30 @@ fn agreement_stands_unless_disputed_and_refutations_are_reported() {
 }
 
 #[test]
+fn a_wall_kept_by_two_links_is_named_with_its_links() {
+    // Black's bb, disputed in White's corner, races White's cb; cb's liberties db and cc lie
+    // outside the corner, each next to White's other stones only: cb stays a wall (第七条),
+    // and the answer names it with its two links, in JSON and in text.
+    let f = temp_sgf("kept.sgf", "(;GM[1]FF[4]SZ[5]AB[bb]AW[da][cb][eb][ac][bc][dc][cd])");
+    let out = shinpan(&["adjudicate", "--json", "--agreed-dead", "bb", "--dispute", "bb", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(strs(&v["status"]["dead"]).contains(&"bb".to_string()));
+    let kept = v["kept_by_links"].as_array().expect("kept_by_links");
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(
+        (strs(&kept[0]["stones"]), kept[0]["by"].as_str(), kept[0]["color"].as_str()),
+        (vec!["cb".to_string()], Some("bb"), Some("white"))
+    );
+    assert_eq!(strs(&kept[0]["links"]), ["cc", "db"]);
+    assert!(v.get("drawn_in").is_none(), "not drawn in: {v}");
+    let out = shinpan(&["adjudicate", "--agreed-dead", "bb", "--dispute", "bb", f.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("kept a wall in the dispute of bb: white cb"), "{text}");
+    assert!(text.contains("a move on cc or db is answered on the other"), "{text}");
+}
+
+#[test]
 fn foul_exits_3_and_undecided_exits_4() {
     let foul = temp_sgf("foul.sgf", "(;GM[1]FF[4]SZ[9];B[cc];W[cc])");
     assert_eq!(shinpan(&["adjudicate", foul.to_str().unwrap()]).status.code(), Some(3));

@@ -82,8 +82,9 @@ fn with_gnu_go_every_chain_is_proved_or_estimated_and_the_count_is_re() {
     assert_eq!(text.lines().filter(|l| l.contains(": proved by ") || l.contains(": estimated by ")).count(), proofs.len(), "{text}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn propose_over_grpc() {
+/// The adjudication service alone, without a database, on port 0: a client of it and the
+/// sender that stops it.
+async fn adjudication_service() -> (AdjudicationServiceClient<tonic::transport::Channel>, tokio::sync::oneshot::Sender<()>) {
     let mut args = ServeArgs::local(None, "/nonexistent".into());
     args.service = ServiceKind::Adjudication;
     let app = Application::with_store(&args, None).await.expect("adjudication of records needs no database");
@@ -92,7 +93,12 @@ async fn propose_over_grpc() {
     tokio::spawn(app.run_until(async move {
         let _ = rx.await;
     }));
-    let mut c = AdjudicationServiceClient::new(shinpan::remote::channel(&url).await.unwrap());
+    (AdjudicationServiceClient::new(shinpan::remote::channel(&url).await.unwrap()), tx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn propose_over_grpc() {
+    let (mut c, tx) = adjudication_service().await;
     let sgf = std::fs::read_to_string(record()).unwrap();
     let req = pb::AdjudicateRequest { position: Some(pb::adjudicate_request::Position::Sgf(sgf)), ..Default::default() };
     let r = c.propose(pb::ProposeRequest { request: Some(req.clone()) }).await.expect("propose").into_inner();
@@ -121,5 +127,30 @@ async fn propose_over_grpc() {
     agreed.agreements = vec![pb::Agreement { stones: vec!["aa".into()], status: pb::ChainStatus::Dead as i32 }];
     let e = c.propose(pb::ProposeRequest { request: Some(agreed) }).await.unwrap_err();
     assert_eq!(e.code(), tonic::Code::InvalidArgument, "{e}");
+    let _ = tx.send(());
+}
+
+/// A disputed stone beside an agreed wall kept by two links (第七条; the adjudicator's module
+/// `dispute`): the gRPC answer names the wall and its links, and does not list it drawn in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wall_kept_by_links_over_grpc() {
+    let (mut c, tx) = adjudication_service().await;
+    let sgf = "(;GM[1]FF[4]SZ[5]AB[bb]AW[da][cb][eb][ac][bc][dc][cd])".to_string();
+    let req = pb::AdjudicateRequest {
+        position: Some(pb::adjudicate_request::Position::Sgf(sgf)),
+        agreements: vec![pb::Agreement { stones: vec!["bb".into()], status: pb::ChainStatus::Dead as i32 }],
+        disputed: vec!["bb".into()],
+        ..Default::default()
+    };
+    let r = c.adjudicate(req).await.expect("adjudicate").into_inner();
+    assert!(r.drawn_in.is_empty(), "{:?}", r.drawn_in);
+    assert_eq!(r.kept_by_links.len(), 1, "{:?}", r.kept_by_links);
+    let k = &r.kept_by_links[0];
+    assert_eq!(
+        (k.stones.clone(), k.by.clone(), k.links.clone()),
+        (vec!["cb".to_string()], "bb".to_string(), vec!["cc".to_string(), "db".to_string()])
+    );
+    let proof = r.proofs.iter().find(|p| p.stones == ["bb"]).expect("bb's proof");
+    assert_eq!(proof.status, pb::ChainStatus::Dead as i32);
     let _ = tx.send(());
 }

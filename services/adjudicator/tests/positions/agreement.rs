@@ -131,6 +131,12 @@ pub(super) fn a_wall_kept_by_two_links_is_not_drawn_in() {
     let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
     assert_eq!(adj.status.get(bb), Status::Dead, "{:?} {:?}", adj.proofs, adj.drawn_in);
     assert!(adj.drawn_in.iter().all(|d| !d.stones.contains(&cb)), "cb kept by its links: {:?}", adj.drawn_in);
+    let kept = adj.kept_by_links.iter().find(|k| k.stones == [cb]).expect("the answer lists cb as kept by its links");
+    assert_eq!((kept.color, kept.by), (goban::Color::White, bb));
+    let (mut links, mut want) = (kept.links.to_vec(), vec![pt("db"), pt("cc")]);
+    links.sort();
+    want.sort();
+    assert_eq!(links, want, "its links");
     let last = adj.regions.last().expect("a region searched");
     assert_eq!(last.points, ["aa", "ab", "ba", "bb", "ca"].map(pt).to_vec(), "the corner alone");
 
@@ -145,6 +151,7 @@ pub(super) fn a_wall_kept_by_two_links_is_not_drawn_in() {
     let drawn = adj2.drawn_in.iter().find(|d| d.stones == [cb]).expect("cb drawn in");
     assert!(matches!(drawn.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if with == bb));
     assert!(adj2.regions.iter().any(|r| r.points.contains(&pt("db"))), "{:?}", adj2.regions);
+    assert!(adj2.kept_by_links.is_empty(), "{:?}", adj2.kept_by_links);
 
     // Under the 1989 rules no wall is kept so (their ko-pass bans differ): cb is drawn in.
     let adj89 = adjudicate(&b, RuleSet::Japanese1989, &opts);
@@ -188,6 +195,7 @@ pub(super) fn a_life_found_beside_a_wall_kept_by_links_is_searched_again_with_th
     let drawn = adj.drawn_in.iter().find(|d| d.stones.contains(&ea)).expect("ea-eb drawn in on the second search");
     assert!(matches!(drawn.reason, shinpan_adjudicator::DrawReason::CapturingRace { with } if b.chain(with).contains(&ab)));
     assert!(adj.regions.iter().all(|r| r.points.contains(&ea)), "only the second search's regions: {:?}", adj.regions);
+    assert!(adj.kept_by_links.is_empty(), "the answer counts the second search only: {:?}", adj.kept_by_links);
 }
 
 /// Both rule sets, for positions where the 2011 draft and the 1989 rules agree.

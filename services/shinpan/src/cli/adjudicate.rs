@@ -9,7 +9,8 @@
 //!   agreement as its context: agreed-alive chains are walls it never captures, agreed-dead
 //!   stones stay on the board (see `shinpan_adjudicator`'s module `dispute`). Agreed chains
 //!   a disputed chain's verification depends on are drawn into the dispute (`drawn_in` in the
-//!   JSON, with the reason and `searched`: false when it keeps the agreement); undisputed
+//!   JSON, with the reason and `searched`: false when it keeps the agreement), except the
+//!   walls two links keep (`kept_by_links` in the JSON, with its two links); undisputed
 //!   agreements are not searched, but every one the whole-board analysis proves wrong is
 //!   reported (`refuted` in the JSON, with its line).
 //! * `--dispute POINTS`: chains to adjudicate even though an agreement is given.
@@ -245,6 +246,22 @@ pub fn run(args: Args) -> ExitCode {
                     .collect(),
             );
         }
+        if !out.adjudication.kept_by_links.is_empty() {
+            v["kept_by_links"] = serde_json::Value::Array(
+                out.adjudication
+                    .kept_by_links
+                    .iter()
+                    .map(|k| {
+                        serde_json::json!({
+                            "stones": sgf_points(&k.stones),
+                            "color": k.color.name(),
+                            "by": k.by.to_sgf(),
+                            "links": sgf_points(&k.links),
+                        })
+                    })
+                    .collect(),
+            );
+        }
         println!("{v}");
     } else {
         print!("{}", diagram(board, &out.adjudication.status, &out.report));
@@ -272,6 +289,16 @@ pub fn run(args: Args) -> ExitCode {
                 d.agreed,
                 if d.searched { "searched" } else { "keeps the agreement, not searched" },
                 d.reason
+            );
+        }
+        for k in &out.adjudication.kept_by_links {
+            println!(
+                "kept a wall in the dispute of {}: {} {} (agreed alive; not drawn in): a move on {} or {} is answered on the other, which joins it to a wall that stays (第七条)",
+                k.by.to_sgf(),
+                k.color.name(),
+                sgf_points(&k.stones).join(","),
+                k.links[0].to_sgf(),
+                k.links[1].to_sgf()
             );
         }
         for r in &out.adjudication.refuted_agreements {

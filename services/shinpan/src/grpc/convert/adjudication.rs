@@ -125,6 +125,11 @@ pub fn adjudicated_to_pb(a: &Adjudicated) -> pb::AdjudicateResponse {
                 searched: d.searched,
             })
             .collect(),
+        kept_by_links: adj
+            .kept_by_links
+            .iter()
+            .map(|k| pb::KeptByLinks { stones: sgf_points(&k.stones), by: k.by.to_sgf(), links: sgf_points(&k.links) })
+            .collect(),
         nodes: a.nodes(),
         sequence: a.sequence.unwrap_or(0),
         ..count_to_pb(&a.subject, &adj.status, &a.count)
