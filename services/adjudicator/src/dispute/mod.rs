@@ -114,6 +114,9 @@ use crate::safety::Safety;
 use crate::search::{End, Mode};
 use crate::{solve_region, Adjudication, Options, Proof, Refutation, RegionReport, Status, StatusMap};
 use goban::{Board, Color, Point};
+use region::{grow_region, Grown};
+
+mod region;
 
 /// How much larger than [`Options::max_region_empty`] a disputed chain's region may be and
 /// still be searched exhaustively (numerator, denominator): twice, 80 empty points by default.
@@ -404,7 +407,7 @@ pub(crate) fn adjudicate_agreed(
             // undo, draw those walls in too, and search the wider region; only the last
             // region's answers count.
             let Some(u) = &undo else { break };
-            let leaning = leaning_colours(board, &found, &searched_now(&searched, &u.searched), rely);
+            let leaning = leaning_colours(board, &found, &searched_now(board, &searched, &u.searched), rely);
             if !(0..2).any(|i| leaning[i] && extra[i]) {
                 break;
             }
@@ -433,7 +436,7 @@ pub(crate) fn adjudicate_agreed(
             next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also, linking));
         }
         if let Some(u) = retry {
-            if !last_linked.is_empty() && !linked_answers_hold(board, &found, &searched_now(&searched, &u.searched), colour) {
+            if !last_linked.is_empty() && !linked_answers_hold(board, &found, &searched_now(board, &searched, &u.searched), colour) {
                 (wall, searched, kept, found, proofs) = (u.wall, u.searched, u.kept, u.found, u.proofs);
                 to_decide.truncate(u.to_decide);
                 drawn.truncate(u.drawn);
@@ -491,168 +494,6 @@ pub(crate) fn adjudicate_agreed(
     Adjudication { status, proofs, refuted_agreements: refuted, regions: reports, drawn_in: drawn, kept_by_links: kept_walls }
 }
 
-/// The region of the disputed chain at `d` (module docs): the points around it that are
-/// neither wall stones (`wall`, by board index) nor in an unconditional area (`in_u`), after
-/// drawing in, repeatedly, every wall not proved alive (`keep`) that races a chain of
-/// `d`'s dispute — `d`'s chain, or with `transitive` also every chain drawn in — the walls
-/// `also` (of the transitive closure, with their reasons) drawn in first — except the walls
-/// of the colour `linking` that two links keep ([`kept_by_links`]). Returns the region with
-/// the walls drawn in and those kept by links ([`Grown`]).
-#[allow(clippy::too_many_arguments)]
-fn grow_region(
-    board: &Board,
-    d: Point,
-    wall: &[bool],
-    in_u: &dyn Fn(Point) -> bool,
-    keep: &dyn Fn(Point) -> bool,
-    transitive: bool,
-    also: &[(Point, DrawReason)],
-    linking: Option<Color>,
-) -> Grown {
-    let w = board.width() as usize;
-    let n = w * board.height() as usize;
-    let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let mut wall = wall.to_vec();
-    let mut racing = vec![false; n];
-    for s in board.chain(d) {
-        racing[gi(s)] = true;
-    }
-    let mut draws = Vec::new();
-    for &(r, reason) in also {
-        for s in board.chain(r) {
-            wall[gi(s)] = false;
-        }
-        draws.push((r, reason));
-    }
-    loop {
-        let pts = flood(board, &board.chain(d), |q| !wall[gi(q)] && !in_u(q));
-        let mut more = false;
-        let mut looked = vec![false; n];
-        // The walls of the linking colour that race a chain of the dispute: drawn in after
-        // the scan unless two links keep them.
-        let mut candidates: Vec<(Point, DrawReason)> = Vec::new();
-        for &q in &pts {
-            for r in board.adjacent(q) {
-                if !wall[gi(r)] || looked[gi(r)] {
-                    continue;
-                }
-                let chain = board.chain(r);
-                for &s in &chain {
-                    looked[gi(s)] = true;
-                }
-                if keep(r) {
-                    continue;
-                }
-                if let Some(reason) = draw_reason(board, r, &racing) {
-                    if linking.is_some() && linking == board.get(r) {
-                        candidates.push((r, reason));
-                        continue;
-                    }
-                    for &s in &chain {
-                        wall[gi(s)] = false;
-                        racing[gi(s)] = transitive;
-                    }
-                    draws.push((r, reason));
-                    more = true;
-                }
-            }
-        }
-        let heads: Vec<Point> = candidates.iter().map(|&(r, _)| r).collect();
-        let kept = kept_by_links(board, &heads, &wall, &pts, in_u);
-        let mut linked = Vec::new();
-        for (&(r, reason), &k) in candidates.iter().zip(&kept) {
-            if let Some(links) = k {
-                linked.push((r, links));
-                continue;
-            }
-            for s in board.chain(r) {
-                wall[gi(s)] = false;
-                racing[gi(s)] = transitive;
-            }
-            draws.push((r, reason));
-            more = true;
-        }
-        if !more {
-            return Grown { pts, draws, linked };
-        }
-    }
-}
-
-/// A dispute's region ([`grow_region`]): its points (sorted), one stone of each wall drawn
-/// in with the reason, in the order drawn, and one stone of each wall that races a chain of
-/// the dispute but is kept as a wall by two links (module docs).
-struct Grown {
-    pts: Vec<Point>,
-    draws: Vec<(Point, DrawReason)>,
-    linked: Vec<(Point, [Point; 2])>,
-}
-
-/// Which of the walls `candidates` (one stone each, all of one colour, each racing a chain of
-/// the dispute) are kept by two links (module docs, "Walls kept by two links"), in their
-/// order, each with its two links when it is. A *link* of a wall is a liberty of it outside the region `pts` and outside
-/// both unconditional areas, next to an *anchor* — a stone of another wall of its colour
-/// that is no candidate, or a candidate kept before — and next to nothing else but the wall,
-/// anchors and empty points; no link serves two walls. Candidates are kept one after another
-/// while one more has two links, so an anchor never rests on the wall it anchors.
-fn kept_by_links(
-    board: &Board,
-    candidates: &[Point],
-    wall: &[bool],
-    pts: &[Point],
-    in_u: &dyn Fn(Point) -> bool,
-) -> Vec<Option<[Point; 2]>> {
-    let w = board.width() as usize;
-    let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let ids: Vec<Option<Point>> = candidates.iter().map(|&r| board.chain_id(r)).collect();
-    let mut kept: Vec<Option<[Point; 2]>> = vec![None; candidates.len()];
-    let mut used = vec![false; w * board.height() as usize];
-    loop {
-        let mut progress = false;
-        for i in 0..candidates.len() {
-            if kept[i].is_some() {
-                continue;
-            }
-            let r = candidates[i];
-            let Some(c) = board.get(r) else { continue };
-            let anchor = |q: Point| {
-                let id = board.chain_id(q);
-                wall[gi(q)] && id != ids[i] && ids.iter().zip(&kept).all(|(&j, k)| j != id || k.is_some())
-            };
-            let mut links: Vec<Point> = Vec::new();
-            for l in board.liberties(r) {
-                if used[gi(l)] || pts.binary_search(&l).is_ok() || in_u(l) {
-                    continue;
-                }
-                let mut anchored = false;
-                let mut private = true;
-                for q in board.adjacent(l) {
-                    match board.get(q) {
-                        None => {}
-                        Some(x) if x == c && board.chain_id(q) == ids[i] => {}
-                        Some(x) if x == c && anchor(q) => anchored = true,
-                        Some(_) => private = false,
-                    }
-                }
-                if anchored && private {
-                    links.push(l);
-                    if links.len() == 2 {
-                        break;
-                    }
-                }
-            }
-            if let [a, b] = links[..] {
-                used[gi(a)] = true;
-                used[gi(b)] = true;
-                kept[i] = Some([a, b]);
-                progress = true;
-            }
-        }
-        if !progress {
-            return kept;
-        }
-    }
-}
-
 /// The state of [`adjudicate_agreed`] before a region's first search: the walls, the chains
 /// searched and those kept unsearched, the statuses and proofs found, and the lengths of the chains to decide, the
 /// chains drawn in and the region reports.
@@ -678,18 +519,14 @@ pub(crate) enum Rely {
     Seki,
 }
 
-/// Whether the statuses found at `points` (board indices of the chains searched) in a region
+/// Whether the statuses found at `points` (the stones of the chains searched) in a region
 /// that kept a wall by its links are ones such a region gives (module docs): *dead* for chains
 /// of `colour` (the colour that may retake a ko at once there), or undecided.
-fn linked_answers_hold(board: &Board, found: &StatusMap, points: &[usize], colour: Color) -> bool {
-    let w = board.width() as usize;
-    points.iter().all(|&i| {
-        let p = Point::new((i % w) as u8, (i / w) as u8);
-        match found.get(p) {
-            Status::Undecided => true,
-            Status::Dead => board.get(p) == Some(colour),
-            _ => false,
-        }
+fn linked_answers_hold(board: &Board, found: &StatusMap, points: &[Point], colour: Color) -> bool {
+    points.iter().all(|&p| match found.get(p) {
+        Status::Undecided => true,
+        Status::Dead => board.get(p) == Some(colour),
+        _ => false,
     })
 }
 
@@ -711,21 +548,20 @@ fn colours_to_search(answers: &[(usize, Status)]) -> [bool; 2] {
     out
 }
 
-/// The points of the chains searched since `before` (`searched` then and now, by board index).
-fn searched_now(now: &[bool], before: &[bool]) -> Vec<usize> {
-    (0..now.len()).filter(|&i| now[i] && !before[i]).collect()
+/// The stones of the chains searched since `before` (`searched` then and now, by board index).
+fn searched_now(board: &Board, now: &[bool], before: &[bool]) -> Vec<Point> {
+    let w = board.width() as usize;
+    (0..now.len()).filter(|&i| now[i] && !before[i]).map(|i| Point::new((i % w) as u8, (i / w) as u8)).collect()
 }
 
 /// The colours (by [`Color::index`]) of the walls a status found for one of the chains at
-/// `points` (board indices) could rest on staying on the board: an uncapturable wall only
+/// `points` (their stones) could rest on staying on the board: an uncapturable wall only
 /// helps its own colour, so *dead* leans on the walls of the chain's opponent, *alive* on
 /// those of its own colour, *seki* on both (module docs). Only the statuses the caller relies
 /// on count (`rely`).
-fn leaning_colours(board: &Board, found: &StatusMap, points: &[usize], rely: Rely) -> [bool; 2] {
-    let w = board.width() as usize;
+fn leaning_colours(board: &Board, found: &StatusMap, points: &[Point], rely: Rely) -> [bool; 2] {
     let mut out = [false; 2];
-    for &i in points {
-        let p = Point::new((i % w) as u8, (i / w) as u8);
+    for &p in points {
         let Some(c) = board.get(p) else { continue };
         match found.get(p) {
             Status::Dead if rely == Rely::Every => out[c.opponent().index()] = true,
@@ -735,47 +571,6 @@ fn leaning_colours(board: &Board, found: &StatusMap, points: &[usize], rely: Rel
         }
     }
     out
-}
-
-/// Whether the wall chain through `r` is drawn into the dispute of the chain whose stones
-/// are `racing` (by board index), and why (module docs).
-fn draw_reason(board: &Board, r: Point, racing: &[bool]) -> Option<DrawReason> {
-    let w = board.width() as usize;
-    let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let c = board.get(r)?;
-    let libs = board.liberties(r);
-    let mut near: Vec<Point> = libs.iter().flat_map(|&l| board.adjacent(l)).collect();
-    for s in board.chain(r) {
-        near.extend(board.adjacent(s));
-    }
-    near.into_iter()
-        .find(|&q| board.get(q) == Some(c.opponent()) && racing[gi(q)] && libs.len() <= board.liberty_count(q) + 1)
-        .map(|with| DrawReason::CapturingRace { with })
-}
-
-/// The points connected to `from` through points where `open` holds (`from` included),
-/// sorted.
-fn flood(board: &Board, from: &[Point], open: impl Fn(Point) -> bool) -> Vec<Point> {
-    let w = board.width() as usize;
-    let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let mut seen = vec![false; w * board.height() as usize];
-    let mut pts: Vec<Point> = from.to_vec();
-    for &p in from {
-        seen[gi(p)] = true;
-    }
-    let mut k = 0;
-    while k < pts.len() {
-        let q = pts[k];
-        k += 1;
-        for r in board.adjacent(q) {
-            if !seen[gi(r)] && open(r) {
-                seen[gi(r)] = true;
-                pts.push(r);
-            }
-        }
-    }
-    pts.sort();
-    pts
 }
 
 /// The seki among agreed-alive chains (第八条: the eyes of seki stones are not territory;
