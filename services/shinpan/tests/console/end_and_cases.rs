@@ -216,3 +216,94 @@ pub(super) async fn a_one_time_code_signs_a_player_in_for_their_game_and_colour_
     let refused = http(s.addr, "POST", "/console/codes", &[("Cookie", &referee)], Some("role=referee&subject=ref-2")).await;
     assert_eq!(refused.status, 403, "{}", refused.body);
 }
+
+/// Records on board `board` a 5x5 game of Black's stones `black` and White's `white` (each
+/// side passing while the other places its stones), ended by three passes.
+async fn recorded_position(rec: &mut GameRecordingServiceClient<Channel>, board: u32, black: &[&str], white: &[&str]) -> pb::Game {
+    let g = new_game(rec, board, 5).await;
+    let mut n = 0;
+    let mut turn = |colour, point| {
+        n += 1;
+        (n, colour, point)
+    };
+    let mut moves: Vec<(u32, pb::Color, Option<&str>)> = Vec::new();
+    for &p in black {
+        moves.push(turn(pb::Color::Black, Some(p)));
+        moves.push(turn(pb::Color::White, None));
+    }
+    for &p in white {
+        moves.push(turn(pb::Color::Black, None));
+        moves.push(turn(pb::Color::White, Some(p)));
+    }
+    for colour in [pb::Color::Black, pb::Color::White, pb::Color::Black] {
+        moves.push(turn(colour, None));
+    }
+    let mut last = None;
+    for (n, colour, point) in moves {
+        last = Some(play(rec, &g.id, n, colour, point).await);
+    }
+    assert_ne!(last.expect("moves").phase, pb::Phase::Playing as i32);
+    g
+}
+
+#[tokio::test]
+pub(super) async fn a_disputes_answer_names_the_walls_drawn_in_and_those_kept_by_two_links() {
+    // Black's bb, disputed in White's corner, races White's cb. cb's other liberties db and cc
+    // are its links, each next to White's agreed-alive stones only: cb stays a wall (第七条).
+    let s = server().await;
+    let mut rec = recording(&s.url).await;
+    let referee = sign_in(s.addr, &testing_token(Role::Referee, "ref-1", Some(TOURNAMENT), None, None)).await;
+    let white = ["da", "cb", "eb", "ac", "bc", "dc", "cd"];
+    let kept = recorded_position(&mut rec, 7, &["bb"], &white).await;
+    let alive = "da:alive,cb:alive,eb:alive,ac:alive,dc:alive,cd:alive";
+    let page = http(
+        s.addr,
+        "POST",
+        &format!("/console/games/{}/dispute", kept.id),
+        &[("Cookie", &referee)],
+        Some(&format!("point=bb&marks={alive}")),
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    // cb is C4 on a 5x5 board, its links cc and db are C3 and D4.
+    let line = page.body.split("<p class=\"kept-by-links\">").nth(1).unwrap_or_else(|| panic!("no kept wall: {}", page.body));
+    let line = line.split("</p>").next().unwrap();
+    assert!(
+        line.contains("Kept a wall by two links: White C4") && (line.contains("links C3 · D4") || line.contains("links D4 · C3")),
+        "{line}"
+    );
+    assert!(line.contains("第七条"), "{line}");
+    assert!(!page.body.contains("class=\"drawn-in\""), "{}", page.body);
+    let ja = http(
+        s.addr,
+        "POST",
+        &format!("/console/games/{}/dispute", kept.id),
+        &[("Cookie", &referee), ("Accept-Language", "ja")],
+        Some(&format!("point=bb&marks={alive}")),
+    )
+    .await;
+    assert!(ja.body.contains("二つの連絡点で壁のまま: 白 C4"), "{}", ja.body);
+
+    // With a black stone at eb next to the link db, cb is no longer kept: it is drawn in, and
+    // the answer names it with its reason.
+    let drawn = recorded_position(&mut rec, 8, &["bb", "eb"], &["da", "cb", "ac", "bc", "dc", "cd"]).await;
+    let alive = "da:alive,cb:alive,eb:alive,ac:alive,dc:alive,cd:alive";
+    let page = http(
+        s.addr,
+        "POST",
+        &format!("/console/games/{}/dispute", drawn.id),
+        &[("Cookie", &referee)],
+        Some(&format!("point=bb&marks={alive}")),
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let line = page
+        .body
+        .split("<p class=\"drawn-in\">")
+        .skip(1)
+        .map(|l| l.split("</p>").next().unwrap())
+        .find(|l| l.contains("Drawn into the dispute: White C4"))
+        .unwrap_or_else(|| panic!("cb not drawn in: {}", page.body));
+    assert!(line.contains("— it shares liberties with the chain at B4 and has at most one liberty more"), "{line}");
+    assert!(!page.body.contains("class=\"kept-by-links\""), "{}", page.body);
+}

@@ -6,6 +6,7 @@ use crate::app::adjudication::{Adjudicate, Adjudicated, Agreement, Progress, Pro
 use crate::app::lifecycle::Ending;
 use crate::app::results::{ConfirmResult, Objection, ProposeResult};
 use goban::{Score, Status as StoneStatus};
+use shinpan_adjudicator::DrawReason;
 use std::sync::Arc;
 
 /// A chain status (第七条) in the page's language.
@@ -321,9 +322,12 @@ fn dispute_request(id: &str, end: &EndState, point: &str) -> Result<Adjudicate, 
 
 /// The answer to a dispute: the board with the statuses found and the proof line numbered
 /// on it (stepped by the page's script), the status with its reason, refuted agreements,
-/// chains drawn in, and the count.
+/// the agreed chains drawn into the dispute (each with its colour, stones and reason) and
+/// the agreed walls kept by two links (each with its colour, stones and links; module
+/// `dispute` of the adjudicator, 第七条), and the count.
 fn dispute_answer(lang: Lang, id: &str, end: &EndState, point: Option<Point>, answer: &Adjudicated) -> Markup {
     let size = end.view.drawing.size;
+    let names = |ps: &[Point]| ps.iter().map(|&p| board::point_name(p, size)).collect::<Vec<_>>().join(" · ");
     let rep = point.map(|p| end.chain_of.get(&p).copied().unwrap_or(p));
     let adj = &answer.adjudication;
     let proof = adj.proofs.iter().find(|pr| pr.stones.iter().any(|&s| Some(end.chain_of.get(&s).copied().unwrap_or(s)) == rep));
@@ -370,7 +374,15 @@ fn dispute_answer(lang: Lang, id: &str, end: &EndState, point: Option<Point>, an
                 @for r in &adj.refuted_agreements {
                     p.refuted { (r.stones.first().map(|&p| board::point_name(p, size)).unwrap_or_default()) ": " (status_name(lang, r.agreed)) " → " (status_name(lang, r.found)) }
                 }
-                @for dr in &adj.drawn_in { p.drawn-in { (dr.reason.to_string()) } }
+                @for dr in &adj.drawn_in {
+                    p.drawn-in { (lang.t("drawn_in")) ": " (colour_name(lang, dr.color)) " " (names(&dr.stones)) " — " (draw_reason(lang, &dr.reason, size)) }
+                }
+                @for k in &adj.kept_by_links {
+                    p.kept-by-links {
+                        (lang.t("kept_by_links")) ": " (colour_name(lang, k.color)) " " (names(&k.stones)) " — "
+                        (lang.t("links")) " " (names(&k.links)) ": " (lang.t("kept_by_links_why"))
+                    }
+                }
                 (count_table(lang, &answer.count, answer.subject.komi))
             }
         }
@@ -415,6 +427,16 @@ pub async fn dispute_live(State(c): State<Console>, Path(id): Path<String>, Quer
         Ok::<_, Infallible>(event)
     });
     Sse::new(events).keep_alive(KeepAlive::default()).into_response()
+}
+
+/// Why an agreed chain was drawn into a dispute, in `lang`, the chain it races named on the
+/// board of `size` (the adjudicator's [`DrawReason`], 第七条).
+fn draw_reason(lang: Lang, reason: &DrawReason, size: u8) -> String {
+    let (key, with) = match reason {
+        DrawReason::CapturingRace { with } => ("drawn_in_race", with),
+        DrawReason::LeanedOn { with } => ("drawn_in_leaned_on", with),
+    };
+    lang.t(key).replace("{}", &board::point_name(*with, size))
 }
 
 pub(super) fn step_name(lang: Lang, step: &str, size: u8) -> String {
