@@ -13,8 +13,8 @@ use crate::*;
 /// second pass shares what is still left among those that ran out of theirs; `first_ends`
 /// names, by a stone, the end to try first for a chain when the caller knows it
 /// ([`Region::first_end`]). Statuses go into `found`, one [`Proof`] per chain into `proofs`.
-/// `free_retake` is [`Region::free_retake`] (then territories proved safe are not taken as
-/// ends: their proofs play under the 第五条 ban of both sides).
+/// `ko_threats` is [`Region::ko_threats`] (then territories proved safe are not taken as
+/// ends: their proofs play under the 第五条 ban of both sides, without threats).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_region(
     board: &Board,
@@ -26,7 +26,7 @@ pub(crate) fn solve_region(
     settled: &[bool],
     wanted: &dyn Fn(Point) -> bool,
     first_ends: &dyn Fn(Point) -> Option<End>,
-    free_retake: Option<Color>,
+    ko_threats: Option<(Color, u16)>,
     found: &mut StatusMap,
     proofs: &mut Vec<Proof>,
 ) -> RegionReport {
@@ -36,8 +36,8 @@ pub(crate) fn solve_region(
     let mut region = Region::new(scope, mode, opts.budget_nodes);
     region.halt = halt::Halt::of(opts);
     region.links_end = opts.enclosure_links;
-    region.free_retake = free_retake;
-    if free_retake.is_none() && opts.safe_territories && board.width() as usize * board.height() as usize <= SAFE_END_MAX_BOARD {
+    region.ko_threats = ko_threats;
+    if ko_threats.is_none() && opts.safe_territories && board.width() as usize * board.height() as usize <= SAFE_END_MAX_BOARD {
         region.base = Some(board.clone());
     }
     let mut reps = Vec::new();

@@ -115,6 +115,26 @@ fn a_wall_kept_by_two_links_is_named_with_its_links() {
     assert!(text.contains("a move on cc or db is answered on the other"), "{text}");
 }
 
+/// A wall kept by two links gives the disputed side one ko threat (第七条): in this real final
+/// position (KGS, 2019), Black's chain at cp, agreed dead with the players' other marks and
+/// disputed, races White's cq–fq, kept by its links fr and gq. White kills it: each White
+/// pass in the search takes the threat away first, and the proof line shows that pass as
+/// White's move on a link.
+#[test]
+fn a_kept_walls_threat_is_taken_away_by_a_move_on_its_link() {
+    let marks = "ao,aq,bp,bq,br,cr,dp,en,eo,ep,fo,fp,gb,go,ha,ho,lk,nc,nd,nm,qc,qg,rb,rc,rd,re,rf,rg";
+    let (v, black) = real_record_with("19/kgs2019__2019-04-20-41.sgf", &["--agreed-dead", marks, "--dispute", "cp"], "500000", 0, "cp");
+    assert_eq!(black["status"], "dead", "{black}");
+    let kept = v["kept_by_links"].as_array().expect("kept_by_links");
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let links = strs(&kept[0]["links"]);
+    assert_eq!(links, ["fr", "gq"]);
+    let line = strs(&black["line"]);
+    let on_link = line.iter().filter(|m| links.iter().any(|l| **m == format!("W {l}"))).count();
+    assert_eq!(on_link, 1, "one White move on a link, and only one: {line:?}");
+    assert!(!line.iter().any(|m| links.iter().any(|l| **m == format!("B {l}"))), "{line:?}");
+}
+
 #[test]
 fn foul_exits_3_and_undecided_exits_4() {
     let foul = temp_sgf("foul.sgf", "(;GM[1]FF[4]SZ[9];B[cc];W[cc])");

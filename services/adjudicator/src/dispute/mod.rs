@@ -78,12 +78,18 @@
 //! any point of it, and next to no stone of `c` or of another chain that could be captured.
 //! So `W` stays a wall, and the region stops at it (the territory behind it is not searched).
 //! What the wall's owner gives up is only the tempo of its answer: a move of `c` on a link
-//! is a threat `W`'s owner must answer, which in a ko fight lifts `c`'s 第五条 ban. The
-//! region's search therefore lets `c` retake a ko at once (`search::Region::free_retake`),
-//! which gives `c` at least every option it has, and a status found there holds when it is
-//! *dead* for a chain of `c` — the opponent forced the dead end against a stronger `c`,
-//! and its strategy, with each link answered by the other, does it in the whole game —
-//! or undecided. When another status is found (a chain of `c` alive or in seki, a chain of
+//! is a threat `W`'s owner must answer, which in a ko fight lifts `c`'s 第五条 ban. Each kept
+//! wall gives `c` one such threat and no more (after the exchange both links are filled and
+//! `W` is joined to its anchor, a wall like any other). The region's search therefore lets
+//! `c` retake a ko its ban forbids as many times in a line as walls are kept
+//! (`search::Region::ko_threats`), and the answer's proof line shows each such retake after
+//! the exchange that allows it (`c` on one link, the answer on the other). `W`'s owner may
+//! also take a threat away first, joining `W` with a move of its own on a link; the search
+//! makes each of its passes such a move while a threat is left (no worse for it than a
+//! pass: `c` keeps fewer options), and the line shows it as that move. A status found
+//! there holds when it is *dead* for a chain of `c` — the opponent forced the dead end
+//! against `c` with its threats, and its strategy, each link answered by the other, does it
+//! in the whole game — or undecided. When another status is found (a chain of `c` alive or in seki, a chain of
 //! the wall's colour decided), the dispute is searched again with the walls kept by links
 //! drawn in like any other. Walls are kept so only for the colour opposite the disputed
 //! chain, whose *dead* is what such a region can prove; under the 1989 rules (their ko-pass
@@ -113,7 +119,7 @@ use crate::benson::Safe;
 use crate::safety::Safety;
 use crate::search::{End, Mode};
 use crate::{solve_region, Adjudication, Options, Proof, Refutation, RegionReport, Status, StatusMap};
-use goban::{Board, Color, Point};
+use goban::{Board, Color, Move, Point};
 use region::{grow_region, Grown};
 
 mod region;
@@ -272,6 +278,8 @@ pub(crate) fn adjudicate_agreed(
             continue;
         }
         let colour = board.get(d).expect("a stone");
+        // This dispute's proofs (a wider region, or the search again, replaces them).
+        let first_proof = proofs.len();
         // Under the 2011 draft the walls of the other colour kept by two links stay walls
         // (module docs), unless a status found so is not one such a region gives: then the
         // dispute is searched again with them drawn in like any other.
@@ -308,7 +316,7 @@ pub(crate) fn adjudicate_agreed(
         let mut first_ends: Vec<Option<End>> = vec![None; n];
         let mut next = Some(near);
         while let Some(Grown { pts, draws, linked }) = next.take() {
-            let free_retake = (!linked.is_empty()).then_some(colour);
+            let ko_threats = (!linked.is_empty()).then(|| (colour, u16::try_from(linked.len()).expect("fewer walls than points")));
             last_linked = linked;
             // The walls of the closure on this region's border that it does not draw in.
             let mut border = vec![false; n];
@@ -377,7 +385,7 @@ pub(crate) fn adjudicate_agreed(
                     settled,
                     wanted,
                     &first_end,
-                    free_retake,
+                    ko_threats,
                     found,
                     proofs,
                 );
@@ -444,6 +452,14 @@ pub(crate) fn adjudicate_agreed(
                 unlinked[gi(d)] = true;
                 k -= 1;
                 continue;
+            }
+        }
+        if !last_linked.is_empty() {
+            let links: Vec<[Point; 2]> = last_linked.iter().map(|&(_, l)| l).collect();
+            for pr in &mut proofs[first_proof..] {
+                // A pending ban binds the line's first player if it is the player to move.
+                let ban = opts.ko_pending.filter(|_| pr.line.first().is_some_and(|&(c, _)| c == opts.to_move));
+                pr.line = with_link_exchanges(board, &pr.line, colour, &links, ban);
             }
         }
         for (r, links) in last_linked {
@@ -517,6 +533,63 @@ pub(crate) enum Rely {
     Every,
     /// Only seki ([`find_seki`] takes nothing else from its disputes).
     Seki,
+}
+
+/// The proof line `line` (from `board`, the position searched) as it is played in the whole
+/// game (module docs, "Walls kept by two links"), each event taking the next unused pair of
+/// `links`: a move of `colour` that retakes a ko its 第五条 ban forbids (the ban `ban` at the
+/// start, then the one each capture sets) is preceded by the exchange that lifts the ban,
+/// `colour` on the pair's first link and the answer on the other; a pass of the other side
+/// is its move on the first link, which takes that threat away. The line is returned
+/// unchanged from the first move the board refuses (none should be) or once the pairs run
+/// out.
+fn with_link_exchanges(
+    board: &Board,
+    line: &[(Color, Move)],
+    colour: Color,
+    links: &[[Point; 2]],
+    ban: Option<Point>,
+) -> Vec<(Color, Move)> {
+    let mut b = board.clone();
+    let mut ban = ban;
+    let mut pairs = links.iter();
+    let mut out = Vec::with_capacity(line.len());
+    for (k, &(c, m)) in line.iter().enumerate() {
+        let Move::Play(p) = m else {
+            ban = None;
+            // The other side's pass takes a threat away: it joins a kept wall to its anchor.
+            match pairs.clone().next() {
+                Some(&[l, _]) if c != colour && b.play(c, l, false).is_ok() => {
+                    pairs.next();
+                    out.push((c, Move::Play(l)));
+                }
+                _ => out.push((c, m)),
+            }
+            continue;
+        };
+        if c == colour && ban == Some(p) {
+            let Some(&[l, answer]) = pairs.next() else {
+                out.extend_from_slice(&line[k..]);
+                return out;
+            };
+            for (who, q) in [(colour, l), (colour.opponent(), answer)] {
+                if b.play(who, q, false).is_err() {
+                    out.extend_from_slice(&line[k..]);
+                    return out;
+                }
+                out.push((who, Move::Play(q)));
+            }
+        }
+        match b.play(c, p, false) {
+            Ok(placed) => ban = placed.ko,
+            Err(_) => {
+                out.extend_from_slice(&line[k..]);
+                return out;
+            }
+        }
+        out.push((c, m));
+    }
+    out
 }
 
 /// Whether the statuses found at `points` (the stones of the chains searched) in a region
@@ -643,4 +716,37 @@ pub fn find_seki(board: &Board, rules: goban::RuleSet, opts: &Options) -> (Statu
         seki.push(stones);
     }
     (status, seki)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(c: Color, s: &str) -> (Color, Move) {
+        (c, if s == "pass" { Move::Pass } else { Move::Play(Point::from_sgf(s).unwrap()) })
+    }
+
+    /// A retake the 第五条 ban forbids is shown after the link exchange that lifts it, a pass of
+    /// the other side as its move on a link; each takes the next pair, and none is left after.
+    #[test]
+    fn a_proof_line_shows_the_link_exchanges_its_threats_stand_for() {
+        // Black cb takes White's bb (a ko); White's retake at once is barred.
+        let b = Board::from_diagram(&[".XO..", "XO.O.", ".XO..", ".....", "....."]).unwrap();
+        let (w, bl) = (Color::White, Color::Black);
+        let pairs = [[Point::from_sgf("ee").unwrap(), Point::from_sgf("ed").unwrap()]];
+        let retake = [mv(bl, "cb"), mv(w, "bb")];
+        let shown = with_link_exchanges(&b, &retake, w, &pairs, None);
+        assert_eq!(shown, [mv(bl, "cb"), mv(w, "ee"), mv(bl, "ed"), mv(w, "bb")]);
+        // Without a pair left the line is as searched.
+        assert_eq!(with_link_exchanges(&b, &retake, w, &[], None), retake);
+        // Black's pass takes the threat away: its move on the link; then the retake has none.
+        let passed = [mv(bl, "pass"), mv(w, "pass"), mv(bl, "cb"), mv(w, "bb")];
+        let shown = with_link_exchanges(&b, &passed, w, &pairs, None);
+        assert_eq!(shown, [mv(bl, "ee"), mv(w, "pass"), mv(bl, "cb"), mv(w, "bb")]);
+        // A pending ban at the start binds the first move.
+        let ban = Some(Point::from_sgf("bb").unwrap());
+        let shown = with_link_exchanges(&b, &[mv(w, "db")], w, &pairs, Some(Point::from_sgf("db").unwrap()));
+        assert_eq!(shown.len(), 3, "{shown:?}");
+        assert_eq!(with_link_exchanges(&b, &[mv(w, "db")], w, &pairs, ban), [mv(w, "db")]);
+    }
 }

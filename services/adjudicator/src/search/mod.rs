@@ -37,6 +37,9 @@ pub(crate) struct State {
     /// 1989: per colour, the kos it may not retake before passing once: `(q, s)` =
     /// retaking at `q` the single stone at `s` (local indices), sorted.
     pub bans: [Vec<(u32, u32)>; 2],
+    /// 2011: how many of its ko threats outside the region ([`Region::ko_threats`]) the
+    /// colour that has them has used.
+    pub threats_used: u16,
     /// The hash of `cells` ([`State::cells_key`]), computed once when the cells are set
     /// ([`State::new`], [`Region::play`]): the tables of a search hash a state many times, and
     /// equality compares it before the cells.
@@ -47,7 +50,7 @@ impl State {
     /// The state with `cells`, `to_move` to play, no 第五条 ban and no 1989 ko-pass ban.
     pub fn new(cells: Vec<u8>, to_move: Color) -> State {
         let key = State::cells_key(&cells);
-        State { cells, to_move, ko: NONE, bans: [Vec::new(), Vec::new()], key }
+        State { cells, to_move, ko: NONE, bans: [Vec::new(), Vec::new()], threats_used: 0, key }
     }
 
     /// This state with the 第五条 ban `ko` (a local point, or [`NONE`]).
@@ -76,6 +79,7 @@ impl PartialEq for State {
             && self.ko == other.ko
             && self.cells == other.cells
             && self.bans == other.bans
+            && self.threats_used == other.threats_used
     }
 }
 
@@ -88,6 +92,7 @@ impl std::hash::Hash for State {
         self.to_move.hash(h);
         self.ko.hash(h);
         self.bans.hash(h);
+        self.threats_used.hash(h);
     }
 }
 
@@ -129,13 +134,17 @@ pub(crate) struct Region {
     /// Whether an enclosure with private pairs of links ends a line as *dead* (module
     /// `links`); on by default, off only to check that end against the search without it.
     pub links_end: bool,
-    /// Under the 2011 draft, the colour whose 第五条 ban is never set: it may retake a ko at
-    /// once. A dispute's region sets it for the colour whose opponent's walls are kept by two
-    /// links (module `dispute`): in the whole game that colour can lift its ban with a move on
-    /// such a link, which its opponent must answer, so the game searched gives it at least
-    /// every option it has (only its *dead* ends are taken from such a search). `None` by
-    /// default.
-    pub free_retake: Option<Color>,
+    /// Under the 2011 draft, a colour `c` and its number `k` of ko threats outside the region:
+    /// `c` may retake a ko its 第五条 ban forbids while it has a threat left, and each retake
+    /// uses one ([`State::threats_used`]); each pass of `c`'s opponent takes one away. A
+    /// dispute's region sets it for the colour whose opponent's walls are kept by two links
+    /// (module `dispute`), one threat per wall: `c`'s move on one link is answered on the
+    /// other (which joins the wall to one that stays), and those two moves outside the region
+    /// lift `c`'s ban; the opponent can instead join the wall with a move of its own on a
+    /// link when it has nothing better to play (its pass in the region), which leaves `c` no
+    /// more options than a bare pass. Only `c`'s *dead* ends are taken from such a search
+    /// (its opponent must answer there). `None` by default.
+    pub ko_threats: Option<(Color, u16)>,
     /// Whether moves outside the examined chain's sealed area (module `seal`) are left out,
     /// under the 2011 draft; on by default, off only to check the searches against those
     /// without it.
@@ -263,7 +272,7 @@ impl Region {
             base: None,
             safety_end: None,
             links_end: true,
-            free_retake: None,
+            ko_threats: None,
             sealing: true,
             zoning: true,
             first_end: None,
@@ -612,12 +621,27 @@ impl Region {
     /// (occupied, suicide 第四条, ko 第五条 / 1989 ko-pass rule).
     pub fn play(&self, st: &State, mv: Option<u32>) -> Option<State> {
         let me = st.to_move;
-        let mut next = State { cells: st.cells.clone(), to_move: me.opponent(), ko: NONE, bans: st.bans.clone(), key: st.key };
+        let mut next = State {
+            cells: st.cells.clone(),
+            to_move: me.opponent(),
+            ko: NONE,
+            bans: st.bans.clone(),
+            threats_used: st.threats_used,
+            key: st.key,
+        };
         match mv {
             None => {
                 // A pass lifts the 第五条 ban; under 1989 it renounces retaking every ko
                 // the passer was barred from.
                 next.bans[me.index()].clear();
+                // The opponent of the colour with ko threats spends a pass on taking one away
+                // (it joins a kept wall to its anchor outside the region), which leaves the
+                // other side fewer options than a bare pass.
+                if let Some((c, k)) = self.ko_threats {
+                    if c != me && st.threats_used < k {
+                        next.threats_used += 1;
+                    }
+                }
             }
             Some(i) => {
                 let iu = i as usize;
@@ -664,7 +688,12 @@ impl Region {
                 match self.mode {
                     Mode::Kiyaku2011 => {
                         if retake && st.ko == i {
-                            return None;
+                            // Barred, unless `me` has a ko threat left outside the region:
+                            // its opponent answers it, and the ban is lifted.
+                            match self.ko_threats {
+                                Some((c, k)) if c == me && st.threats_used < k => next.threats_used += 1,
+                                _ => return None,
+                            }
                         }
                     }
                     Mode::Kiyaku1989 => {
@@ -680,8 +709,7 @@ impl Region {
                 }
                 if captured.len() == 1 && members.len() == 1 && nlibs == 1 {
                     match self.mode {
-                        Mode::Kiyaku2011 if self.free_retake != Some(me.opponent()) => next.ko = captured[0],
-                        Mode::Kiyaku2011 => {}
+                        Mode::Kiyaku2011 => next.ko = captured[0],
                         Mode::Kiyaku1989 => next.bans[me.opponent().index()].push((captured[0], i)),
                     }
                 }

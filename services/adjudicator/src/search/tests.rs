@@ -267,11 +267,13 @@ fn followed_proofs_hold_against_the_exact_avoidance_search() {
     eprintln!("followed {followed} of {tried}");
 }
 
-/// `Region::free_retake` (2011 draft): the colour it names may retake a ko at once; the other
-/// keeps its 第五条 ban. White's stone at bb has one liberty, cb, where a black stone would
-/// have one liberty too: Black cb takes it, and White bb would take back — a ko.
+/// `Region::ko_threats` (2011 draft): the colour it names may retake a ko its 第五条 ban
+/// forbids as many times as it has threats; the other keeps its ban, and its pass takes a
+/// threat away. White's stone at bb has
+/// one liberty, cb, where a black stone would have one liberty too: Black cb takes it, and
+/// White bb would take back — a ko.
 #[test]
-fn free_retake_lifts_the_ko_ban_of_one_colour_only() {
+fn ko_threats_lift_the_ban_of_one_colour_as_often_as_it_has_them() {
     let rows = [".XO..", "XO.O.", ".XO..", ".....", "....."];
     let mut board = Board::new(5, 5).unwrap();
     for (y, row) in rows.iter().enumerate() {
@@ -290,18 +292,34 @@ fn free_retake_lifts_the_ko_ban_of_one_colour_only() {
         let p = Point::from_sgf(s).unwrap();
         region.scope.points.iter().position(|&q| q == p).unwrap() as u32
     };
-    for (free, white_may_retake) in [(None, false), (Some(Color::White), true), (Some(Color::Black), false)] {
+    for (threats, white_retakes) in [(None, 0), (Some((Color::White, 1)), 1), (Some((Color::White, 2)), 2), (Some((Color::Black, 2)), 0)] {
         let mut region = Region::new(Scope::whole(&board), Mode::Kiyaku2011, u64::MAX);
-        region.free_retake = free;
-        let st = State::new(region.scope.cells(&board), Color::Black);
-        // Black cb takes White's bb (one stone, the taker a single stone in atari): a ko.
-        let taken = region.play(&st, Some(at(&region, "cb"))).expect("legal");
-        assert_eq!(taken.cells[at(&region, "bb") as usize], EMPTY, "bb captured");
-        let retake = region.play(&taken, Some(at(&region, "bb")));
-        assert_eq!(retake.is_some(), white_may_retake, "White retakes at once with free_retake {free:?}");
-        if let Some(back) = retake {
+        region.ko_threats = threats;
+        let mut st = State::new(region.scope.cells(&board), Color::Black);
+        let mut retaken = 0;
+        for round in 0..3 {
+            // Black cb takes White's bb (one stone, the taker a single stone in atari): a ko.
+            let taken = region.play(&st, Some(at(&region, "cb"))).expect("legal");
+            assert_eq!(taken.cells[at(&region, "bb") as usize], EMPTY, "bb captured");
+            let Some(back) = region.play(&taken, Some(at(&region, "bb"))) else { break };
+            retaken += 1;
+            assert_eq!(back.threats_used, round + 1, "each retake at once uses a threat");
             // Black's own ban stands: it may not take back at once.
             assert!(region.play(&back, Some(at(&region, "cb"))).is_none(), "Black keeps its ban");
+            // A move each elsewhere lifts every ban; the threats used stay used.
+            let (b, w) = (["ae", "be", "ce"][round as usize], ["ee", "ed", "ec"][round as usize]);
+            st = region.play(&region.play(&back, Some(at(&region, b))).unwrap(), Some(at(&region, w))).unwrap();
+            assert_eq!(st.threats_used, round + 1);
         }
+        assert_eq!(retaken, white_retakes, "White retakes at once with threats {threats:?}");
+        // A pass of the other side takes a threat away (it joins a kept wall); a pass of the
+        // side with the threats keeps them.
+        let st = State::new(region.scope.cells(&board), Color::Black);
+        let black_passed = region.play(&st, None).unwrap();
+        let takes = matches!(threats, Some((Color::White, _)));
+        assert_eq!(black_passed.threats_used, u16::from(takes), "{threats:?}");
+        let white_takes = matches!(threats, Some((Color::Black, _)));
+        let both = region.play(&black_passed, None).unwrap();
+        assert_eq!(both.threats_used, u16::from(takes) + u16::from(white_takes), "White's pass: {threats:?}");
     }
 }

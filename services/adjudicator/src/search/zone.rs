@@ -10,7 +10,10 @@
 //! the same 第五条 ban whose cells agree with `n`'s on `Z`, where the other cells differ only by
 //! `d`'s stones played outside `Z` (and `f` stones that `d` captured there). A forced end is a
 //! reachability fact (crate docs): it holds whatever the path, so the claim is about states
-//! alone.
+//! alone. (With ko threats outside the region, `Region::ko_threats`, the claim holds too
+//! where `d` has used more of its threats than at `n`: each is only an option of `d`'s, so
+//! `d` then has no option it lacked at `n`. A move of `d` outside `Z` may use one, a retake;
+//! no such move gives threats back.)
 //!
 //! **Why a pass answers every move outside the zone.** At a state of `d`'s where `d`'s pass
 //! is proved with zone `Zp`, a move `m` of `d` outside `Zp` leaves the cells of `Zp` as the
