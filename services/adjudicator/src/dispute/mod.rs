@@ -594,7 +594,7 @@ fn with_link_exchanges(
 
 /// Whether the statuses found at `points` (the stones of the chains searched) in a region
 /// that kept a wall by its links are ones such a region gives (module docs): *dead* for chains
-/// of `colour` (the colour that may retake a ko at once there), or undecided.
+/// of `colour` (the colour with the region's ko threats), or undecided.
 fn linked_answers_hold(board: &Board, found: &StatusMap, points: &[Point], colour: Color) -> bool {
     points.iter().all(|&p| match found.get(p) {
         Status::Undecided => true,
