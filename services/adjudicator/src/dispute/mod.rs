@@ -89,9 +89,9 @@
 //! pass: `c` keeps fewer options), and the line shows it as that move. A status found
 //! there holds when it is *dead* for a chain of `c` — the opponent forced the dead end
 //! against `c` with its threats, and its strategy, each link answered by the other, does it
-//! in the whole game — or undecided. When another status is found (a chain of `c` alive or in seki, a chain of
-//! the wall's colour decided), the dispute is searched again with the walls kept by links
-//! drawn in like any other. Walls are kept so only for the colour opposite the disputed
+//! in the whole game — or undecided. When another status is found (a chain of `c` alive or
+//! in seki, a chain of the wall's colour decided), the dispute is searched again with the
+//! walls kept by links drawn in like any other. Walls are kept so only for the colour opposite the disputed
 //! chain, whose *dead* is what such a region can prove; under the 1989 rules (their ko-pass
 //! bans differ) none are.
 //!

@@ -11,9 +11,11 @@
 //! `d`'s stones played outside `Z` (and `f` stones that `d` captured there). A forced end is a
 //! reachability fact (crate docs): it holds whatever the path, so the claim is about states
 //! alone. (With ko threats outside the region, `Region::ko_threats`, the claim holds too
-//! where `d` has used more of its threats than at `n`: each is only an option of `d`'s, so
-//! `d` then has no option it lacked at `n`. A move of `d` outside `Z` may use one, a retake;
-//! no such move gives threats back.)
+//! where the side that has them has fewer left than at `n` if it is `d`, or more if it is
+//! `f`: a threat is only an option of its holder's, so `d` then has no option it lacked at
+//! `n`, and `f` keeps every option it had. A move of `d` outside `Z` may use one of its own,
+//! a retake; `d`'s pass, which takes one of `f`'s away, leaves `f` fewer at the pass's state
+//! than after a move of `d` outside the zone.)
 //!
 //! **Why a pass answers every move outside the zone.** At a state of `d`'s where `d`'s pass
 //! is proved with zone `Zp`, a move `m` of `d` outside `Zp` leaves the cells of `Zp` as the
