@@ -6,6 +6,8 @@ use crate::benson::{cell, unconditional, Bits, Safe, Scope, EMPTY, NONE, OUT};
 use goban::{Color, Move};
 use std::collections::HashMap as StdMap;
 
+pub(crate) use moves::ordered_moves;
+
 /// Hash maps of search states: foldhash's fixed-seed hasher (fast, deterministic; the
 /// states are ours, not adversarial input, so SipHash's DoS resistance buys nothing here).
 type HashMap<K, V> = StdMap<K, V, foldhash::fast::FixedState>;
@@ -734,85 +736,8 @@ impl Region {
     }
 }
 
-/// The moves of the side to move in `st`, most promising first: points next to (or on)
-/// the examined `stones`, then contact with the opponent; a pass last for the forcing side
-/// and first for the other (holding is often its best).
-///
-/// Under the 2011 draft, moves outside the sealed area of `stones` (module `seal`) are left
-/// out: for the examined stones they are a pass, which is always among the moves.
-pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], forcing: bool) -> Vec<Option<u32>> {
-    let mut playable = region.playable(&st.cells);
-    if region.sealing && region.mode == Mode::Kiyaku2011 && region.territory.is_none() && !stones.is_empty() {
-        seal::keep_within_sealed_area(&region.scope, &st.cells, stones, &mut playable);
-    }
-    let sc = &region.scope;
-    let me = cell(st.to_move);
-    // Points next to the examined stones (or on them, once captured).
-    let mut near = vec![false; sc.len()];
-    for &s in stones {
-        near[s] = true;
-        for &g in &sc.nbrs[s] {
-            if g != NONE && g < OUT {
-                near[g as usize] = true;
-            }
-        }
-    }
-    // Liberties (up to two) of the opponent's chains, by member: a move on the last one
-    // captures, on one of two gives atari.
-    let opp = cell(st.to_move.opponent());
-    let mut opp_libs = vec![u32::MAX; sc.len()];
-    let mut mark = vec![false; sc.len()];
-    let mut members = Vec::new();
-    for s in 0..sc.len() {
-        if st.cells[s] == opp && !mark[s] {
-            let (_, n) = chain_of(sc, &st.cells, s, &mut members, &mut mark, u32::MAX);
-            for &m in &members {
-                opp_libs[m as usize] = n;
-            }
-        }
-    }
-    let mut scored: Vec<(i32, Option<u32>)> = Vec::new();
-    for i in 0..sc.len() {
-        if !playable[i] {
-            continue;
-        }
-        let mut score = 0;
-        if near[i] {
-            score += 40;
-        }
-        let mut libs = 0;
-        for &g in &sc.nbrs[i] {
-            if g == NONE || g >= OUT {
-                continue;
-            }
-            match st.cells[g as usize] {
-                EMPTY => libs += 1,
-                v if v == me => libs += 1,
-                _ => {
-                    score += match opp_libs[g as usize] {
-                        1 => 100,
-                        2 => 15,
-                        _ => 5,
-                    }
-                }
-            }
-        }
-        if libs == 0 {
-            score -= 20;
-        }
-        scored.push((score, Some(i as u32)));
-    }
-    scored.sort_by_key(|x| std::cmp::Reverse(x.0));
-    let mut out: Vec<Option<u32>> = scored.into_iter().map(|x| x.1).collect();
-    if forcing {
-        out.push(None);
-    } else {
-        out.insert(0, None);
-    }
-    out
-}
-
 mod links;
+mod moves;
 mod prover;
 mod seal;
 #[cfg(test)]

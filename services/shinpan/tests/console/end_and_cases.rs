@@ -246,6 +246,17 @@ async fn recorded_position(rec: &mut GameRecordingServiceClient<Channel>, board:
     g
 }
 
+/// The referee's dispute of Black's bb in a game of [`recorded_position`], every other chain
+/// marked alive, the page asked for in `lang`: the answer, which must be 200.
+async fn dispute_bb(s: &Server, game: &pb::Game, referee: &str, lang: &str) -> Reply {
+    let alive = "da:alive,cb:alive,eb:alive,ac:alive,dc:alive,cd:alive";
+    let path = format!("/console/games/{}/dispute", game.id);
+    let page =
+        http(s.addr, "POST", &path, &[("Cookie", referee), ("Accept-Language", lang)], Some(&format!("point=bb&marks={alive}"))).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    page
+}
+
 #[tokio::test]
 pub(super) async fn a_disputes_answer_names_the_walls_drawn_in_and_those_kept_by_two_links() {
     // Black's bb, disputed in White's corner, races White's cb. cb's other liberties db and cc
@@ -255,16 +266,7 @@ pub(super) async fn a_disputes_answer_names_the_walls_drawn_in_and_those_kept_by
     let referee = sign_in(s.addr, &testing_token(Role::Referee, "ref-1", Some(TOURNAMENT), None, None)).await;
     let white = ["da", "cb", "eb", "ac", "bc", "dc", "cd"];
     let kept = recorded_position(&mut rec, 7, &["bb"], &white).await;
-    let alive = "da:alive,cb:alive,eb:alive,ac:alive,dc:alive,cd:alive";
-    let page = http(
-        s.addr,
-        "POST",
-        &format!("/console/games/{}/dispute", kept.id),
-        &[("Cookie", &referee)],
-        Some(&format!("point=bb&marks={alive}")),
-    )
-    .await;
-    assert_eq!(page.status, 200, "{}", page.body);
+    let page = dispute_bb(&s, &kept, &referee, "en").await;
     // cb is C4 on a 5x5 board, its links cc and db are C3 and D4.
     let line = page.body.split("<p class=\"kept-by-links\">").nth(1).unwrap_or_else(|| panic!("no kept wall: {}", page.body));
     let line = line.split("</p>").next().unwrap();
@@ -274,29 +276,13 @@ pub(super) async fn a_disputes_answer_names_the_walls_drawn_in_and_those_kept_by
     );
     assert!(line.contains("第七条"), "{line}");
     assert!(!page.body.contains("class=\"drawn-in\""), "{}", page.body);
-    let ja = http(
-        s.addr,
-        "POST",
-        &format!("/console/games/{}/dispute", kept.id),
-        &[("Cookie", &referee), ("Accept-Language", "ja")],
-        Some(&format!("point=bb&marks={alive}")),
-    )
-    .await;
+    let ja = dispute_bb(&s, &kept, &referee, "ja").await;
     assert!(ja.body.contains("二つの連絡点で壁のまま: 白 C4"), "{}", ja.body);
 
     // With a black stone at eb next to the link db, cb is no longer kept: it is drawn in, and
     // the answer names it with its reason.
     let drawn = recorded_position(&mut rec, 8, &["bb", "eb"], &["da", "cb", "ac", "bc", "dc", "cd"]).await;
-    let alive = "da:alive,cb:alive,eb:alive,ac:alive,dc:alive,cd:alive";
-    let page = http(
-        s.addr,
-        "POST",
-        &format!("/console/games/{}/dispute", drawn.id),
-        &[("Cookie", &referee)],
-        Some(&format!("point=bb&marks={alive}")),
-    )
-    .await;
-    assert_eq!(page.status, 200, "{}", page.body);
+    let page = dispute_bb(&s, &drawn, &referee, "en").await;
     let line = page
         .body
         .split("<p class=\"drawn-in\">")
