@@ -84,6 +84,8 @@ pub struct Drawing {
     pub stone_link: Option<String>,
     /// Points of fouls played as the next move (never applied): a red square.
     pub fouls: Vec<Point>,
+    /// Links of walls kept by two links in a dispute (第七条): a small diamond on each.
+    pub links: Vec<Point>,
 }
 
 fn xy(p: Point) -> (u32, u32) {
@@ -162,6 +164,10 @@ pub fn svg(d: &Drawing) -> Markup {
                 @let (x, y) = xy(p);
                 @let ink = if d.stones.iter().any(|(q, c)| *q == p && *c == Color::Black) { "#fafafa" } else { "#111" };
                 circle.last data-point=(p.to_sgf()) cx=(x) cy=(y) r=(r / 2) fill="none" stroke=(ink) stroke-width="2" {}
+            }
+            @for p in &d.links {
+                @let (x, y) = xy(*p);
+                path.link data-point=(p.to_sgf()) d={"M" (x) " " (y - 6) "L" (x + 6) " " (y) "L" (x) " " (y + 6) "L" (x - 6) " " (y) "Z"} fill="none" stroke="#2471a3" stroke-width="2" {}
             }
             @for p in &d.fouls {
                 @let (x, y) = xy(*p);

@@ -103,7 +103,7 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
         "これを除いて得た結論は、これが取られないことに頼りうる。これは{}の石と攻め合い、その攻め合いは争いの攻め合いにつながる（第七条）",
     ),
     ("kept_by_links", "Kept a wall by two links", "二つの連絡点で壁のまま"),
-    ("links", "links", "連絡点"),
+    ("links", "links (◇ on the board)", "連絡点（盤上の◇）"),
     (
         "kept_by_links_why",
         "a move on one is answered on the other, which joins the wall to a wall that stays (第七条)",

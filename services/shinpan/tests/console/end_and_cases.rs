@@ -271,10 +271,15 @@ pub(super) async fn a_disputes_answer_names_the_walls_drawn_in_and_those_kept_by
     let line = page.body.split("<p class=\"kept-by-links\">").nth(1).unwrap_or_else(|| panic!("no kept wall: {}", page.body));
     let line = line.split("</p>").next().unwrap();
     assert!(
-        line.contains("Kept a wall by two links: White C4") && (line.contains("links C3 · D4") || line.contains("links D4 · C3")),
+        line.contains("Kept a wall by two links: White C4")
+            && (line.contains("links (◇ on the board) C3 · D4") || line.contains("links (◇ on the board) D4 · C3")),
         "{line}"
     );
     assert!(line.contains("第七条"), "{line}");
+    // The board marks both links.
+    for link in ["cc", "db"] {
+        assert!(page.body.contains(&format!("class=\"link\" data-point=\"{link}\"")), "{link}: {}", page.body);
+    }
     assert!(!page.body.contains("class=\"drawn-in\""), "{}", page.body);
     let ja = dispute_bb(&s, &kept, &referee, "ja").await;
     assert!(ja.body.contains("二つの連絡点で壁のまま: 白 C4"), "{}", ja.body);
@@ -291,5 +296,5 @@ pub(super) async fn a_disputes_answer_names_the_walls_drawn_in_and_those_kept_by
         .find(|l| l.contains("Drawn into the dispute: White C4"))
         .unwrap_or_else(|| panic!("cb not drawn in: {}", page.body));
     assert!(line.contains("— it shares liberties with the chain at B4 and has at most one liberty more"), "{line}");
-    assert!(!page.body.contains("class=\"kept-by-links\""), "{}", page.body);
+    assert!(!page.body.contains("class=\"kept-by-links\"") && !page.body.contains("class=\"link\""), "{}", page.body);
 }

@@ -320,8 +320,8 @@ fn dispute_request(id: &str, end: &EndState, point: &str) -> Result<Adjudicate, 
     })
 }
 
-/// The answer to a dispute: the board with the statuses found and the proof line numbered
-/// on it (stepped by the page's script), the status with its reason, refuted agreements,
+/// The answer to a dispute: the board with the statuses found, the links of kept walls and
+/// the proof line numbered on it (stepped by the page's script), the status with its reason, refuted agreements,
 /// the agreed chains drawn into the dispute (each with its colour, stones and reason) and
 /// the agreed walls kept by two links (each with its colour, stones and links; module
 /// `dispute` of the adjudicator, 第七条), and the count.
@@ -333,6 +333,7 @@ fn dispute_answer(lang: Lang, id: &str, end: &EndState, point: Option<Point>, an
     let proof = adj.proofs.iter().find(|pr| pr.stones.iter().any(|&s| Some(end.chain_of.get(&s).copied().unwrap_or(s)) == rep));
     let mut d = end.view.drawing.clone();
     d.last = None;
+    d.links = adj.kept_by_links.iter().flat_map(|k| k.links).collect();
     let board = &answer.subject.board;
     for p in board.points().filter(|&p| board.get(p).is_some()) {
         let mark = match adj.status.get(p) {
