@@ -121,8 +121,8 @@ pub(super) fn a_wall_kept_by_two_links_is_not_drawn_in() {
     // a capturing race. Two of those liberties, db and cc, lie outside the corner, each next
     // to White's other agreed-alive stones (da, eb, dc; bc, dc, cd) and to no black stone:
     // when Black plays one, White plays the other and joins cb to them. So cb stays a wall,
-    // the region is the corner alone, and bb is dead there (第七条), Black's retakes of any ko
-    // allowed at once (the link is a threat White must answer).
+    // the region is the corner alone, and bb is dead there (第七条), Black having one ko
+    // threat for the wall (its move on a link, which White must answer).
     let rows = ["...O.", ".XO.O", "OO.O.", "..O..", "....."];
     let b = board(&rows);
     let pt = |s: &str| Point::from_sgf(s).unwrap();
@@ -183,8 +183,8 @@ pub(super) fn a_life_found_beside_a_wall_kept_by_links_is_searched_again_with_th
     // moving first (第七条 解説), Black ba makes two eyes. White's ea-eb touches it with three
     // liberties (fa, fb, ec), all outside the corner and next to White's other stones (ga,
     // fc, dc, ed): kept by its links. A region that keeps a wall so gives only *dead*
-    // statuses of Black's chains (Black may retake kos at once there), so the life found in
-    // it is searched again with ea-eb drawn in, and the answer is that search's.
+    // statuses of Black's chains (Black has a ko threat for the wall there), so the life
+    // found in it is searched again with ea-eb drawn in, and the answer is that search's.
     let rows = ["...XO.O", "XXXXO..", "OOOO.O.", "....O..", "......."];
     let b = board(&rows);
     let pt = |s: &str| Point::from_sgf(s).unwrap();

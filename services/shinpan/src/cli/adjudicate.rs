@@ -212,56 +212,33 @@ pub fn run(args: Args) -> ExitCode {
     let undecided = out.adjudication.undecided(board);
     if args.json {
         let mut v = serde_json::to_value(&out.report).unwrap_or_default();
-        if !out.adjudication.refuted_agreements.is_empty() {
-            v["refuted"] = serde_json::Value::Array(
-                out.adjudication
-                    .refuted_agreements
-                    .iter()
-                    .map(|r| {
-                        serde_json::json!({
-                            "stones": sgf_points(&r.stones),
-                            "agreed": r.agreed.name(),
-                            "found": r.found.name(),
-                            "line": r.line.iter().map(|(c, m)| format!("{} {}", c.letter(), m)).collect::<Vec<_>>(),
-                        })
-                    })
-                    .collect(),
-            );
-        }
-        if !out.adjudication.drawn_in.is_empty() {
-            v["drawn_in"] = serde_json::Value::Array(
-                out.adjudication
-                    .drawn_in
-                    .iter()
-                    .map(|d| {
-                        serde_json::json!({
-                            "stones": sgf_points(&d.stones),
-                            "color": d.color.name(),
-                            "agreed": d.agreed.name(),
-                            "by": d.by.to_sgf(),
-                            "reason": d.reason.to_string(),
-                            "searched": d.searched,
-                        })
-                    })
-                    .collect(),
-            );
-        }
-        if !out.adjudication.kept_by_links.is_empty() {
-            v["kept_by_links"] = serde_json::Value::Array(
-                out.adjudication
-                    .kept_by_links
-                    .iter()
-                    .map(|k| {
-                        serde_json::json!({
-                            "stones": sgf_points(&k.stones),
-                            "color": k.color.name(),
-                            "by": k.by.to_sgf(),
-                            "links": sgf_points(&k.links),
-                        })
-                    })
-                    .collect(),
-            );
-        }
+        let a = &out.adjudication;
+        list_field(&mut v, "refuted", &a.refuted_agreements, |r| {
+            serde_json::json!({
+                "stones": sgf_points(&r.stones),
+                "agreed": r.agreed.name(),
+                "found": r.found.name(),
+                "line": r.line.iter().map(|(c, m)| format!("{} {}", c.letter(), m)).collect::<Vec<_>>(),
+            })
+        });
+        list_field(&mut v, "drawn_in", &a.drawn_in, |d| {
+            serde_json::json!({
+                "stones": sgf_points(&d.stones),
+                "color": d.color.name(),
+                "agreed": d.agreed.name(),
+                "by": d.by.to_sgf(),
+                "reason": d.reason.to_string(),
+                "searched": d.searched,
+            })
+        });
+        list_field(&mut v, "kept_by_links", &a.kept_by_links, |k| {
+            serde_json::json!({
+                "stones": sgf_points(&k.stones),
+                "color": k.color.name(),
+                "by": k.by.to_sgf(),
+                "links": sgf_points(&k.links),
+            })
+        });
         println!("{v}");
     } else {
         print!("{}", diagram(board, &out.adjudication.status, &out.report));
@@ -312,4 +289,12 @@ pub fn run(args: Args) -> ExitCode {
         return exit::code(exit::UNDECIDED);
     }
     exit::code(exit::OK)
+}
+
+/// Sets `v[key]` to the JSON of each of `items` (by `f`), when there is any: an empty list is
+/// left out of the answer.
+fn list_field<T>(v: &mut serde_json::Value, key: &str, items: &[T], f: impl Fn(&T) -> serde_json::Value) {
+    if !items.is_empty() {
+        v[key] = serde_json::Value::Array(items.iter().map(f).collect());
+    }
 }
