@@ -86,7 +86,8 @@ use crate::benson::{cell, Scope, EMPTY, NONE, OUT};
 const MAX_BORROWERS: usize = 8;
 
 /// Reused buffers of [`dead_by_links`] (it runs at every node of a search that Benson's end
-/// does not settle): fixed stones, points met, the flood's stack and the enclosure.
+/// does not settle): fixed stones, points met, the flood's stack, the enclosure, which points
+/// are links, and the pairing's.
 #[derive(Default)]
 struct Scratch {
     fixed: Vec<bool>,
@@ -94,6 +95,33 @@ struct Scratch {
     stack: Vec<u32>,
     area: Vec<u32>,
     linked: Vec<u8>,
+    pairing: Pairing,
+}
+
+/// Reused buffers of [`paired_with_blocks`] and [`paired`], by local index where per point:
+/// the blocks connected, the links they took (as flags and in order), blocks' stones met,
+/// the blocks' stones (flat, block `b` at `stones[starts[b]..starts[b + 1]]`), the blocks not
+/// connected yet, one block's links, the points left to pair, and the pairing's flags and
+/// order.
+#[derive(Default)]
+struct Pairing {
+    connected: Vec<bool>,
+    taken: Vec<bool>,
+    taken_list: Vec<usize>,
+    met: Vec<bool>,
+    stones: Vec<u32>,
+    starts: Vec<u32>,
+    left: Vec<u32>,
+    libs: Vec<usize>,
+    rest: Vec<u32>,
+    flag: Vec<u8>,
+    order: Vec<(usize, [u32; 4], usize)>,
+}
+
+/// Resets `v` to `n` copies of `x`, keeping its allocation.
+fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
 }
 
 thread_local! {
@@ -108,8 +136,7 @@ thread_local! {
 pub(crate) fn dead_by_links(sc: &Scope, cells: &[u8], stones: &[usize], owner: goban::Color) -> bool {
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
-        let Scratch { fixed, seen, stack, area, linked } = &mut *s;
-        dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, linked, MAX_BORROWERS, None)
+        dead_by_links_in(sc, cells, stones, owner, &mut s, MAX_BORROWERS, None)
     })
 }
 
@@ -119,9 +146,7 @@ pub(crate) fn dead_by_links(sc: &Scope, cells: &[u8], stones: &[usize], owner: g
 /// `None` when the rule does not apply.
 pub(crate) fn links_line(sc: &Scope, cells: &[u8], stones: &[usize], owner: goban::Color) -> Option<Vec<u32>> {
     let mut line = Vec::new();
-    let mut s = Scratch::default();
-    let Scratch { fixed, seen, stack, area, linked } = &mut s;
-    dead_by_links_in(sc, cells, stones, owner, fixed, seen, stack, area, linked, usize::MAX, Some(&mut line)).then_some(line)
+    dead_by_links_in(sc, cells, stones, owner, &mut Scratch::default(), usize::MAX, Some(&mut line)).then_some(line)
 }
 
 /// Marks in `fixed` (by local index) the fixed stones of cell value `o`: the `o` chains of the
@@ -190,20 +215,16 @@ pub(crate) fn enclosure_cert(sc: &Scope, cells: &[u8], stones: &[usize], owner: 
     Some(z)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn dead_by_links_in(
     sc: &Scope,
     cells: &[u8],
     stones: &[usize],
     owner: goban::Color,
-    fixed: &mut Vec<bool>,
-    seen: &mut Vec<bool>,
-    stack: &mut Vec<u32>,
-    area: &mut Vec<u32>,
-    linked: &mut Vec<u8>,
+    scratch: &mut Scratch,
     max_borrowers: usize,
     line: Option<&mut Vec<u32>>,
 ) -> bool {
+    let Scratch { fixed, seen, stack, area, linked, pairing } = scratch;
     let o = cell(owner.opponent());
     let n = sc.len();
     let out_is_o = |g: u32| g >= OUT && g != NONE && sc.ext[(g - OUT) as usize].0 == o;
@@ -212,14 +233,17 @@ fn dead_by_links_in(
     let next_to_fixed = |l: usize| sc.nbrs[l].iter().any(|&g| out_is_o(g) || (g < OUT && fixed[g as usize]));
     let near_block = |l: usize| sc.nbrs[l].iter().any(|&g| g < OUT && cells[g as usize] == o && !fixed[g as usize]);
     // Whether a point is next to a fixed stone or to a block (a link, if empty), by local
-    // index, computed when first asked: 0 not yet, 1 no, 2 yes.
-    linked.clear();
-    linked.resize(n, 0);
+    // index, computed when first asked: 0 not yet, else `KNOWN` with `NEXT_TO_FIXED` and
+    // `NEAR_BLOCK` as they hold.
+    const KNOWN: u8 = 1;
+    const NEXT_TO_FIXED: u8 = 2;
+    const NEAR_BLOCK: u8 = 4;
+    reset(linked, n, 0);
     let mut is_linked = |l: usize| {
         if linked[l] == 0 {
-            linked[l] = if next_to_fixed(l) || near_block(l) { 2 } else { 1 };
+            linked[l] = KNOWN | if next_to_fixed(l) { NEXT_TO_FIXED } else { 0 } | if near_block(l) { NEAR_BLOCK } else { 0 };
         }
-        linked[l] == 2
+        linked[l] & (NEXT_TO_FIXED | NEAR_BLOCK) != 0
     };
     let Some(&s) = stones.iter().find(|&&s| !fixed[s]) else { return false };
     // The enclosure of `s`, given up at an outside neighbour that is not a fixed stone or at
@@ -292,10 +316,14 @@ fn dead_by_links_in(
     if (shorts == 2 && !sc.nbrs[short[0]].contains(&(short[1] as u32))) || inner > links + 2 {
         return false;
     }
+    // Every point of the enclosure was asked above.
+    let linked = &*linked;
+    let next_to_fixed = |l: usize| if linked[l] & KNOWN != 0 { linked[l] & NEXT_TO_FIXED != 0 } else { next_to_fixed(l) };
     if blocks {
-        return paired_with_blocks(sc, cells, area, o, &next_to_fixed, line);
+        return paired_with_blocks(sc, cells, area, o, &next_to_fixed, pairing, line);
     }
-    paired(sc, cells, area, &next_to_fixed, &[], line)
+    let Pairing { flag, order, .. } = pairing;
+    paired(sc, cells, area, &next_to_fixed, &[], flag, order, line)
 }
 
 /// [`paired`] for an enclosure that holds blocks (`o` chains that are not fixed): first the
@@ -309,68 +337,87 @@ fn paired_with_blocks(
     area: &[u32],
     o: u8,
     next_to_fixed: &dyn Fn(usize) -> bool,
+    pairing: &mut Pairing,
     mut line: Option<&mut Vec<u32>>,
 ) -> bool {
     let n = cells.len();
-    let mut connected = vec![false; n];
-    let mut taken: Vec<usize> = Vec::new();
+    let Pairing { connected, taken, taken_list, met, stones, starts, left, libs, rest, flag, order } = pairing;
+    reset(connected, n, false);
+    reset(taken, n, false);
+    taken_list.clear();
     // The blocks of the enclosure, each as its stones.
-    let mut blocks: Vec<Vec<usize>> = Vec::new();
-    let mut met = vec![false; n];
+    reset(met, n, false);
+    stones.clear();
+    starts.clear();
     for &a in area {
         let a = a as usize;
         if cells[a] != o || met[a] {
             continue;
         }
-        let mut stones = vec![a];
+        let mut k = stones.len();
+        starts.push(k as u32);
+        stones.push(a as u32);
         met[a] = true;
-        let mut k = 0;
         while k < stones.len() {
-            for &g in &sc.nbrs[stones[k]] {
+            for &g in &sc.nbrs[stones[k] as usize] {
                 if g < OUT && cells[g as usize] == o && !met[g as usize] {
                     met[g as usize] = true;
-                    stones.push(g as usize);
+                    stones.push(g);
                 }
             }
             k += 1;
         }
-        blocks.push(stones);
     }
+    let blocks = starts.len();
+    starts.push(stones.len() as u32);
     // Next to a fixed stone or to a block connected so far.
     let near = |connected: &[bool], l: usize| next_to_fixed(l) || sc.nbrs[l].iter().any(|&g| g < OUT && connected[g as usize]);
-    let mut left: Vec<usize> = (0..blocks.len()).collect();
+    left.clear();
+    left.extend(0..blocks as u32);
     loop {
+        // One round over the blocks not connected yet, in order; a block connected in it
+        // counts for those after it.
         let mut joined = false;
-        left.retain(|&b| {
-            let mut links: Vec<usize> = Vec::new();
-            for &x in &blocks[b] {
-                for &g in &sc.nbrs[x] {
+        let mut kept = 0;
+        for i in 0..left.len() {
+            let b = left[i] as usize;
+            let block = &stones[starts[b] as usize..starts[b + 1] as usize];
+            libs.clear();
+            for &x in block {
+                for &g in &sc.nbrs[x as usize] {
                     let g = g as usize;
-                    if g < n && cells[g] == EMPTY && !links.contains(&g) && !taken.contains(&g) && near(&connected, g) {
-                        links.push(g);
+                    if g < n && cells[g] == EMPTY && !taken[g] && !libs.contains(&g) && near(connected, g) {
+                        libs.push(g);
                     }
                 }
             }
-            if links.len() < 2 {
-                return true;
+            if libs.len() < 2 {
+                left[kept] = b as u32;
+                kept += 1;
+                continue;
             }
-            links.sort_unstable();
-            taken.extend_from_slice(&links[..2]);
-            for &x in &blocks[b] {
-                connected[x] = true;
+            libs.sort_unstable();
+            for &l in &libs[..2] {
+                taken[l] = true;
+                taken_list.push(l);
+            }
+            for &x in block {
+                connected[x as usize] = true;
             }
             if let Some(line) = line.as_mut() {
-                line.push(links[0] as u32);
+                line.push(libs[0] as u32);
             }
             joined = true;
-            false
-        });
+        }
+        left.truncate(kept);
         if !joined {
             break;
         }
     }
-    let rest: Vec<u32> = area.iter().copied().filter(|&a| !connected[a as usize]).collect();
-    paired(sc, cells, &rest, &|l| near(&connected, l), &taken, line)
+    rest.clear();
+    rest.extend(area.iter().copied().filter(|&a| !connected[a as usize]));
+    let connected = &*connected;
+    paired(sc, cells, rest, &|l| near(connected, l), taken_list, flag, order, line)
 }
 
 /// Whether the inner points of the enclosure `area` have a pairing (module docs), found
@@ -379,26 +426,32 @@ fn paired_with_blocks(
 /// the links fewest other inner points could use, then points lent to it; an empty point
 /// paired becomes lendable. The rounds stop when one pairs nothing. A pairing found is a
 /// pairing; one missed only leaves the line to the search.
+#[allow(clippy::too_many_arguments)]
 fn paired(
     sc: &Scope,
     cells: &[u8],
     area: &[u32],
     next_to_fixed: &dyn Fn(usize) -> bool,
     taken: &[usize],
+    flag: &mut Vec<u8>,
+    order: &mut Vec<(usize, [u32; 4], usize)>,
     mut line: Option<&mut Vec<u32>>,
 ) -> bool {
     // Per local point: a link, an inner point, a link given, a point lendable (an empty
-    // inner point already paired and not yet lent: it may serve one neighbour paired after it).
+    // inner point already paired and not yet lent: it may serve one neighbour paired after it),
+    // and for an inner point not paired yet whether a neighbour became lendable since it last
+    // failed to pair (else it would fail again: its links and lent points only went).
     const LINK: u8 = 1;
     const INNER: u8 = 2;
     const USED: u8 = 4;
     const LENDABLE: u8 = 8;
-    let mut flag = vec![0u8; cells.len()];
-    let mut order: Vec<(usize, [u32; 4], usize)> = Vec::new();
+    const CHANGED: u8 = 16;
+    reset(flag, cells.len(), 0);
+    order.clear();
     for &l in area {
         let l = l as usize;
         flag[l] = if !next_to_fixed(l) {
-            INNER
+            INNER | CHANGED
         } else if cells[l] == EMPTY {
             LINK
         } else {
@@ -434,6 +487,9 @@ fn paired(
     loop {
         let mut progress = false;
         order.retain(|&(q, ls, k)| {
+            if flag[q] & CHANGED == 0 {
+                return true;
+            }
             // Free links first (fewest other takers first), then points lent to `q`.
             let mut pair = [NONE; 2];
             let mut np = 0;
@@ -451,6 +507,7 @@ fn paired(
                 }
             }
             if np < 2 {
+                flag[q] &= !CHANGED;
                 return true;
             }
             for &g in &pair {
@@ -462,6 +519,11 @@ fn paired(
             }
             if cells[q] == EMPTY {
                 flag[q] |= LENDABLE;
+                for &g in &sc.nbrs[q] {
+                    if g < OUT {
+                        flag[g as usize] |= CHANGED;
+                    }
+                }
             }
             progress = true;
             false
