@@ -8,7 +8,9 @@ use crate::{Color, Point, StatusMap, Stop};
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Nodes of hypothetical play searched per region at most; a region not decided within
-    /// it leaves its chains [`Status::Undecided`](crate::Status::Undecided).
+    /// it leaves its chains [`Status::Undecided`](crate::Status::Undecided). In dispute mode
+    /// ([`Options::dispute`]) the regions searched for one disputed chain share it (module
+    /// `dispute`: one budget per dispute).
     pub budget_nodes: u64,
     /// Statuses the players agreed on (第九条), by point; `None` = no agreement given.
     pub agreed: Option<StatusMap>,

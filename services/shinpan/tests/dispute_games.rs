@@ -330,3 +330,45 @@ fn a_wide_territory_is_filled_through_lent_links_at_the_ends_of_the_search() {
     assert!(!proof.line.is_empty(), "a proved status carries its line");
     assert!(proof.nodes < 300_000, "{} nodes", proof.nodes);
 }
+
+/// A dispute's regions share one budget: disputing White's `dh` in this record (the other
+/// marked stones agreed dead), the first region decides it within about 140,000 nodes, but
+/// that answer could lean on Black walls racing chains of the dispute, so it widens into a
+/// region of some fifty points that the default budget does not decide. Every region searched
+/// for the disputed chain (each reported as it is searched, the undone ones too) takes its
+/// nodes from one budget, so the dispute costs no more than one region's search, and the chain
+/// is undecided for want of budget.
+#[test]
+fn the_regions_of_a_widening_dispute_share_one_budget() {
+    let loaded = record("19/kgs2017__kgs-19-2017-01-new__2017-01-12-8.sgf");
+    let board = loaded.replayed.game.board();
+    let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
+    let d = pt("dh");
+    let id = board.chain_id(d).expect("a stone at dh");
+    let others: Vec<Point> = heads.iter().copied().filter(|&h| h != id).collect();
+    let opts = shinpan_adjudicator::Options {
+        budget_nodes: DEFAULT_BUDGET,
+        agreed: Some(goban::StatusMap::with_dead(board, &others)),
+        dispute: vec![d],
+        ko_pending: loaded.replayed.game.ko_point(),
+        to_move: loaded.replayed.game.to_move(),
+        ..shinpan_adjudicator::Options::default()
+    };
+    let mut searched: Vec<u64> = Vec::new();
+    let adj = shinpan_adjudicator::adjudicate_with_progress(board, loaded.rules, &opts, &mut |r| {
+        if r.chains.iter().any(|&c| board.chain_id(c) == Some(id)) {
+            searched.push(r.nodes);
+        }
+    });
+    assert!(searched.len() >= 2, "the dispute widened: {searched:?}");
+    assert!(searched[0] < DEFAULT_BUDGET / 2, "the first region decided the chain early: {searched:?}");
+    let total: u64 = searched.iter().sum();
+    assert!(total <= DEFAULT_BUDGET, "{total} nodes over the regions {searched:?}");
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert_eq!(adj.status.get(d), Status::Undecided, "{proof:?}");
+    assert!(
+        matches!(proof.undecided, Some(shinpan_adjudicator::Undecided::Budget { nodes }) if nodes == *searched.last().unwrap()),
+        "{:?}",
+        proof.undecided
+    );
+}

@@ -95,6 +95,12 @@
 //! chain, whose *dead* is what such a region can prove; under the 1989 rules (their ko-pass
 //! bans differ) none are.
 //!
+//! **One budget per dispute.** The searches of a disputed chain — in its first region, in
+//! each wider one, and again with the walls kept by links drawn in — share one
+//! [`Options::budget_nodes`]: each gets what the earlier ones left, so a referee's answer
+//! never costs more than one region's search, however far the dispute widens. A wider region
+//! that runs out of what is left leaves the chain undecided, as a narrower one would.
+//!
 //! **A dispute left undecided, or found dead.** The chains drawn into a region are searched
 //! after its disputed chains, with a budget of their own. When a disputed chain of the region
 //! stays undecided, no status of the answer rests on them: they are listed ([`DrawnIn`]) but
@@ -270,6 +276,9 @@ pub(crate) fn adjudicate_agreed(
     let mut unlinked = vec![false; n];
     // The walls kept by links in the regions whose answers count.
     let mut kept_walls: Vec<KeptByLinks> = Vec::new();
+    // By disputed chain (a point of it): the nodes its searches have used so far, in every
+    // region tried for it (module docs: one budget per dispute).
+    let mut spent = vec![0u64; n];
     let mut k = 0;
     while k < to_decide.len() {
         let d = to_decide[k];
@@ -372,7 +381,7 @@ pub(crate) fn adjudicate_agreed(
             // their own and only when the disputed chains are decided, the chains drawn in
             // (their status is the search's, not the agreement's).
             let first = |q: Point| want[gi(q)] && disputed(q);
-            let mut solve = |wanted: &dyn Fn(Point) -> bool, found: &mut StatusMap, proofs: &mut Vec<Proof>| {
+            let mut solve = |wanted: &dyn Fn(Point) -> bool, budget: u64, found: &mut StatusMap, proofs: &mut Vec<Proof>| -> u64 {
                 let index = (reports.len(), 0);
                 let first_end = |q: Point| first_ends[gi(q)];
                 let report = solve_region(
@@ -380,7 +389,7 @@ pub(crate) fn adjudicate_agreed(
                     pts.clone(),
                     index,
                     mode,
-                    &searched_opts,
+                    &Options { budget_nodes: budget, ..searched_opts.clone() },
                     safe,
                     settled,
                     wanted,
@@ -390,10 +399,13 @@ pub(crate) fn adjudicate_agreed(
                     proofs,
                 );
                 progress(&report);
+                let nodes = report.nodes;
                 reports.push(report);
+                nodes
             };
             if pts.iter().any(|&q| first(q)) {
-                solve(&first, &mut found, &mut proofs);
+                let left = opts.budget_nodes.saturating_sub(spent[gi(d)]);
+                spent[gi(d)] += solve(&first, left, &mut found, &mut proofs);
             }
             // The chains drawn in, by colour (module docs): none when a disputed chain stayed
             // undecided; when every one was found dead, only those of a dead chain's colour.
@@ -409,7 +421,7 @@ pub(crate) fn adjudicate_agreed(
             }
             let then = |q: Point| want[gi(q)] && !disputed(q) && fate[colour(q)];
             if pts.iter().any(|&q| then(q)) {
-                solve(&then, &mut found, &mut proofs);
+                solve(&then, opts.budget_nodes, &mut found, &mut proofs);
             }
             // A status found that could lean on a wall of the closure on this region's border:
             // undo, draw those walls in too, and search the wider region; only the last
