@@ -7,7 +7,8 @@
 //! A debug build takes every third record (`SHINPAN_DISPUTE_EVERY=n` sets the step); the
 //! figures of the README are those of the release build, which takes them all.
 //!
-//! `SHINPAN_DISPUTE_BUDGET=n` sets the nodes per region (default: the command line's).
+//! `SHINPAN_DISPUTE_BUDGET=n` sets the nodes per dispute, which its regions share (default: the command
+//! line's).
 //!
 //! Printed: disputes decided / total (all records, the older ones and the `kgs2017` human
 //! games apart), the decisions that differ from the marks with their proof lines, the
@@ -181,7 +182,7 @@ fn every_marked_dead_chain_disputed_alone() {
     let decided = older.decided + human.decided;
     eprintln!(
         "marked records {records}: disputes decided {decided} of {all} ({:.1}%); older records {} of {}, kgs2017 human games {} of {}; \
-         records whose marks reproduce RE {} of {}; budget {budget} nodes per region; time per dispute p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+         records whose marks reproduce RE {} of {}; budget {budget} nodes per dispute; time per dispute p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
         100.0 * decided as f64 / all.max(1) as f64,
         older.decided,
         older.disputes,

@@ -15,7 +15,8 @@
 //!   reported (`refuted` in the JSON, with its line).
 //! * `--dispute POINTS`: chains to adjudicate even though an agreement is given.
 //! * `--budget N`: nodes of hypothetical play per region (default 500000); a region not
-//!   decided within it leaves its chains `undecided`.
+//!   decided within it leaves its chains `undecided`. The regions searched for one disputed
+//!   chain share it.
 //! * `--budget-ms MS`: wall time of the whole search in milliseconds (default: none); the
 //!   chains not decided when it runs out are `undecided` ("time budget exhausted"). The
 //!   search's tables are capped at [`shinpan_adjudicator::DEFAULT_MAX_MEMORY_BYTES`] per
@@ -59,8 +60,8 @@ pub struct Args {
     /// Disputed chains: comma-separated SGF points; adjudicated despite an agreement.
     #[arg(long, value_name = "POINTS")]
     pub dispute: Option<String>,
-    /// Nodes of hypothetical play per region; a region not decided within it leaves its
-    /// chains undecided.
+    /// Nodes of hypothetical play per region (the regions searched for one disputed chain
+    /// share them); a region not decided within it leaves its chains undecided.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BUDGET)]
     pub budget: u64,
     /// Milliseconds of wall time the search may take in all (default: no limit).
