@@ -52,7 +52,13 @@
 //!   search is undone and the region built again with those walls — of the colours leaned
 //!   on — drawn in as well ([`DrawReason::LeanedOn`]), and searched again; and so on (each
 //!   step draws in at least one more wall of the closure, so it ends, with the whole closure
-//!   at most). Only the last region's answers count,
+//!   at most). A region where the disputed chain, if found *dead*, would lean so on walls
+//!   of its opponent's colour is not searched at all: it is built again at once with those
+//!   walls drawn in, as that answer would make it, and the chain is tried for *dead* first
+//!   in the wider region. (A disputed chain is most often one the other player calls dead,
+//!   and its proof in the narrower region would only be undone; a wider region is as sound
+//!   a context as the narrower one, whatever its answer, only a harder one to decide.)
+//!   Only the last region's answers count,
 //!   and a region's answers are taken only when none of them could lean on a wall of the
 //!   closure on its border: the walls left on it either race no chain of the dispute (the
 //!   rule above) or only help a colour no status found there rests on. (In a corner where
@@ -345,6 +351,22 @@ pub(crate) fn adjudicate_agreed(
             let mut extra = [false; 2];
             for &(r, _) in &outside {
                 extra[board.get(r).expect("a stone").index()] = true;
+            }
+            // A disputed chain found dead here would lean on the walls of its opponent's colour
+            // that the closure would draw in on this region's border (module docs): the wider
+            // region is built at once, without searching this one, and tries *dead* first.
+            if rely == Rely::Every && undo.is_some() && extra[colour.opponent().index()] {
+                for s in board.chain(d) {
+                    first_ends[gi(s)] = Some(End::Dead);
+                }
+                for &(r, reason) in &outside {
+                    if board.get(r) == Some(colour.opponent()) && !also.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
+                        let (DrawReason::CapturingRace { with } | DrawReason::LeanedOn { with }) = reason;
+                        also.push((r, DrawReason::LeanedOn { with }));
+                    }
+                }
+                next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also, linking));
+                continue;
             }
             for (r, reason) in draws {
                 let mut stones = board.chain(r);

@@ -92,6 +92,31 @@ pub(super) fn a_wall_racing_a_drawn_in_chain_is_drawn_in_too() {
 }
 
 #[test]
+pub(super) fn the_searches_of_a_widening_dispute_share_one_budget() {
+    // The corner of the test above, with a budget of 12 nodes. Disputing ih, its first region
+    // (hi a wall) finds it alive within them; that answer leans on hi, so the dispute widens
+    // with hi drawn in, where the proof of *dead* needs more nodes than the first region left.
+    // Every search for ih (each reported as it is searched, the undone one too) takes its
+    // nodes from the one budget, and ih is undecided: with a budget per region the wider
+    // search would take 12 more.
+    let rows = [".........", ".........", ".........", ".........", "....X.XX.", "....XXOXX", "...XXOOOO", "..XXO.O.X", "..XOO.OX."];
+    let b = board(&rows);
+    let ih = Point::from_sgf("ih").unwrap();
+    let budget = 12;
+    let opts = Options { budget_nodes: budget, agreed: Some(goban::StatusMap::new(&b)), dispute: vec![ih], ..Options::default() };
+    let mut searched: Vec<(u64, bool)> = Vec::new();
+    let adj = shinpan_adjudicator::adjudicate_with_progress(&b, RuleSet::Japanese2011, &opts, &mut |r| {
+        if r.chains.iter().any(|&c| b.chain(c).contains(&ih)) {
+            searched.push((r.nodes, r.decided));
+        }
+    });
+    assert!(searched.len() >= 2 && searched[0].1, "decided in the first region, then widened: {searched:?}");
+    let total: u64 = searched.iter().map(|s| s.0).sum();
+    assert!(total <= budget, "{total} nodes over the searches {searched:?}");
+    assert_ne!(adj.status.get(ih), Status::Alive, "the first region's answer was undone: {:?}", adj.proofs);
+}
+
+#[test]
 pub(super) fn dead_by_two_links_in_a_long_narrow_territory() {
     // A black stone inside a territory three points wide and fifteen long (45 points, more
     // than the exhaustive search takes) enclosed by White's agreed-alive wall: every point
