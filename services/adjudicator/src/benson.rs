@@ -202,7 +202,7 @@ thread_local! {
 }
 
 /// Resets `v` to `n` copies of `x`, keeping its allocation.
-fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+pub(crate) fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
     v.clear();
     v.resize(n, x);
 }

@@ -359,12 +359,9 @@ pub(crate) fn adjudicate_agreed(
                 for s in board.chain(d) {
                     first_ends[gi(s)] = Some(End::Dead);
                 }
-                for &(r, reason) in &outside {
-                    if board.get(r) == Some(colour.opponent()) && !also.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
-                        let (DrawReason::CapturingRace { with } | DrawReason::LeanedOn { with }) = reason;
-                        also.push((r, DrawReason::LeanedOn { with }));
-                    }
-                }
+                let mut leaning = [false; 2];
+                leaning[colour.opponent().index()] = true;
+                lean_on(board, &outside, leaning, &mut also);
                 next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also, linking));
                 continue;
             }
@@ -468,13 +465,7 @@ pub(crate) fn adjudicate_agreed(
             reports.truncate(u.reports);
             // Each step draws in at least one more wall of the closure (one of `outside`, none
             // of which this region drew in), so the widening ends, at the closure at most.
-            for &(r, reason) in &outside {
-                let c = board.get(r).expect("a stone");
-                if leaning[c.index()] && !also.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
-                    let (DrawReason::CapturingRace { with } | DrawReason::LeanedOn { with }) = reason;
-                    also.push((r, DrawReason::LeanedOn { with }));
-                }
-            }
+            lean_on(board, &outside, leaning, &mut also);
             next = Some(grow_region(board, d, &wall, &in_u, &keep, false, &also, linking));
         }
         if let Some(u) = retry {
@@ -659,6 +650,19 @@ fn colours_to_search(answers: &[(usize, Status)]) -> [bool; 2] {
 fn searched_now(board: &Board, now: &[bool], before: &[bool]) -> Vec<Point> {
     let w = board.width() as usize;
     (0..now.len()).filter(|&i| now[i] && !before[i]).map(|i| Point::new((i % w) as u8, (i / w) as u8)).collect()
+}
+
+/// Adds to `also` (the walls a wider region draws in beyond the first region's) each wall of
+/// `outside` (walls of the closure on a region's border) of a colour in `leaning` that is not
+/// there yet, as leaned on, with the chain it races.
+fn lean_on(board: &Board, outside: &[(Point, DrawReason)], leaning: [bool; 2], also: &mut Vec<(Point, DrawReason)>) {
+    for &(r, reason) in outside {
+        let c = board.get(r).expect("a stone");
+        if leaning[c.index()] && !also.iter().any(|&(q, _)| board.chain_id(q) == board.chain_id(r)) {
+            let (DrawReason::CapturingRace { with } | DrawReason::LeanedOn { with }) = reason;
+            also.push((r, DrawReason::LeanedOn { with }));
+        }
+    }
 }
 
 /// The colours (by [`Color::index`]) of the walls a status found for one of the chains at

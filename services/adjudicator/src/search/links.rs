@@ -73,7 +73,7 @@
 //! territories (crate docs, Engine step 4): it only shortens the lines (a line reaching `U_c`
 //! first is impossible, as `U_c` is `c`'s for good and the strategy ends in `U_o`).
 
-use crate::benson::{cell, Scope, EMPTY, NONE, OUT};
+use crate::benson::{cell, reset, Scope, EMPTY, NONE, OUT};
 
 /// Inner points with fewer than two links (a lent point is needed for each) beyond which an
 /// enclosure is given up before the pairing at the ends of the searches ([`dead_by_links`],
@@ -116,12 +116,6 @@ struct Pairing {
     rest: Vec<u32>,
     flag: Vec<u8>,
     order: Vec<(usize, [u32; 4], usize)>,
-}
-
-/// Resets `v` to `n` copies of `x`, keeping its allocation.
-fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
-    v.clear();
-    v.resize(n, x);
 }
 
 thread_local! {
