@@ -55,9 +55,11 @@
 //!   at most). A region where the disputed chain, if found *dead*, would lean so on walls
 //!   of its opponent's colour is not searched at all: it is built again at once with those
 //!   walls drawn in, as that answer would make it, and the chain is tried for *dead* first
-//!   in the wider region. (A disputed chain is most often one the other player calls dead,
-//!   and its proof in the narrower region would only be undone; a wider region is as sound
-//!   a context as the narrower one, whatever its answer, only a harder one to decide.)
+//!   in the wider region: a proof of *dead* in the narrower region would only be undone, and
+//!   with one budget per dispute (below) its nodes would be lost to the wider search. A
+//!   wider region is as sound a context as the narrower one, whatever its answer, only a
+//!   harder one to decide: a chain that is alive is then found alive there, with what the
+//!   proof of *dead* left, where the narrower region might have found it in fewer nodes.
 //!   Only the last region's answers count,
 //!   and a region's answers are taken only when none of them could lean on a wall of the
 //!   closure on its border: the walls left on it either race no chain of the dispute (the
