@@ -50,14 +50,20 @@ fn pt(s: &str) -> Point {
 /// line's default budget.
 fn dispute_marked(rel: &str, d: &str, colour: goban::Color) -> shinpan::adjudicate::Adjudicated {
     let loaded = record(rel);
+    let d = pt(d);
+    assert_eq!(loaded.replayed.game.board().get(d), Some(colour));
+    let others = other_marked_dead(&loaded, d);
+    adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET)
+}
+
+/// The players' marked-dead chains of `loaded` (one stone each) but the one at `d`, which
+/// must be marked dead: the agreement of a dispute of `d`.
+fn other_marked_dead(loaded: &shinpan::replay::Loaded, d: Point) -> Vec<Point> {
     let board = loaded.replayed.game.board();
     let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
-    let d = pt(d);
-    assert_eq!(board.get(d), Some(colour));
-    let id = board.chain_id(d).unwrap();
+    let id = board.chain_id(d).unwrap_or_else(|| panic!("a stone at {d}"));
     assert!(heads.contains(&id), "{d} is marked dead");
-    let others: Vec<Point> = heads.iter().copied().filter(|&h| h != id).collect();
-    adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET)
+    heads.into_iter().filter(|&h| h != id).collect()
 }
 
 #[derive(Default)]
@@ -343,10 +349,9 @@ fn a_wide_territory_is_filled_through_lent_links_at_the_ends_of_the_search() {
 fn a_dispute_whose_dead_answer_would_widen_is_searched_wide_at_once() {
     let loaded = record("19/kgs2017__kgs-19-2017-02-new__2017-02-04-7.sgf");
     let board = loaded.replayed.game.board();
-    let heads = marked_dead_chains(board, loaded.record.territory.as_ref().expect("the players' marks"));
     let d = pt("mo");
     let id = board.chain_id(d).expect("a stone at mo");
-    let others: Vec<Point> = heads.iter().copied().filter(|&h| h != id).collect();
+    let others = other_marked_dead(&loaded, d);
     let opts = shinpan_adjudicator::Options {
         budget_nodes: DEFAULT_BUDGET,
         agreed: Some(goban::StatusMap::with_dead(board, &others)),

@@ -99,9 +99,9 @@
 //! against `c` with its threats, and its strategy, each link answered by the other, does it
 //! in the whole game — or undecided. When another status is found (a chain of `c` alive or
 //! in seki, a chain of the wall's colour decided), the dispute is searched again with the
-//! walls kept by links drawn in like any other. Walls are kept so only for the colour opposite the disputed
-//! chain, whose *dead* is what such a region can prove; under the 1989 rules (their ko-pass
-//! bans differ) none are.
+//! walls kept by links drawn in like any other. Walls are kept so only for the colour
+//! opposite the disputed chain, whose *dead* is what such a region can prove; under the 1989
+//! rules (their ko-pass bans differ) none are.
 //!
 //! **One budget per dispute.** The searches of a disputed chain — in its first region, in
 //! each wider one, and again with the walls kept by links drawn in — share one

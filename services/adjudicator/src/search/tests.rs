@@ -269,9 +269,8 @@ fn followed_proofs_hold_against_the_exact_avoidance_search() {
 
 /// `Region::ko_threats` (2011 draft): the colour it names may retake a ko its 第五条 ban
 /// forbids as many times as it has threats; the other keeps its ban, and its pass takes a
-/// threat away. White's stone at bb has
-/// one liberty, cb, where a black stone would have one liberty too: Black cb takes it, and
-/// White bb would take back — a ko.
+/// threat away. White's stone at bb has one liberty, cb, where a black stone would have one
+/// liberty too: Black cb takes it, and White bb would take back — a ko.
 #[test]
 fn ko_threats_lift_the_ban_of_one_colour_as_often_as_it_has_them() {
     let rows = [".XO..", "XO.O.", ".XO..", ".....", "....."];

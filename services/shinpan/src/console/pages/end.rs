@@ -321,10 +321,10 @@ fn dispute_request(id: &str, end: &EndState, point: &str) -> Result<Adjudicate, 
 }
 
 /// The answer to a dispute: the board with the statuses found, the links of kept walls and
-/// the proof line numbered on it (stepped by the page's script), the status with its reason, refuted agreements,
-/// the agreed chains drawn into the dispute (each with its colour, stones and reason) and
-/// the agreed walls kept by two links (each with its colour, stones and links; module
-/// `dispute` of the adjudicator, 第七条), and the count.
+/// the proof line numbered on it (stepped by the page's script), the status with its reason,
+/// refuted agreements, the agreed chains drawn into the dispute (each with its colour,
+/// stones and reason) and the agreed walls kept by two links (each with its colour, stones
+/// and links; module `dispute` of the adjudicator, 第七条), and the count.
 fn dispute_answer(lang: Lang, id: &str, end: &EndState, point: Option<Point>, answer: &Adjudicated) -> Markup {
     let size = end.view.drawing.size;
     let names = |ps: &[Point]| ps.iter().map(|&p| board::point_name(p, size)).collect::<Vec<_>>().join(" · ");
