@@ -267,6 +267,22 @@ fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
     assert!(proof.nodes > 40_000, "beyond both quick allowances: {} nodes", proof.nodes);
 }
 
+/// The killer's narrow deepening comes first: White's single stone at `do` in this record,
+/// thrown into Black's left side (a region of about 40 points), is proved dead with the marks
+/// as the agreement by a line of a dozen moves (Black pushes White along the edge and
+/// captures) that the full deepening does not reach within the default budget. The narrow
+/// one, where Black tries only its first seven moves at each of its states, reaches it in
+/// under 100,000 nodes.
+#[test]
+fn an_invader_of_a_wide_region_is_proved_dead_by_the_narrow_deepening() {
+    let out = dispute_marked("19/kgs2017__kgs-19-2017-05-new__2017-05-10-12.sgf", "do", goban::Color::White);
+    let (adj, d) = (&out.adjudication, pt("do"));
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
+    assert!(proof.line.len() >= 8, "a proved status carries its line: {:?}", proof.line_text());
+    assert!(proof.nodes < 100_000, "{} nodes", proof.nodes);
+}
+
 /// A wider region draws in only the walls an answer could lean on: disputing Black's `rd`
 /// in this record (the other marked stones agreed dead), a *dead* answer in the first region
 /// could lean on a White wall racing Black's agreed-alive `nd` chain, which races White's

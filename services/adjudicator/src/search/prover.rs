@@ -149,6 +149,12 @@ pub(crate) struct Prover {
     zones: HashMap<State, Bits>,
     /// How many of the defender's moves the zone of its pass answered (module `zone`).
     pub pruned: u64,
+    /// At the forcing side's states of the deepening ([`Prover::search`]), only this many of
+    /// its moves are searched, the first in the learnt order ([`Prover::learnt_order`]),
+    /// with its pass when it was among the others; 0: every move. A proof found so is a
+    /// proof (the forcing side needs one move at each of its states, and every move of the
+    /// defender is still searched); a failure proves nothing. Set with [`Prover::narrow`].
+    width: usize,
 }
 
 impl Prover {
@@ -171,7 +177,15 @@ impl Prover {
             kids_max_bytes: DFPN_KIDS_MAX_BYTES,
             zones: HashMap::default(),
             pruned: 0,
+            width: 0,
         }
+    }
+
+    /// Makes the deepening search only the first `width` moves of the forcing side (and its
+    /// pass) at each of its states, 0 every move (see the field `width`). The proofs stored so
+    /// far stay: a narrow search and a full one of the same prover go on from each other's.
+    pub fn narrow(&mut self, width: usize) {
+        self.width = width;
     }
 
     /// Drops the children df-pn keeps for re-expansions ([`DFPN_KIDS_MAX_BYTES`]): they are
@@ -565,6 +579,13 @@ impl Prover {
         let zoned = self.zoned(region);
         let mut moves = self.moves(region, st, forcing);
         self.learnt_order(&mut moves, forcing, region.scope.len());
+        if forcing && self.width > 0 && moves.len() > self.width {
+            let pass_left_out = moves[self.width..].contains(&None);
+            moves.truncate(self.width);
+            if pass_left_out {
+                moves.push(None);
+            }
+        }
         let n = region.scope.len();
         // The zone's parts that only a proof needs (the certificate that the defender's end is
         // not reached, the closures of the defender's moves searched, the certificates of the

@@ -119,6 +119,50 @@ fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
     eprintln!("df-pn proved {proved}; the deepening {deepening}, {deepening_only} of them not by df-pn");
 }
 
+/// The narrow deepening ([`Prover::narrow`]) on random 5x4 boards, for every chain and both
+/// ends under 2011, with the forcing side held to its first two moves: each proof is
+/// confirmed by the exact avoidance search ([`Trap`]: the end is not avoidable) and its line,
+/// replayed, reaches the end; and the width binds (the full search proves some chains the
+/// narrow one does not).
+#[test]
+fn narrow_proofs_hold_against_the_exact_avoidance_search() {
+    let (mut proved, mut full, mut full_only) = (0, 0, 0);
+    for (board, p, owner, stones, root) in random_5x4_chains(0x0a77_2026_1130, 80) {
+        let region = || region_5x4(&board);
+        for goal in [End::Alive, End::Dead] {
+            let mut reg = region();
+            let mut narrow = Prover::new(stones.clone(), owner, goal);
+            narrow.narrow(2);
+            let found = matches!(narrow.prove(&mut reg, &root, 30_000), Ok(true));
+            let mut reg_full = region();
+            let by_full = matches!(Prover::new(stones.clone(), owner, goal).prove(&mut reg_full, &root, 30_000), Ok(true));
+            full += by_full as u32;
+            full_only += (by_full && !found) as u32;
+            if !found {
+                continue;
+            }
+            proved += 1;
+            let mut exact = region();
+            let avoidable = Trap::new(stones.clone(), owner, goal).avoids(&mut exact, &root);
+            assert!(
+                !matches!(avoidable, Ok(true)),
+                "the narrow search proved {goal:?} for {} at {}, which can be avoided",
+                owner.letter(),
+                p.to_sgf()
+            );
+            let line = narrow.line(&mut reg, &root, 200);
+            let mut cur = root.clone();
+            for &(_, m) in &line {
+                cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
+            }
+            assert_eq!(reg.end(&cur.cells, &stones, owner), Some(goal), "line {line:?}");
+        }
+    }
+    assert!(proved > 40, "the narrow search proved {proved}");
+    assert!(full_only > 0, "the width never bound: the full search proved {full}, all of them narrow too");
+    eprintln!("the narrow search proved {proved}; the full one {full}, {full_only} of them not narrow");
+}
+
 /// A random 5x4 board (two fifths Black, two fifths White, a fifth empty), or `None` when a
 /// chain has no liberty (not a legal setup).
 /// Every chain of the random 5x4 boards ([`random_5x4`]) of `draws` draws from `seed`, for the
