@@ -94,7 +94,7 @@ pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (7, 8);
 /// states ([`Prover::narrow`]) with this share of what the chain has left after the quick
 /// proofs (numerator, denominator), out of the [`INVADER_DEAD_SHARE`]; the full deepening
 /// goes on from its proofs with the rest of that share. In a region of 30 to 80 points the
-/// killing move is nearly always among the first few of the learnt order, and a narrow tree
+/// killing move is usually among the first few of the learnt order, and a narrow tree
 /// reaches lines a few moves longer in the same nodes. Its nodes cost more time than the full
 /// search's (most of its states are new, each with its unconditional areas to compute), so
 /// the share is kept small: with more, the slowest disputes at the default budget take more
