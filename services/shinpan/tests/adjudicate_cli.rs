@@ -119,11 +119,12 @@ fn a_wall_kept_by_two_links_is_named_with_its_links() {
 /// position (KGS, 2019), Black's chain at cp, agreed dead with the players' other marks and
 /// disputed, races White's cq–fq, kept by its links fr and gq. White kills it: each White
 /// pass in the search takes the threat away first, and the proof line shows that pass as
-/// White's move on a link.
+/// White's move on a link. The proof takes about 500,000 nodes, so the dispute is given
+/// 1,000,000.
 #[test]
 fn a_kept_walls_threat_is_taken_away_by_a_move_on_its_link() {
     let marks = "ao,aq,bp,bq,br,cr,dp,en,eo,ep,fo,fp,gb,go,ha,ho,lk,nc,nd,nm,qc,qg,rb,rc,rd,re,rf,rg";
-    let (v, black) = real_record_with("19/kgs2019__2019-04-20-41.sgf", &["--agreed-dead", marks, "--dispute", "cp"], "500000", 0, "cp");
+    let (v, black) = real_record_with("19/kgs2019__2019-04-20-41.sgf", &["--agreed-dead", marks, "--dispute", "cp"], "1000000", 0, "cp");
     assert_eq!(black["status"], "dead", "{black}");
     let kept = v["kept_by_links"].as_array().expect("kept_by_links");
     assert_eq!(kept.len(), 1, "{kept:?}");
