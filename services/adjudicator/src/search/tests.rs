@@ -102,16 +102,7 @@ fn dfpn_proofs_hold_against_the_exact_avoidance_search() {
                 continue;
             }
             proved += 1;
-            let mut exact = region();
-            let avoidable = Trap::new(stones.clone(), owner, goal).avoids(&mut exact, &root);
-            assert!(!matches!(avoidable, Ok(true)), "df-pn proved {goal:?} for {} at {}, which can be avoided", owner.letter(), p.to_sgf());
-            // The line reaches the end.
-            let line = df.line(&mut reg, &root, 200);
-            let mut cur = root.clone();
-            for &(_, m) in &line {
-                cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
-            }
-            assert_eq!(reg.end(&cur.cells, &stones, owner), Some(goal), "line {line:?}");
+            assert_proof_holds("df-pn", &df, &mut reg, &mut region(), &root, &stones, owner, goal, p);
         }
     }
     assert!(proved > 60, "df-pn proved {proved}");
@@ -142,25 +133,38 @@ fn narrow_proofs_hold_against_the_exact_avoidance_search() {
                 continue;
             }
             proved += 1;
-            let mut exact = region();
-            let avoidable = Trap::new(stones.clone(), owner, goal).avoids(&mut exact, &root);
-            assert!(
-                !matches!(avoidable, Ok(true)),
-                "the narrow search proved {goal:?} for {} at {}, which can be avoided",
-                owner.letter(),
-                p.to_sgf()
-            );
-            let line = narrow.line(&mut reg, &root, 200);
-            let mut cur = root.clone();
-            for &(_, m) in &line {
-                cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
-            }
-            assert_eq!(reg.end(&cur.cells, &stones, owner), Some(goal), "line {line:?}");
+            assert_proof_holds("the narrow search", &narrow, &mut reg, &mut region(), &root, &stones, owner, goal, p);
         }
     }
     assert!(proved > 40, "the narrow search proved {proved}");
     assert!(full_only > 0, "the width never bound: the full search proved {full}, all of them narrow too");
     eprintln!("the narrow search proved {proved}; the full one {full}, {full_only} of them not narrow");
+}
+
+/// Asserts that the proof `prover` found (`by` names the search) of `goal` for the chain
+/// `stones` of `owner` (a stone at `p`) from `root` in `reg` holds: the exact avoidance
+/// search ([`Trap`], in the fresh region `exact`) cannot keep the play out of the end, and
+/// the proof line, replayed, reaches it.
+#[allow(clippy::too_many_arguments)]
+fn assert_proof_holds(
+    by: &str,
+    prover: &Prover,
+    reg: &mut Region,
+    exact: &mut Region,
+    root: &State,
+    stones: &[usize],
+    owner: Color,
+    goal: End,
+    p: Point,
+) {
+    let avoidable = Trap::new(stones.to_vec(), owner, goal).avoids(exact, root);
+    assert!(!matches!(avoidable, Ok(true)), "{by} proved {goal:?} for {} at {}, which can be avoided", owner.letter(), p.to_sgf());
+    let line = prover.line(reg, root, 200);
+    let mut cur = root.clone();
+    for &(_, m) in &line {
+        cur = reg.play(&cur, reg.local_move(m)).expect("a legal move of the line");
+    }
+    assert_eq!(reg.end(&cur.cells, stones, owner), Some(goal), "line {line:?}");
 }
 
 /// A random 5x4 board (two fifths Black, two fifths White, a fifth empty), or `None` when a
