@@ -91,9 +91,10 @@ pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (7, 8);
 
 /// The narrow deepening of an invader's *dead* (step 2a of [`decide`], outside the deep
 /// schedule): the killer searches only its first [`NARROW_WIDTH`] moves at each of its
-/// states ([`Prover::narrow`]) with this share of what the chain has left after the quick
-/// proofs (numerator, denominator), out of the [`INVADER_DEAD_SHARE`]; the full deepening
-/// goes on from its proofs with the rest of that share. In a region of 30 to 80 points the
+/// states, and its moves next to the examined chain ([`Prover::narrow`]), with this share
+/// of what the chain has left after the quick proofs (numerator, denominator), out of the
+/// [`INVADER_DEAD_SHARE`]; the full deepening goes on from its proofs with the rest of that
+/// share. In a region of 30 to 80 points the
 /// killing move is usually among the first few of the learnt order, and a narrow tree
 /// reaches lines a few moves longer in the same nodes. Its nodes cost more time than the full
 /// search's (most of its states are new, each with its unconditional areas to compute), so

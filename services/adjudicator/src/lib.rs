@@ -135,7 +135,8 @@
 //!    2. (a) for an invader (below) under the 2011 draft, a deeper proof of *dead* by the
 //!       same deepening with seven eighths of what is left (`INVADER_DEAD_SHARE`), first
 //!       *narrow* (`NARROW_SHARE`): the killer searches only the first seven moves of its
-//!       learnt order (and its pass) at each of its states, which reaches longer lines in
+//!       learnt order, its moves next to the examined chain (its liberties, which the learnt
+//!       order can rank low) and its pass at each of its states, which reaches longer lines in
 //!       the same nodes; a proof found so is a proof, as the killer needs one move per state
 //!       and every move of the defender is still searched; then
 //!       the exact answer, with a third of what is left (a half under 1989, where it is the

@@ -283,6 +283,20 @@ fn an_invader_of_a_wide_region_is_proved_dead_by_the_narrow_deepening() {
     assert!(proof.nodes < 100_000, "{} nodes", proof.nodes);
 }
 
+/// The narrow deepening keeps the killer's moves next to the disputed chain, whatever their
+/// rank in the learnt order: Black's `qp`-`qq` in this record, in White's lower right corner,
+/// is proved dead with the marks as the agreement by a line of about fifteen moves in the
+/// corner. Among the killer's first seven moves alone, the proof is not found within the
+/// default budget.
+#[test]
+fn the_narrow_deepening_keeps_the_moves_next_to_the_disputed_chain() {
+    let out = dispute_marked("19/kgs2017__kgs-19-2017-05-new__2017-05-13-7.sgf", "qp", goban::Color::Black);
+    let (adj, d) = (&out.adjudication, pt("qp"));
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
+    assert!(proof.line.len() >= 8, "a proved status carries its line: {:?}", proof.line_text());
+}
+
 /// A wider region draws in only the walls an answer could lean on: disputing Black's `rd`
 /// in this record (the other marked stones agreed dead), a *dead* answer in the first region
 /// could lean on a White wall racing Black's agreed-alive `nd` chain, which races White's

@@ -127,7 +127,9 @@ pub(crate) struct Prover {
     pub pruned: u64,
     /// At the forcing side's states of the deepening ([`Prover::search`]), only this many of
     /// its moves are searched, the first in the learnt order ([`Prover::learnt_order`]),
-    /// with its pass when it was among the others; 0: every move. A proof found so is a
+    /// with the others next to a standing stone of the examined chain (its liberties, which
+    /// the learnt order can rank low when captures elsewhere score higher) and its pass when
+    /// it was among them; 0: every move. A proof found so is a
     /// proof (the forcing side needs one move at each of its states, and every move of the
     /// defender is still searched); a failure proves nothing. Set with [`Prover::narrow`].
     width: usize,
@@ -157,8 +159,9 @@ impl Prover {
         }
     }
 
-    /// Makes the deepening search only the first `width` moves of the forcing side (and its
-    /// pass) at each of its states, 0 every move (see the field `width`). The proofs stored so
+    /// Makes the deepening search only the first `width` moves of the forcing side (with its
+    /// moves next to the examined chain and its pass) at each of its states, 0 every move
+    /// (see the field `width`). The proofs stored so
     /// far stay: a narrow search and a full one of the same prover go on from each other's.
     pub fn narrow(&mut self, width: usize) {
         self.width = width;
@@ -556,8 +559,13 @@ impl Prover {
         let mut moves = self.moves(region, st, forcing);
         self.learnt_order(&mut moves, forcing, region.scope.len());
         if forcing && self.width > 0 && moves.len() > self.width {
-            let pass_left_out = moves[self.width..].contains(&None);
-            moves.truncate(self.width);
+            let rest = moves.split_off(self.width);
+            let pass_left_out = rest.contains(&None);
+            let own = cell(self.owner);
+            let next_to_chain = |i: u32| {
+                region.scope.nbrs[i as usize].iter().any(|&g| st.cells.get(g as usize) == Some(&own) && self.stones.contains(&(g as usize)))
+            };
+            moves.extend(rest.into_iter().filter(|mv| mv.is_some_and(next_to_chain)));
             if pass_left_out {
                 moves.push(None);
             }
