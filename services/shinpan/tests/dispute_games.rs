@@ -66,6 +66,15 @@ fn other_marked_dead(loaded: &shinpan::replay::Loaded, d: Point) -> Vec<Point> {
     heads.into_iter().filter(|&h| h != id).collect()
 }
 
+/// The proof entry of the chain at `d` in `adj`, asserting that it is proved *dead* with a
+/// line of at least `min_line` moves (a proved status carries its line).
+fn dead_with_line(adj: &shinpan_adjudicator::Adjudication, d: Point, min_line: usize) -> &shinpan_adjudicator::Proof {
+    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
+    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
+    assert!(proof.line.len() >= min_line, "a proved status carries its line: {:?}", proof.line_text());
+    proof
+}
+
 #[derive(Default)]
 struct Tally {
     disputes: usize,
@@ -245,9 +254,7 @@ fn a_short_dead_proof_is_found_whatever_the_other_end_costs() {
     assert_eq!(board.get(d), Some(goban::Color::Black));
     let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
     let adj = &out.adjudication;
-    assert_eq!(adj.status.get(d), Status::Dead, "{:?}", adj.proofs.iter().find(|p| p.stones.contains(&d)));
-    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
-    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    let proof = dead_with_line(adj, d, 1);
     assert!(proof.nodes < 60_000, "{} nodes", proof.nodes);
     assert!(adj.drawn_in.iter().any(|di| di.color == goban::Color::White), "the walls around the eye are drawn in");
 }
@@ -261,9 +268,7 @@ fn a_short_dead_proof_is_found_whatever_the_other_end_costs() {
 fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
     let out = dispute_marked("19/kgs2017__kgs-19-2017-01-new__2017-01-15-17.sgf", "os", goban::Color::White);
     let (adj, d) = (&out.adjudication, pt("os"));
-    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
-    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
-    assert!(proof.line.len() >= 8, "a proved status carries its line: {:?}", proof.line_text());
+    let proof = dead_with_line(adj, d, 8);
     assert!(proof.nodes > 40_000, "beyond both quick allowances: {} nodes", proof.nodes);
 }
 
@@ -277,9 +282,7 @@ fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
 fn an_invader_of_a_wide_region_is_proved_dead_by_the_narrow_deepening() {
     let out = dispute_marked("19/kgs2017__kgs-19-2017-05-new__2017-05-10-12.sgf", "do", goban::Color::White);
     let (adj, d) = (&out.adjudication, pt("do"));
-    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
-    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
-    assert!(proof.line.len() >= 8, "a proved status carries its line: {:?}", proof.line_text());
+    let proof = dead_with_line(adj, d, 8);
     assert!(proof.nodes < 100_000, "{} nodes", proof.nodes);
 }
 
@@ -292,9 +295,7 @@ fn an_invader_of_a_wide_region_is_proved_dead_by_the_narrow_deepening() {
 fn the_narrow_deepening_keeps_the_moves_next_to_the_disputed_chain() {
     let out = dispute_marked("19/kgs2017__kgs-19-2017-05-new__2017-05-13-7.sgf", "qp", goban::Color::Black);
     let (adj, d) = (&out.adjudication, pt("qp"));
-    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
-    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
-    assert!(proof.line.len() >= 8, "a proved status carries its line: {:?}", proof.line_text());
+    dead_with_line(adj, d, 8);
 }
 
 /// A wider region draws in only the walls an answer could lean on: disputing Black's `rd`
@@ -316,9 +317,7 @@ fn a_wider_region_draws_in_only_the_walls_an_answer_leans_on() {
     );
     let out = adjudicate_loaded(&loaded, Some(&others), &[d], None, DEFAULT_BUDGET);
     let adj = &out.adjudication;
-    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
-    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
-    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    dead_with_line(adj, d, 1);
     let wall = adj.drawn_in.iter().find(|di| di.stones.contains(&ne)).expect("the White wall racing nd drawn in");
     assert!(
         matches!(wall.reason, shinpan_adjudicator::DrawReason::LeanedOn { with } if board.chain(with).contains(&nd)),
@@ -341,9 +340,7 @@ fn a_wider_region_draws_in_only_the_walls_an_answer_leans_on() {
 fn a_region_widened_for_a_dead_answer_tries_dead_first() {
     let out = dispute_marked("19/kgs2017__kgs-19-2017-01-new__2017-01-02-27.sgf", "qq", goban::Color::Black);
     let (adj, d) = (&out.adjudication, pt("qq"));
-    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
-    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
-    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    let proof = dead_with_line(adj, d, 1);
     assert!(
         adj.drawn_in.iter().any(|di| matches!(di.reason, shinpan_adjudicator::DrawReason::LeanedOn { .. })),
         "the dispute widened: {:?}",
@@ -362,9 +359,7 @@ fn a_region_widened_for_a_dead_answer_tries_dead_first() {
 fn a_wide_territory_is_filled_through_lent_links_at_the_ends_of_the_search() {
     let out = dispute_marked("19/kgs2017__kgs-19-2017-01-new__2017-01-08-17.sgf", "ne", goban::Color::White);
     let (adj, d) = (&out.adjudication, pt("ne"));
-    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
-    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
-    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    let proof = dead_with_line(adj, d, 1);
     assert!(proof.nodes < 300_000, "{} nodes", proof.nodes);
 }
 
@@ -397,9 +392,7 @@ fn a_dispute_whose_dead_answer_would_widen_is_searched_wide_at_once() {
         }
     });
     assert_eq!(searched.len(), 1, "one search: {searched:?}");
-    let proof = adj.proofs.iter().find(|p| p.stones.contains(&d)).expect("a proof entry");
-    assert_eq!(adj.status.get(d), Status::Dead, "{proof:?}");
-    assert!(!proof.line.is_empty(), "a proved status carries its line");
+    dead_with_line(&adj, d, 1);
     assert!(
         adj.drawn_in
             .iter()
