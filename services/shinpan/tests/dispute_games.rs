@@ -260,14 +260,13 @@ fn a_short_dead_proof_is_found_whatever_the_other_end_costs() {
 }
 
 /// An invader's *dead* gets most of the default budget before the avoidance searches: the
-/// white stone at os in this record, thrown into Black's lower edge (Black's stones bound most
-/// of its region), is proved dead with the marks as the agreement, by a line of about a
-/// dozen moves that the deepening needs far more than its quick allowance (20,000 nodes) to
-/// find; with the avoidance searches' third spent first, what was left did not reach it.
+/// white stone at nc in this record, inside Black's upper side, is proved dead with the marks
+/// as the agreement, by a line of about a dozen moves that the deepening needs far more than
+/// its quick allowance (20,000 nodes) to find.
 #[test]
 fn an_invader_gets_most_of_the_budget_for_its_dead_proof() {
-    let out = dispute_marked("19/kgs2017__kgs-19-2017-01-new__2017-01-15-17.sgf", "os", goban::Color::White);
-    let (adj, d) = (&out.adjudication, pt("os"));
+    let out = dispute_marked("19/kgs2017__kgs-19-2017-02-new__2017-02-13-3.sgf", "nc", goban::Color::White);
+    let (adj, d) = (&out.adjudication, pt("nc"));
     let proof = dead_with_line(adj, d, 8);
     assert!(proof.nodes > 40_000, "beyond both quick allowances: {} nodes", proof.nodes);
 }

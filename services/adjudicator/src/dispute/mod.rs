@@ -39,17 +39,18 @@
 //!   leaves the wall's side to capture its own chains. Its life is the agreement's, which
 //!   nobody disputes.
 //!
-//!   **Race partners of the chains drawn in.** A wall that races a chain drawn in (not the
-//!   disputed chain itself) matters too, in one direction: a wall that can never be captured
-//!   only helps its own colour (its opponent loses the option of capturing it, and its owner
-//!   gains moves that would otherwise be suicide). So a status found *dead* can lean only on
-//!   walls of the dead chain's opponent, *alive* only on walls of its own colour, *seki* on
-//!   both, and only on walls on the border of the region searched (the play never reaches
-//!   the others). The region is first built with the walls racing the disputed chain drawn
-//!   in, and searched. When a status found there (of the disputed chain or of one drawn in)
-//!   could lean on a wall on that region's border that the transitive closure of the rule
-//!   (race partners of the chains drawn in, of either colour, and theirs) would draw in, the
-//!   search is undone and the region built again with those walls — of the colours leaned
+//!   **Race partners of the region's other chains.** A wall that races another chain of the
+//!   region — an agreed-dead stone there (which the play may save, extend or connect like
+//!   any other) or a chain drawn in — matters too, in one direction: a wall that can never
+//!   be captured only helps its own colour (its opponent loses the option of capturing it,
+//!   and its owner gains moves that would otherwise be suicide). So a status found *dead*
+//!   can lean only on walls of the dead chain's opponent, *alive* only on walls of its own
+//!   colour, *seki* on both, and only on walls on the border of the region searched (the
+//!   play never reaches the others). The region is first built with the walls racing the
+//!   disputed chain drawn in, and searched. When a status found there (of the disputed
+//!   chain or of one drawn in) could lean on a wall on that region's border that the
+//!   transitive closure of the rule (race partners of every chain of the region, of either
+//!   colour, and theirs) would draw in, the search is undone and the region built again with those walls — of the colours leaned
 //!   on — drawn in as well ([`DrawReason::LeanedOn`]), and searched again; and so on (each
 //!   step draws in at least one more wall of the closure, so it ends, with the whole closure
 //!   at most). A region where the disputed chain, if found *dead*, would lean so on walls
@@ -190,9 +191,10 @@ pub enum DrawReason {
         with: Point,
     },
     /// A status found in a narrower region could rest on it never being captured (module
-    /// docs, "Race partners of the chains drawn in"), and it is in a capturing race or seki
-    /// with the chain through `with`, itself in the transitive closure of the dispute's races
-    /// (drawn in too, or a wall of the other colour that no status found rests on).
+    /// docs, "Race partners of the region's other chains"), and it is in a capturing race or
+    /// seki with the chain through `with`, itself in the transitive closure of the dispute's
+    /// races: a chain of the region (an agreed-dead stone there), or one drawn in too, or a
+    /// wall of the other colour that no status found rests on.
     LeanedOn {
         /// A stone of the chain it races.
         with: Point,
@@ -208,7 +210,7 @@ impl std::fmt::Display for DrawReason {
             ),
             DrawReason::LeanedOn { with } => write!(
                 f,
-                "a status found without it could rest on it never being captured, and it races the chain at {with} (shared liberties, at most one more), which the dispute's races reach (第七条)"
+                "a status found without it could rest on it never being captured, and it races the chain at {with} (shared liberties, at most one more), which is in the dispute's region or reached by its races (第七条)"
             ),
         }
     }
@@ -304,8 +306,8 @@ pub(crate) fn adjudicate_agreed(
         // The walls the last region searched kept by their links, with the links.
         let mut last_linked: Vec<(Point, [Point; 2])> = Vec::new();
         // The region with the walls racing the disputed chain drawn in; the transitive
-        // closure (their own race partners drawn in as well, and theirs) bounds every wider
-        // region tried after it (module docs).
+        // closure (the race partners of every chain of the region drawn in as well, and
+        // theirs) bounds every wider region tried after it (module docs).
         let before = found.clone();
         let keep = |p: Point| proved_alive(p, &before);
         let far = grow_region(board, d, &wall, &in_u, &keep, true, &[], linking);
@@ -553,7 +555,7 @@ struct Undo {
 }
 
 /// Which statuses of a dispute's answer the caller relies on, so that they must not lean on
-/// a wall the search may not capture (module docs, "Race partners of the chains drawn in").
+/// a wall the search may not capture (module docs, "Race partners of the region's other chains").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Rely {
     /// Every status (the answer of [`adjudicate`](crate::adjudicate)).
@@ -698,7 +700,7 @@ fn leaning_colours(board: &Board, found: &StatusMap, points: &[Point], rely: Rel
 /// stays undecided (the agreement then stands for all of them, 第九条). Other findings (a candidate proved dead, say) are left to the
 /// caller's [`adjudicate`](crate::adjudicate) and its refutations: this function only
 /// finds seki, so a candidate's dispute is searched again with the race partners of the
-/// chains drawn in (module docs) only when a seki it found could lean on them. `opts.agreed`
+/// region's other chains (module docs) only when a seki it found could lean on them. `opts.agreed`
 /// must be `Some`.
 pub fn find_seki(board: &Board, rules: goban::RuleSet, opts: &Options) -> (StatusMap, Vec<Vec<Point>>) {
     let agreed = opts.agreed.clone().expect("an agreement");

@@ -8,7 +8,8 @@ use goban::{Board, Color, Point};
 /// The region of the disputed chain at `d` (docs of module `dispute`): the points around it
 /// that are neither wall stones (`wall`, by board index) nor in an unconditional area
 /// (`in_u`), after drawing in, repeatedly, every wall not proved alive (`keep`) that races a
-/// chain of `d`'s dispute — `d`'s chain, or with `transitive` also every chain drawn in — the
+/// chain of `d`'s dispute — `d`'s chain, or with `transitive` every chain of the region (the
+/// agreed-dead stones there, and every chain drawn in, which joins it) — the
 /// walls `also` (of the transitive closure, with their reasons) drawn in first — except the
 /// walls of the colour `linking` that two links keep ([`kept_by_links`]). Returns the region
 /// with the walls drawn in and those kept by links ([`Grown`]).
@@ -40,6 +41,15 @@ pub(super) fn grow_region(
     }
     loop {
         let pts = flood(board, &board.chain(d), |q| !wall[gi(q)] && !in_u(q));
+        if transitive {
+            // The closure: every chain of the region races, the agreed-dead stones there
+            // included (a wall their play could capture could save or kill the disputed chain).
+            for &q in &pts {
+                if board.get(q).is_some() {
+                    racing[gi(q)] = true;
+                }
+            }
+        }
         let mut more = false;
         let mut looked = vec![false; n];
         // The walls of the linking colour that race a chain of the dispute: drawn in after

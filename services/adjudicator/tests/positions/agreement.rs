@@ -92,6 +92,32 @@ pub(super) fn a_wall_racing_a_drawn_in_chain_is_drawn_in_too() {
 }
 
 #[test]
+pub(super) fn a_wall_racing_an_agreed_dead_chain_of_the_region_is_drawn_in() {
+    // The top edge of a 9x9 board. Black's ab-ba-bb-cb (disputed) has the eye aa and the
+    // point ca, which it shares with Black's da, agreed dead. White's ea, agreed alive, stands
+    // in atari between da and Black's wall fa-fi: its last liberty is eb. Taken as a wall that
+    // is never captured, it would leave the disputed chain dead (White ca takes da, then aa).
+    // But Black, first to move (第七条), takes it with eb: then White can play neither ca nor aa
+    // (each would be suicide) nor ea, and the chain lives. ea is in a race with da, a chain of
+    // the region, so the dead answer would rest on the agreement's assumption that it is never
+    // captured: it is drawn in, and the chain is found alive.
+    let rows = [".X.XOX...", "XXXO.X...", "OOOOOX...", "....OX...", "....OX...", "....OX...", "....OX...", "....OX...", "....OX..."];
+    let b = board(&rows);
+    let p = |s: &str| Point::from_sgf(s).unwrap();
+    let (ba, da, ea) = (p("ba"), p("da"), p("ea"));
+    let opts = Options { agreed: Some(goban::StatusMap::with_dead(&b, &[da])), dispute: vec![ba], ..Options::default() };
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &opts);
+    let drawn = adj.drawn_in.iter().find(|d| d.stones == [ea]).expect("the wall racing da drawn in");
+    assert!(matches!(drawn.reason, shinpan_adjudicator::DrawReason::LeanedOn { with } if with == da), "{:?}", drawn.reason);
+    assert_eq!(adj.status.get(ba), Status::Alive, "{:?}", adj.proofs);
+    let pr = adj.proofs.iter().find(|pr| pr.stones.contains(&ba)).expect("a proof");
+    assert_eq!(pr.line.first(), Some(&(Color::Black, goban::Move::Play(p("eb")))), "Black takes the wall first: {:?}", pr.line);
+    // With the wall agreed dead instead, the same answer without drawing anything in.
+    let opts = Options { agreed: Some(goban::StatusMap::with_dead(&b, &[da, ea])), dispute: vec![ba], ..Options::default() };
+    assert_eq!(adjudicate(&b, RuleSet::Japanese2011, &opts).status.get(ba), Status::Alive);
+}
+
+#[test]
 pub(super) fn the_searches_of_a_widening_dispute_share_one_budget() {
     // The corner of the test above, with a budget of 12 nodes. Disputing ih, its first region
     // (hi a wall) finds it alive within them; that answer leans on hi, so the dispute widens

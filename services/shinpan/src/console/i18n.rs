@@ -99,8 +99,8 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ),
     (
         "drawn_in_leaned_on",
-        "a status found without it could rest on it never being captured, and it races the chain at {}, which the dispute's races reach (第七条)",
-        "これを除いて得た結論は、これが取られないことに頼りうる。これは{}の石と攻め合い、その攻め合いは争いの攻め合いにつながる（第七条）",
+        "a status found without it could rest on it never being captured, and it races the chain at {}, which is in the dispute's region or reached by its races (第七条)",
+        "これを除いて得た結論は、これが取られないことに頼りうる。これは{}の石と攻め合い、その石は争いの領域にあるか、争いの攻め合いにつながる（第七条）",
     ),
     ("kept_by_links", "Kept a wall by two links", "二つの連絡点で壁のまま"),
     ("links", "links (◇ on the board)", "連絡点（盤上の◇）"),
