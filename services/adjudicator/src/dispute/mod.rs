@@ -50,11 +50,12 @@
 //!   disputed chain drawn in, and searched. When a status found there (of the disputed
 //!   chain or of one drawn in) could lean on a wall on that region's border that the
 //!   transitive closure of the rule (race partners of every chain of the region, of either
-//!   colour, and theirs) would draw in, the search is undone and the region built again with those walls — of the colours leaned
-//!   on — drawn in as well ([`DrawReason::LeanedOn`]), and searched again; and so on (each
-//!   step draws in at least one more wall of the closure, so it ends, with the whole closure
-//!   at most). A region where the disputed chain, if found *dead*, would lean so on walls
-//!   of its opponent's colour is not searched at all: it is built again at once with those
+//!   colour, and theirs) would draw in, the search is undone and the region built again
+//!   with those walls — of the colours leaned on — drawn in as well
+//!   ([`DrawReason::LeanedOn`]), and searched again; and so on (each step draws in at least
+//!   one more wall of the closure, so it ends, with the whole closure at most). A region
+//!   where the disputed chain, if found *dead*, would lean so on walls of its opponent's
+//!   colour is not searched at all: it is built again at once with those
 //!   walls drawn in, as that answer would make it, and the chain is tried for *dead* first
 //!   in the wider region: a proof of *dead* in the narrower region would only be undone, and
 //!   with one budget per dispute (below) its nodes would be lost to the wider search. A
