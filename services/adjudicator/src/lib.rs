@@ -264,6 +264,33 @@
 //! the position does not show could bar a link. A randomized cross-check against the exact search without it
 //! (both rule sets) finds no disagreement.
 //!
+//! **Sealed territories** (`search::Region::sealed_dead`, after the local games of module
+//! `safety` and Müller's safe regions, 1997). The examined chain `S` of `c` has a *sealed
+//! territory* when the points without an `o` stone connected to a point of `S` (its stones,
+//! or their points once captured) are bounded only by `o` stones that never change (outside
+//! stones, or chains touching one) and hold at most 12 empty points, 24 points in all. Its
+//! *local game* is a search whose whole board is the territory and whose outside neighbours
+//! are those fixed stones: `c` moves first, both may pass, ko as in hypothetical play, and
+//! `o` wins when every point of it is in `o`'s unconditional area. When `o` forces that win
+//! within 250 nodes, `S` is **dead**, under both rule sets: nothing outside the territory
+//! touches it (every neighbour is a stone that never changes), so `o` plays its local
+//! strategy there, answering each `c` move inside with its next move and anything else (a
+//! pass, a move elsewhere) with its next move too, or passes once its goal is reached; if `o`
+//! is to move at the start it passes first, which lifts any ban on it. In a bounded number of
+//! moves every point of the territory, `S`'s included, is in `U_o`: Benson's dead end, for
+//! good (第七条: 相手方の帰属). So it ends a line as *dead* wherever it holds, and shortens
+//! the lines of invasions: the proof stops once the invader's space is a small territory its
+//! owner wins, instead of going on until every point of it is next to a pass-alive stone. A
+//! proof line of *dead* may therefore end before the chain is captured. It is asked only in
+//! regions of more than 12 empty points (in a smaller one the local game would search much
+//! what the region's own search does). The local games' nodes count against the region's
+//! budget, and once they have used a sixteenth of it the end is no longer asked (a game `o`
+//! cannot win uses all its 250 nodes). The local game counts no ko threats
+//! outside the region, so the end is off where a dispute counts them (module `dispute`, walls
+//! kept by two links). Its certificate for relevance zones is the territory with the fixed
+//! chains around it. A randomized cross-check against the exact search without it (both rule
+//! sets) finds no line it ends that the exact search could keep out of *dead*.
+//!
 //! ## Limits (known)
 //!
 //! The end conditions are Benson's, and the territory proof of step 2 covers territories of

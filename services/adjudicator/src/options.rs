@@ -26,7 +26,8 @@ pub struct Options {
     /// practical budget; see the crate documentation).
     pub max_region_empty: usize,
     /// Whether territories are proved safe under alternating play before the region search
-    /// (crate docs, step 2). On by default; off only to cross-check the two methods.
+    /// (crate docs, step 2), and sealed territories end the search's lines (crate docs,
+    /// "Sealed territories"). On by default; off only to cross-check the methods.
     pub safe_territories: bool,
     /// Whether the chains of regions above `max_region_empty` get short proofs (one move of
     /// the side that moves first, or a miai; crate docs, Engine step 4). On by default; off

@@ -3,7 +3,7 @@
 
 use crate::benson::Scope;
 use crate::decision::*;
-use crate::search::{End, Mode, Prover, Region};
+use crate::search::{End, Mode, Prover, Region, SEALED_MAX_EMPTY};
 use crate::short::*;
 use crate::*;
 
@@ -51,6 +51,11 @@ pub(crate) fn solve_region(
         heads.len() as u64
     };
     let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
+    // Sealed territories end lines only in regions larger than they may be: in a smaller one
+    // a territory's local game would search much what the region's own search does.
+    if opts.safe_territories && empty > SEALED_MAX_EMPTY {
+        region.sealed_board = Some(board.clone());
+    }
     let too_big = empty > opts.max_region_empty;
     // The local indices of each chain with a proof entry of this region (for the retry).
     let mut chain_locals: Vec<Vec<usize>> = Vec::new();

@@ -503,10 +503,15 @@ impl Prover {
         }
         if region.end(&st.cells, &self.stones, self.owner) == Some(self.goal) {
             let forcing = if self.goal == End::Dead { self.owner.opponent() } else { self.owner };
-            if self.goal == End::Dead && !crate::benson::may_reach_area(&st.cells, forcing, &region.scope, &self.stones) {
-                // Not Benson's dead end (no point of the chain can be in the opponent's area):
-                // the links rule's, whose certificate needs no unconditional analysis.
-                return zone::links_end_zone(&region.scope, &st.cells, &self.stones, self.owner);
+            if self.goal == End::Dead && !region.benson_dead(&st.cells, &self.stones, self.owner) {
+                // Not Benson's dead end: the links rule's, whose certificate needs no
+                // unconditional analysis, or else a sealed territory's (closed).
+                if region.dead_at_once(&st.cells, &self.stones, self.owner) {
+                    return zone::links_end_zone(&region.scope, &st.cells, &self.stones, self.owner);
+                }
+                let mut z = region.sealed_zone(&st.cells, &self.stones, self.owner)?;
+                zone::close(&region.scope, &st.cells, forcing, &mut z);
+                return Some(z);
             }
             let (scope, safe) = region.scoped_safe(&st.cells, forcing);
             return zone::end_zone(scope, &st.cells, safe, &self.stones, self.owner, self.goal);

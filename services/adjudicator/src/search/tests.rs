@@ -370,3 +370,73 @@ fn ko_threats_lift_the_ban_of_one_colour_as_often_as_it_has_them() {
         assert_eq!(both.threats_used, u16::from(takes) + u16::from(white_takes), "White's pass: {threats:?}");
     }
 }
+
+/// The sealed territory end ([`Region::sealed_dead`]) on random 3x5 areas at the top edge
+/// closed by Black stones that never change, for every White chain there, under both rule sets:
+/// wherever it ends a line and neither Benson's end nor the links rule's does, the exact
+/// avoidance search without it (which only Benson's and the links rule's ends stop) cannot
+/// keep White's chain out of *dead*; under 2011 the deepening's proofs of *dead* with it
+/// (relevance zones on) hold against that search.
+#[test]
+fn sealed_territories_end_no_line_the_exact_search_avoids() {
+    let mut rand = crate::xorshift(0x5ea1_ed20_2611_3000);
+    let (mut ends, mut confirmed, mut proofs) = (0, 0, 0);
+    for _ in 0..300 {
+        let Some((board, inner)) = random_edge_area(&mut rand, 3, 5, 20, 25, 1) else { continue };
+        let scope = Scope::new(&board, inner.clone());
+        let cells = scope.cells(&board);
+        for (p, owner, stones) in chains_within(&board, &scope, &inner) {
+            if owner != Color::White {
+                continue;
+            }
+            for mode in [Mode::Kiyaku2011, Mode::Kiyaku1989] {
+                let sealed = || {
+                    let mut r = Region::new(scope.clone(), mode, 200_000);
+                    r.sealed_board = Some(board.clone());
+                    r
+                };
+                let exact = || Region::new(scope.clone(), mode, 200_000);
+                // The owner moves first under 2011, the opponent under 1989 (crate docs).
+                let first = if mode == Mode::Kiyaku2011 { owner } else { owner.opponent() };
+                let root = State::new(cells.clone(), first);
+                let mut with = sealed();
+                if with.end(&cells, &stones, owner) == Some(End::Dead)
+                    && !with.benson_dead(&cells, &stones, owner)
+                    && !with.dead_at_once(&cells, &stones, owner)
+                {
+                    ends += 1;
+                    let avoided = Trap::new(stones.clone(), owner, End::Dead).avoids(&mut exact(), &root);
+                    assert!(
+                        !matches!(avoided, Ok(true)),
+                        "{mode:?}: the sealed territory of W {} ends as dead, which can be avoided",
+                        p.to_sgf()
+                    );
+                    confirmed += u32::from(matches!(avoided, Ok(false)));
+                }
+                if mode != Mode::Kiyaku2011 {
+                    continue;
+                }
+                let mut prover = Prover::new(stones.clone(), owner, End::Dead);
+                let mut reg = sealed();
+                if !matches!(prover.prove(&mut reg, &root, 2_000), Ok(true)) {
+                    continue;
+                }
+                proofs += 1;
+                assert_proof_holds(
+                    "the deepening with sealed territories",
+                    &prover,
+                    &mut reg,
+                    &mut exact(),
+                    &root,
+                    &stones,
+                    owner,
+                    End::Dead,
+                    p,
+                );
+            }
+        }
+    }
+    eprintln!("{ends} sealed territory ends ({confirmed} confirmed by the exact search), {proofs} proofs of dead with them");
+    assert!(confirmed >= 20, "only {confirmed} of {ends} sealed territory ends confirmed");
+    assert!(proofs >= 20, "only {proofs} proofs of dead with sealed territories");
+}

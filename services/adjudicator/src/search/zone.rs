@@ -37,7 +37,10 @@
 //! the fixed chains around it, module `seal`). At an end the certificate of the unconditional
 //! area that holds the point of `S` (for *dead*) or every point of `S` (for *alive*): the set
 //! of the area holding it and the pass-alive chains it depends on ([`point_cert`]); the links
-//! end (module `links`) by its enclosure with the fixed chains around it.
+//! end (module `links`) by its enclosure with the fixed chains around it; the sealed
+//! territory end (`Region::sealed_dead`) by the territory with the fixed chains around it,
+//! whole (the local game is played on the territory alone, and a move of `d` outside the zone
+//! touches neither it nor those chains, which nothing captures).
 //!
 //! **The defender's end on the way.** A line ends as soon as `S` reaches the other end, so
 //! every state of the proof carries a certificate that `S` is not there at any state that
@@ -394,7 +397,8 @@ fn path(sc: &Scope, cells: &[u8], x: u8, from: usize, target: &dyn Fn(usize) -> 
 /// none holding an opponent stone, and a path from them through points without an opponent
 /// stone to a point next to an outside point that is not the opponent's. The set of points
 /// outside the opponent's pass-alive chains that holds them then reaches that outside point
-/// (it is open: no set of the area), and so does the enclosure the links rule would examine.
+/// (it is open: no set of the area), and so do the enclosure the links rule would examine and
+/// the points a sealed territory would hold (`Region::sealed_territory`: then none is sealed).
 pub(crate) fn not_dead(sc: &Scope, cells: &[u8], stones: &[usize], owner: Color) -> Option<Bits> {
     let o = cell(owner.opponent());
     if stones.iter().any(|&s| cells[s] == o) {
