@@ -649,15 +649,7 @@ impl Region {
         if let Some(&won) = self.sealed_games.get(&key) {
             return won;
         }
-        let mut board = self.sealed_board.clone().expect("checked");
-        for (k, p) in self.scope.points.iter().enumerate() {
-            let v = match cells[k] {
-                EMPTY => None,
-                v if v == cell(Color::Black) => Some(Color::Black),
-                _ => Some(Color::White),
-            };
-            board.set(*p, v).expect("a point of the board");
-        }
+        let board = self.board_with(self.sealed_board.as_ref().expect("checked"), cells);
         let points: Vec<goban::Point> = pts.iter().map(|&l| self.scope.points[l]).collect();
         let scope = Scope::new(&board, points);
         let local = scope.cells(&board);
@@ -685,6 +677,20 @@ impl Region {
         Some(z)
     }
 
+    /// The whole board `base` with the region's points holding `cells`.
+    fn board_with(&self, base: &goban::Board, cells: &[u8]) -> goban::Board {
+        let mut board = base.clone();
+        for (k, p) in self.scope.points.iter().enumerate() {
+            let v = match cells[k] {
+                EMPTY => None,
+                v if v == cell(Color::Black) => Some(Color::Black),
+                _ => Some(Color::White),
+            };
+            board.set(*p, v).expect("a point of the board");
+        }
+        board
+    }
+
     /// The safety proof (module `safety`) of colour `c` on the board with the region's
     /// cells `cells`: (stones kept alive, safe area), by board index. The local games'
     /// nodes count against the region's budget.
@@ -693,15 +699,7 @@ impl Region {
             self.scache.insert(cells.to_vec(), [None, None]);
         }
         if self.scache[cells][c.index()].is_none() {
-            let mut b = self.base.clone().expect("base board");
-            for (k, p) in self.scope.points.iter().enumerate() {
-                let v = match cells[k] {
-                    EMPTY => None,
-                    v if v == cell(Color::Black) => Some(Color::Black),
-                    _ => Some(Color::White),
-                };
-                b.set(*p, v).expect("a point of the board");
-            }
+            let b = self.board_with(self.base.as_ref().expect("base board"), cells);
             let (alive, area, nodes) = proof(&b, c, self.mode, SAFE_END_LOCAL);
             self.nodes += nodes + 1;
             self.scache.get_mut(cells).expect("slot")[c.index()] = Some((alive, area));
