@@ -134,10 +134,10 @@
 //!       within its own allowance (a quarter of what is left, at most 20,000 nodes);
 //!    2. (a) for an invader (below) under the 2011 draft, a deeper proof of *dead* by the
 //!       same deepening with seven eighths of what is left (`INVADER_DEAD_SHARE`), first
-//!       *narrow* (`NARROW_SHARE`): the killer searches only the first seven moves of its
-//!       learnt order, its moves next to the examined chain (its liberties, which the learnt
-//!       order can rank low) and its pass at each of its states, which reaches longer lines in
-//!       the same nodes; a proof found so is a proof, as the killer needs one move per state
+//!       *narrow* with half of what is left (`NARROW_SHARE`): the killer searches only the
+//!       first seven moves of its learnt order, its moves next to the examined chain (its
+//!       liberties, which the learnt order can rank low) and its pass at each of its states,
+//!       which reaches longer lines in the same nodes; a proof found so is a proof, as the killer needs one move per state
 //!       and every move of the defender is still searched; then
 //!       the exact answer, with a third of what is left (a half under 1989, where it is the
 //!       only way to *alive*): an *avoidance* search for each end
@@ -293,8 +293,9 @@
 //!
 //! ## Limits (known)
 //!
-//! The end conditions are Benson's, and the territory proof of step 2 covers territories of
-//! at most 12 empty points (larger local games do not finish within their budget) and, in
+//! A line ends only at Benson's ends, an enclosure filled through private links or a sealed
+//! territory of at most 12 empty points, and the territory proof of step 2 covers territories
+//! of at most 12 empty points (larger local games do not finish within their budget) and, in
 //! larger ones, only eyes that one move encloses (miai couples): a group whose eyes are
 //! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
@@ -303,7 +304,10 @@
 //! stones are decided at 20,000 nodes per region, none against the players' marks
 //! (the `shinpan` package's `tests/adjudicate_games.rs` prints the figure); the constants of the
 //! schedule (module `decision`) are those that decided the most stones there without costing the
-//! kakunin examples their time.
+//! kakunin examples their time. Of the chains the players of those records mark dead, each
+//! disputed alone with the other marks as the agreement, three quarters are decided at the
+//! default 500,000 nodes (`tests/dispute_games.rs` prints the figure); most of the others are
+//! invasions of 20 to 80 empty points whose proofs do not fit the budget.
 
 mod benson;
 mod decision;
