@@ -98,10 +98,9 @@ pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (7, 8);
 /// killing move is usually among the first few of the learnt order, and a narrow tree
 /// reaches lines a few moves longer in the same nodes. Its nodes cost more time than the full
 /// search's (most of its states are new, each with its unconditional areas to compute), so
-/// the share trades time for decisions: with a half, more of the marked records' invasions
-/// are decided than with less, and those that stay undecided at the default budget take
-/// about 2.8 s each on a 2-core machine like CI's (`tests/dispute_games.rs` of the `shinpan`
-/// package).
+/// the share trades time for decisions: a larger one decides more of the marked records'
+/// invasions and makes those that stay undecided slower (the `shinpan` package's
+/// `tests/dispute_games.rs` prints both).
 pub(crate) const NARROW_SHARE: (u64, u64) = (8, 16);
 /// See [`NARROW_SHARE`].
 pub(crate) const NARROW_WIDTH: usize = 7;

@@ -137,8 +137,9 @@
 //!       *narrow* with half of what is left (`NARROW_SHARE`): the killer searches only the
 //!       first seven moves of its learnt order, its moves next to the examined chain (its
 //!       liberties, which the learnt order can rank low) and its pass at each of its states,
-//!       which reaches longer lines in the same nodes; a proof found so is a proof, as the killer needs one move per state
-//!       and every move of the defender is still searched; then
+//!       which reaches longer lines in the same nodes; a proof found so is a proof, as the
+//!       killer needs one move per state and every move of the defender is still searched;
+//!       then
 //!       the exact answer, with a third of what is left (a half under 1989, where it is the
 //!       only way to *alive*): an *avoidance* search for each end
 //!       (can the side that does not want it keep the play out of it for ever?). Reaching
