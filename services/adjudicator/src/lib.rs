@@ -103,9 +103,11 @@
 //! 2. Territories safe under alternating play (module `safety`: a local game per
 //!    territory of at most 12 empty points, and couples of miai eye spots — one move
 //!    encloses a small eye — in larger ones, combined as in Benson's algorithm over blocks
-//!    of chains joined by miai connections; then, with no search, *thin* territories of any
-//!    size — every point but at most two adjacent ones next to the chains kept alive, all of
-//!    which surround it): the chains around them are **alive** and the opponent's stones
+//!    of chains joined by miai connections, and territories of any size whose inner points
+//!    pair with two private links each, as an eye of a block; then, with no search, *thin*
+//!    territories of any size — every point but at most two adjacent ones next to the chains
+//!    kept alive, all of which surround it — and paired ones whose chains are kept alive): the
+//!    chains around them are **alive** and the opponent's stones
 //!    inside the safe territories **dead**, exactly, under both rule sets.
 //! 3. The other points split into *regions*: connected components of the points outside
 //!    both unconditional areas. Every point next to a region holds a pass-alive stone,
@@ -297,8 +299,9 @@
 //! A line ends only at Benson's ends, an enclosure filled through private links or a sealed
 //! territory of at most 12 empty points, and the territory proof of step 2 covers territories
 //! of at most 12 empty points (larger local games do not finish within their budget) and, in
-//! larger ones, only eyes that one move encloses (miai couples): a group whose eyes are
-//! larger territories is otherwise neither pass-alive nor proved safe, so in a real final
+//! larger ones, only eyes that one move encloses (miai couples) and territories whose inner
+//! points pair (at most two lines deep, closed at their ends): a group whose eyes are wider
+//! territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
 //! must rule). On the 253 real final positions of `shared/games` nearly two thirds of the
@@ -396,7 +399,7 @@ pub(crate) fn adjudicate_checking(
     // are alive, the opponent's stones inside them dead.
     let safe = [Color::Black, Color::White].map(|c| {
         if opts.safe_territories {
-            safety::safe_territories(board, c, mode, opts.budget_nodes)
+            safety::safe_territories(board, c, mode, opts.budget_nodes, opts.enclosure_links)
         } else {
             safety::Safety::none(board)
         }

@@ -35,8 +35,9 @@ pub struct Options {
     pub one_move_proofs: bool,
     /// Whether a chain in an enclosure the opponent fills through private pairs of links is
     /// dead at once, and such an enclosure ends the lines of the search (crate docs,
-    /// "Enclosures filled through private links"). On by default; off only to test the other
-    /// steps alone.
+    /// "Enclosures filled through private links"); also whether a territory whose inner
+    /// points pair the same way is proved safe (Engine step 2, module `safety`). On by
+    /// default; off only to test the other steps alone.
     pub enclosure_links: bool,
     /// A cancellation flag: once another thread sets it ([`Stop::stop`]), the search stops
     /// within about a thousand nodes and leaves every chain it has not decided

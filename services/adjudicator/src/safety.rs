@@ -97,6 +97,40 @@
 //! 1997, and `GoSafetyUtil::MightMakeLife` in Fuego, which ask that the attacker have no two
 //! non-adjacent points where it could make an eye).
 //!
+//! **Paired territories (static, any size).** A `c`-region `R` (every neighbour outside it a
+//! `c` stone) whose *inner* points — those with no `c` stone next to them, empty or holding
+//! an `o` stone — each get two private *links*: empty points of `R` next to a `c` stone, or an
+//! empty inner point paired before, *lent* to one point only (the pairing of module
+//! `search::links`, after Fuego's `GoSafetyUtil::Find2ConnectionsForAll` and
+//! `GoRegion::Find2ConnForAllInterior`, with `c` as the side whose stones never change).
+//! Strategy: when `o` plays on one link of a point not yet next to a `c` stone, `c` plays its
+//! other link at once; otherwise (an `o` pass, or a move that needs no answer) `c` may fill one
+//! link of the first such point in the pairing's order. `c`'s move joins the `c` chain the
+//! link touches (a lent point's stone keeps its own two links as liberties until one of them
+//! is played, when the other joins it), so it is never suicide and never a ko retake (no `c`
+//! stone in `R` is ever captured, so no ban names a point of `R`), and one `o` move takes at
+//! most one link of one point, so after at most one `c` move per inner point every point of
+//! `R` is next to a `c` stone joined to its boundary chains. Used two ways, on regions
+//! holding no point of a miai connection or of a couple:
+//! * **A credit.** When every boundary chain of `R` is in one block and every inner point is
+//!   paired, `R` counts as a region won with one virtual eye: one credit to that block. While
+//!   some inner point is not yet next to a `c` stone, the first such point in the pairing's
+//!   order has both links empty and next to the block (a link, or a lent point, whose own
+//!   point came earlier and is next to a `c` stone already), so the block keeps a liberty in
+//!   `R` even after an `o` move on one of them; once all are, every empty point of
+//!   `R` is a liberty of the block (its chains connected by then), which `o` cannot fill last
+//!   without capturing the block — a healthy region of Benson's at the end, as the
+//!   combination asks.
+//! * **An area.** After the combination, a region none of whose points is used by another
+//!   proof, whose boundary chains are all kept alive and whose inner points pair with at most
+//!   two adjacent ones left out, is safe as a thin territory is: at the end every point of it
+//!   but those two lies next to a pass-alive chain, so it is in `U_c` and the `o` stones in it
+//!   are **dead**, under both rule sets (no ko is involved).
+//!
+//! A territory two lines deep along the edge pairs this way when `c`'s stones close both
+//! its ends (the first-line point next to a closing stone has two links, and each point after
+//! it borrows the one before); a wide territory does not, and is left to the local games.
+//!
 //! **What it does not do.** Chains next to a safe territory that are not themselves proved
 //! keep being decided by the region search of `lib.rs`, which stays walled by Benson's
 //! pass-alive chains only: a territory that is merely safe lets the attacker play forcing
@@ -161,18 +195,27 @@ struct Candidate {
     credit: u8,
     /// The line of the last local game won.
     line: Line,
+    /// A territory proved by a pairing of its inner points (module docs), not a local game.
+    paired: bool,
 }
 
 /// [`safe_territories`] in the form a search takes as an end
 /// ([`crate::search::SafetyProof`]): (stones kept alive, safe area, nodes used).
 pub(crate) fn proof_as_end(board: &Board, colour: Color, mode: Mode, budget: u64) -> (Vec<bool>, Vec<bool>, u64) {
-    let sf = safe_territories(board, colour, mode, budget);
+    let sf = safe_territories(board, colour, mode, budget, true);
+    (sf.alive, sf.area, sf.nodes)
+}
+
+/// [`proof_as_end`] without the paired territories ([`crate::Options::enclosure_links`] off).
+pub(crate) fn proof_as_end_unpaired(board: &Board, colour: Color, mode: Mode, budget: u64) -> (Vec<bool>, Vec<bool>, u64) {
+    let sf = safe_territories(board, colour, mode, budget, false);
     (sf.alive, sf.area, sf.nodes)
 }
 
 /// Proves territories of `colour` safe and the chains around them alive (module docs),
-/// spending at most `budget` (capped at [`LOCAL_BUDGET`]) nodes per local game.
-pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget: u64) -> Safety {
+/// spending at most `budget` (capped at [`LOCAL_BUDGET`]) nodes per local game; the paired
+/// territories only with `pairing`.
+pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget: u64, pairing: bool) -> Safety {
     let budget = budget.min(LOCAL_BUDGET);
     let w = board.width() as usize;
     let n = w * board.height() as usize;
@@ -183,6 +226,8 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
     let mut cands: Vec<Candidate> = Vec::new();
     // Every c-region next to a c chain (the territories examined and the larger ones).
     let mut all_regions: Vec<Vec<Point>> = Vec::new();
+    // The boundary chains (heads) of each of `all_regions`.
+    let mut region_heads: Vec<Vec<Point>> = Vec::new();
     for p in board.points() {
         if seen[gi(p)] || board.get(p) == Some(colour) {
             continue;
@@ -209,9 +254,19 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
         let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
         if empty <= MAX_EMPTY && pts.len() <= 2 * MAX_EMPTY && !heads.is_empty() {
             all_regions.push(pts.clone());
-            cands.push(Candidate { points: pts, credited: heads.clone(), heads, credit: 0, line: Vec::new(), couple: false });
+            region_heads.push(heads.clone());
+            cands.push(Candidate {
+                points: pts,
+                credited: heads.clone(),
+                heads,
+                credit: 0,
+                line: Vec::new(),
+                couple: false,
+                paired: false,
+            });
         } else if !heads.is_empty() {
             all_regions.push(pts);
+            region_heads.push(heads);
         }
     }
     for cand in cands.iter_mut() {
@@ -225,6 +280,33 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
     // Miai connections first (their points are reserved), then couples of miai eye spots in
     // every region not proved safe as a whole, on points no connection uses.
     let (block, joints) = miai_blocks(board, colour, &cands);
+    // Territories of one block, not won by a local game and holding no point of a miai
+    // connection, whose inner points pair with no omission: one credit (module docs).
+    for (pts, heads) in all_regions.iter().zip(&region_heads) {
+        if cands.iter().any(|c| c.credit > 0 && c.points[0] == pts[0])
+            || pts.iter().any(|q| joints.contains(q))
+            || heads.iter().any(|&h| block(h) != block(heads[0]))
+        {
+            continue;
+        }
+        let Some(line) = pairing.then(|| pairing_line(board, colour, pts, true)).flatten() else { continue };
+        match cands.iter_mut().find(|c| c.points[0] == pts[0]) {
+            Some(c) => {
+                c.credit = 1;
+                c.line = line;
+                c.paired = true;
+            }
+            None => cands.push(Candidate {
+                points: pts.clone(),
+                credited: heads.clone(),
+                heads: heads.clone(),
+                credit: 1,
+                line,
+                couple: false,
+                paired: true,
+            }),
+        }
+    }
     for pts in &all_regions {
         if cands.iter().any(|c| c.credit > 0 && c.points[0] == pts[0]) {
             continue;
@@ -241,7 +323,12 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
         };
         let mut changed = false;
         for i in 0..cands.len() {
-            if cands[i].credit == 1 && !cands[i].couple && !tried_alone[i] && cands[i].heads.iter().any(|&h| credit_of(&cands, h) < 2) {
+            if cands[i].credit == 1
+                && !cands[i].couple
+                && !cands[i].paired
+                && !tried_alone[i]
+                && cands[i].heads.iter().any(|&h| credit_of(&cands, h) < 2)
+            {
                 tried_alone[i] = true;
                 let (won, used, line) = local_game(board, colour, mode, &cands[i], false, budget);
                 nodes += used;
@@ -298,19 +385,40 @@ pub(crate) fn safe_territories(board: &Board, colour: Color, mode: Mode, budget:
             }
         }
     }
-    // Thin territories: every other c-region whose boundary chains are all kept alive is
-    // safe when its interior is small (module docs).
-    for pts in &all_regions {
-        if pts.iter().any(|&q| area[gi(q)]) || !thin_and_walled(board, colour, pts, |q| alive[gi(q)]) {
+    // Thin and paired territories: every other c-region whose boundary chains are all kept
+    // alive is safe when its interior is small, or pairs when no other proof uses its points
+    // (module docs).
+    for (pts, heads) in all_regions.iter().zip(&region_heads) {
+        if pts.iter().any(|&q| area[gi(q)]) {
             continue;
         }
+        let line = if thin_and_walled(board, colour, pts, |q| alive[gi(q)]) {
+            Vec::new()
+        } else if pairing && heads.iter().all(|&h| alive[gi(h)]) && !pts.iter().any(|&q| used[gi(q)]) {
+            match pairing_line(board, colour, pts, false) {
+                Some(line) => line,
+                None => continue,
+            }
+        } else {
+            continue;
+        };
         for &q in pts {
             area[gi(q)] = true;
             used[gi(q)] = true;
         }
-        proofs.push((pts.clone(), Vec::new()));
+        proofs.push((pts.clone(), line));
     }
     Safety { alive, area, nodes, proofs, used }
+}
+
+/// The line of a pairing of the c-region `pts` (for `colour`, module docs): the attacker
+/// passes and the defender fills one link of each pair, in the pairing's order. With no inner
+/// point left out when `strict`, else two adjacent ones at most; `None` without a pairing.
+fn pairing_line(board: &Board, colour: Color, pts: &[Point], strict: bool) -> Option<Line> {
+    let sc = Scope::new(board, pts.to_vec());
+    let cells = sc.cells(board);
+    let line = crate::search::territory_pairing(&sc, &cells, strict)?;
+    Some(line.into_iter().flat_map(|l| [(colour.opponent(), Move::Pass), (colour, Move::Play(sc.points[l as usize]))]).collect())
 }
 
 /// Whether the c-region `pts` (for `colour`) is a *thin territory* (module docs): every
@@ -512,7 +620,7 @@ fn couples(board: &Board, colour: Color, pts: &[Point], reserved: &[Point]) -> V
         let credited: Vec<Point> = spots[i].credited.iter().copied().filter(|h| spots[j].credited.contains(h)).collect();
         let points: Vec<Point> = pi.into_iter().chain(pj).collect();
         let line = vec![(colour.opponent(), Move::Play(spots[i].q)), (colour, Move::Play(spots[j].q))];
-        out.push(Candidate { points, heads, credited, credit: 1, line, couple: true });
+        out.push(Candidate { points, heads, credited, credit: 1, line, couple: true, paired: false });
     }
     out
 }

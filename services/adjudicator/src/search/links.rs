@@ -317,7 +317,7 @@ fn dead_by_links_in(
         return paired_with_blocks(sc, cells, area, o, &next_to_fixed, pairing, line);
     }
     let Pairing { flag, order, .. } = pairing;
-    paired(sc, cells, area, &next_to_fixed, &[], flag, order, line)
+    paired(sc, cells, area, &next_to_fixed, &[], flag, order, line, false)
 }
 
 /// [`paired`] for an enclosure that holds blocks (`o` chains that are not fixed): first the
@@ -411,7 +411,7 @@ fn paired_with_blocks(
     rest.clear();
     rest.extend(area.iter().copied().filter(|&a| !connected[a as usize]));
     let connected = &*connected;
-    paired(sc, cells, rest, &|l| near(connected, l), taken_list, flag, order, line)
+    paired(sc, cells, rest, &|l| near(connected, l), taken_list, flag, order, line, false)
 }
 
 /// Whether the inner points of the enclosure `area` have a pairing (module docs), found
@@ -430,6 +430,7 @@ fn paired(
     flag: &mut Vec<u8>,
     order: &mut Vec<(usize, [u32; 4], usize)>,
     mut line: Option<&mut Vec<u32>>,
+    strict: bool,
 ) -> bool {
     // Per local point: a link, an inner point, a link given, a point lendable (an empty
     // inner point already paired and not yet lent: it may serve one neighbour paired after it),
@@ -469,7 +470,7 @@ fn paired(
             order.push((q, ls, k));
         }
     }
-    if order.len() <= 2 && (order.len() < 2 || sc.nbrs[order[0].0].contains(&(order[1].0 as u32))) {
+    if order.is_empty() || (!strict && order.len() <= 2 && (order.len() < 2 || sc.nbrs[order[0].0].contains(&(order[1].0 as u32)))) {
         return true;
     }
     // How many inner points a link could serve.
@@ -527,10 +528,26 @@ fn paired(
         }
     }
     match order.len() {
-        0 | 1 => true,
+        0 => true,
+        _ if strict => false,
+        1 => true,
         2 => sc.nbrs[order[0].0].contains(&(order[1].0 as u32)),
         _ => false,
     }
+}
+
+/// A pairing of a *territory* of the defender: `sc` is a region whose every neighbour outside
+/// is a defender's stone (a maximal set of points holding none of its stones), `cells` its
+/// cells. The links are its empty points next to those stones; every other point (empty, or
+/// holding an attacker's stone) is inner and gets two links or lent points, as in the rule of
+/// [`dead_by_links`] with the defender's boundary stones as the fixed ones. With `strict` no
+/// inner point may go without; else at most two adjacent ones. Returns the defender's line
+/// (one link of each pair, local indices, in the pairing's order), `None` without a pairing.
+pub(crate) fn territory_pairing(sc: &Scope, cells: &[u8], strict: bool) -> Option<Vec<u32>> {
+    let area: Vec<u32> = (0..sc.len() as u32).collect();
+    let next_to_boundary = |l: usize| sc.nbrs[l].iter().any(|&g| g != NONE && g >= OUT);
+    let (mut flag, mut order, mut line) = (Vec::new(), Vec::new(), Vec::new());
+    paired(sc, cells, &area, &next_to_boundary, &[], &mut flag, &mut order, Some(&mut line), strict).then_some(line)
 }
 
 #[cfg(test)]

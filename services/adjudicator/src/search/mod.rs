@@ -6,6 +6,7 @@ use crate::benson::{cell, unconditional, Bits, Safe, Scope, EMPTY, NONE, OUT};
 use goban::{Color, Move};
 use std::collections::HashMap as StdMap;
 
+pub(crate) use links::territory_pairing;
 pub(crate) use moves::ordered_moves;
 
 /// Hash maps of search states: foldhash's fixed-seed hasher (fast, deterministic; the

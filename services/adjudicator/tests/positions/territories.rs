@@ -290,3 +290,102 @@ pub(super) fn a_two_line_edge_territory_is_not_thin() {
         }
     }
 }
+
+/// A 19x19 board filled with one Black chain but for two edge territories two lines deep
+/// (the top and bottom rows and the rows next to them), each closed at both ends by Black
+/// stones on the first column and the last when `closed` (else open at the left), with
+/// White invaders at ia, ja and ms. The chain has no other liberty, so its life rests on
+/// the two territories, each too large for a local game.
+fn two_line_territories(closed: bool) -> Board {
+    let mut b = Board::new(19, 19).unwrap();
+    for y in 0..19u8 {
+        for x in 0..19u8 {
+            let edge_rows = y <= 1 || y >= 17;
+            let territory = edge_rows && (1..=17).contains(&x) || (!closed && edge_rows && x == 0);
+            b.set(Point::new(x, y), if territory { None } else { Some(Color::Black) }).unwrap();
+        }
+    }
+    for w in ["ia", "ja", "ms"] {
+        b.set(Point::from_sgf(w).unwrap(), Some(Color::White)).unwrap();
+    }
+    b
+}
+
+#[test]
+pub(super) fn two_line_edge_territories_closed_at_their_ends_pair_from_them() {
+    // Every point of the second line is next to the wall; each point of the first pairs with
+    // the point of the second line beside it and the point of the first line paired before
+    // it, from the ends (the first points next to the closing stones): White can make no eye
+    // in either, so each is one sure eye for the wall, which is alive, and the invaders are
+    // dead, with no search.
+    let b = two_line_territories(true);
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &territory_proofs_only());
+        let st = |p: &str| adj.status.get(Point::from_sgf(p).unwrap());
+        assert_eq!(st("ac"), Status::Alive, "{r} wall");
+        for w in ["ia", "ja", "ms"] {
+            assert_eq!(st(w), Status::Dead, "{r} invader {w}");
+        }
+    }
+    // The wall's proof line: White passes, Black fills one link of each paired point.
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &territory_proofs_only());
+    let ac = Point::from_sgf("ac").unwrap();
+    let wall = adj.proofs.iter().find(|p| p.stones.contains(&ac)).expect("a proof for the wall");
+    assert!(!wall.line.is_empty(), "a line");
+    for (k, m) in wall.line.iter().enumerate() {
+        let expected = if k % 2 == 0 { (Color::White, true) } else { (Color::Black, false) };
+        assert_eq!((m.0, m.1 == goban::Move::Pass), expected, "{:?}", wall.line_text());
+    }
+    // Without the pairing (the option that switches it off with the links rule), neither.
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &Options { enclosure_links: false, ..territory_proofs_only() });
+    assert_ne!(adj.status.get(ac), Status::Alive);
+}
+
+#[test]
+pub(super) fn a_two_line_edge_territory_open_at_an_end_does_not_pair() {
+    // Open at the left, the first line's end has one link only, and so has each point after
+    // it: no pairing, so the static rules prove neither the wall nor the invaders.
+    let b = two_line_territories(false);
+    for r in BOTH {
+        let adj = adjudicate(&b, r, &territory_proofs_only());
+        let st = |p: &str| adj.status.get(Point::from_sgf(p).unwrap());
+        assert_ne!(st("ac"), Status::Alive, "{r} wall");
+        for w in ["ia", "ja"] {
+            assert_ne!(st(w), Status::Dead, "{r} invader {w}");
+        }
+    }
+}
+
+#[test]
+pub(super) fn paired_territories_agree_with_the_exact_region_search_on_random_edges() {
+    // A 2x8 area on the top edge, closed by Black stones at both ends and below, filled at
+    // random (Black stones make dents, White stones invade); Black's wall has the sure eye bd
+    // besides, White's group below is pass-alive. Areas of more than 12 empty points get no
+    // local game: the pairing, when it exists, decides them. Wherever the whole-board analysis
+    // and the exact region search both decide a stone, they must agree.
+    let mut rng = Rng(0x0dd5_eed5_2011_0007);
+    let (mut compared, mut decided) = (0, 0);
+    for _ in 0..40 {
+        let mut rows: Vec<String> = Vec::new();
+        for _ in 0..2 {
+            let mut r = String::from("X");
+            for _ in 0..8 {
+                r.push(match rng.next() % 12 {
+                    0 => 'X',
+                    1 | 2 => 'O',
+                    _ => '.',
+                });
+            }
+            r.push('X');
+            rows.push(r);
+        }
+        rows.push("XXXXXXXXXX".into());
+        rows.push("X.XOOOOOOO".into());
+        rows.push("XXXO.OOO.O".into());
+        let (c, d) = cross_check(&rows, 200_000);
+        compared += c;
+        decided += d;
+    }
+    eprintln!("{compared} stones decided by both, {decided} by the whole-board analysis");
+    assert!(compared > 100, "the cross-check must compare something ({compared})");
+}
