@@ -255,7 +255,7 @@ pub(crate) fn decide_with(
     //    by their first end.
     if region.base.is_some() && steps != Steps::AfterQuick {
         let cap = if quick_dfpn { DEEP_SAFE_END_FIRST_NODES } else { SAFE_END_PROOF_NODES };
-        if let Some(found) = safe_end_proofs(region, goals, cap, &mut prove, opts.enclosure_links) {
+        if let Some(found) = safe_end_proofs(region, goals, cap, &mut prove) {
             return found;
         }
     }
@@ -298,7 +298,7 @@ pub(crate) fn decide_with(
         }
         // Step 0 and the second end's quick proof, left out before.
         if quick_dfpn && region.base.is_some() {
-            if let Some(found) = safe_end_proofs(region, goals, SAFE_END_PROOF_NODES, &mut prove, opts.enclosure_links) {
+            if let Some(found) = safe_end_proofs(region, goals, SAFE_END_PROOF_NODES, &mut prove) {
                 return found;
             }
         }
@@ -429,10 +429,9 @@ fn quick_proof(region: &mut Region, goal: End, cap: u64, deep: bool, prove: &mut
 
 /// Step 0 of [`decide_with`]: for each end in turn, a forced proof (by `prove`, the deepening)
 /// in which territories proved safe end a line too, within `cap` nodes (at most a quarter of
-/// what the region has left); territories proved by a pairing only with `pairing`
-/// ([`Options::enclosure_links`]).
-fn safe_end_proofs(region: &mut Region, goals: &[End], cap: u64, prove: &mut ProveEnd, pairing: bool) -> Option<Found> {
-    region.safety_end = Some(if pairing { crate::safety::proof_as_end } else { crate::safety::proof_as_end_unpaired });
+/// what the region has left).
+fn safe_end_proofs(region: &mut Region, goals: &[End], cap: u64, prove: &mut ProveEnd) -> Option<Found> {
+    region.safety_end = Some(crate::safety::proof_as_end);
     let found = goals.iter().find_map(|&goal| quick_proof(region, goal, cap, false, prove));
     region.safety_end = None;
     found

@@ -200,15 +200,10 @@ struct Candidate {
 }
 
 /// [`safe_territories`] in the form a search takes as an end
-/// ([`crate::search::SafetyProof`]): (stones kept alive, safe area, nodes used).
-pub(crate) fn proof_as_end(board: &Board, colour: Color, mode: Mode, budget: u64) -> (Vec<bool>, Vec<bool>, u64) {
-    let sf = safe_territories(board, colour, mode, budget, true);
-    (sf.alive, sf.area, sf.nodes)
-}
-
-/// [`proof_as_end`] without the paired territories ([`crate::Options::enclosure_links`] off).
-pub(crate) fn proof_as_end_unpaired(board: &Board, colour: Color, mode: Mode, budget: u64) -> (Vec<bool>, Vec<bool>, u64) {
-    let sf = safe_territories(board, colour, mode, budget, false);
+/// ([`crate::search::SafetyProof`]): (stones kept alive, safe area, nodes used); the paired
+/// territories only with `pairing`.
+pub(crate) fn proof_as_end(board: &Board, colour: Color, mode: Mode, budget: u64, pairing: bool) -> (Vec<bool>, Vec<bool>, u64) {
+    let sf = safe_territories(board, colour, mode, budget, pairing);
     (sf.alive, sf.area, sf.nodes)
 }
 

@@ -470,7 +470,16 @@ fn paired(
             order.push((q, ls, k));
         }
     }
-    if order.is_empty() || (!strict && order.len() <= 2 && (order.len() < 2 || sc.nbrs[order[0].0].contains(&(order[1].0 as u32)))) {
+    // Whether the points left unpaired may go without: none when `strict`, else at most two,
+    // adjacent if two.
+    let may_go_without = |left: &[(usize, [u32; 4], usize)]| match left {
+        [] => true,
+        _ if strict => false,
+        [_] => true,
+        [a, b] => sc.nbrs[a.0].contains(&(b.0 as u32)),
+        _ => false,
+    };
+    if may_go_without(order) {
         return true;
     }
     // How many inner points a link could serve.
@@ -527,13 +536,7 @@ fn paired(
             break;
         }
     }
-    match order.len() {
-        0 => true,
-        _ if strict => false,
-        1 => true,
-        2 => sc.nbrs[order[0].0].contains(&(order[1].0 as u32)),
-        _ => false,
-    }
+    may_go_without(order)
 }
 
 /// A pairing of a *territory* of the defender: `sc` is a region whose every neighbour outside

@@ -199,9 +199,10 @@ type EndMemo = (Vec<usize>, Color, bool, HashMap<Vec<u8>, Option<End>>);
 type KeptAndSafe = (Vec<bool>, Vec<bool>);
 
 /// A territory safety proof taken as an end ([`Region::safe_end`]): on the whole board with
-/// the region's cells, for colour `c` under `mode`, with at most `limit` nodes per local game:
-/// by board index, the stones it keeps alive and its safe area, and the nodes it used.
-pub(crate) type SafetyProof = fn(board: &goban::Board, c: Color, mode: Mode, limit: u64) -> (Vec<bool>, Vec<bool>, u64);
+/// the region's cells, for colour `c` under `mode`, with at most `limit` nodes per local game,
+/// the paired territories with `pairing` (the region's [`Region::links_end`]): by board index,
+/// the stones it keeps alive and its safe area, and the nodes it used.
+pub(crate) type SafetyProof = fn(board: &goban::Board, c: Color, mode: Mode, limit: u64, pairing: bool) -> (Vec<bool>, Vec<bool>, u64);
 
 /// Nodes per local game of the safety proofs taken as an end ([`Region::safe_end`]).
 const SAFE_END_LOCAL: u64 = 2_000;
@@ -561,7 +562,7 @@ impl Region {
         }
         if self.scache[cells][c.index()].is_none() {
             let b = self.board_with(self.base.as_ref().expect("base board"), cells);
-            let (alive, area, nodes) = proof(&b, c, self.mode, SAFE_END_LOCAL);
+            let (alive, area, nodes) = proof(&b, c, self.mode, SAFE_END_LOCAL, self.links_end);
             self.nodes += nodes + 1;
             self.scache.get_mut(cells).expect("slot")[c.index()] = Some((alive, area));
         }
