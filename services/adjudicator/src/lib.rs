@@ -239,7 +239,17 @@
 //!    unconditional areas are computed per colour when first needed, cached per position
 //!    and shared by all chains of the region; a quick necessary test (two candidate
 //!    healthy regions, or room to be interior) skips most of them.
-//! 5. Agreement first (第九条): with agreed statuses ([`Options::agreed`]) only the
+//! 5. Under the 2011 draft, a chain the region search left undecided is searched again in its
+//!    *walled region* (module `walled`): the points reached from it through points outside
+//!    both unconditional areas, the chains step 2 keeps alive (of either colour) and the
+//!    points the opponent's territory proofs rely on. There the kept-alive chains are walls
+//!    that are never captured and the chain's owner may retake any ko (a threat answered in a
+//!    territory), and only *dead* is taken: the opponent plays the proof there and its
+//!    territories' strategy outside, which keeps its walls from capture and ends with them
+//!    pass-alive, so the end found is 相手方の帰属 for good (第七条). An invasion of a
+//!    territory too large for the local games (more than 12 empty points), in a region of the
+//!    whole board too large for the exhaustive search, is so searched in the territory alone.
+//! 6. Agreement first (第九条): with agreed statuses ([`Options::agreed`]) only the
 //!    disputed chains are searched, with the agreement as the context of hypothetical play
 //!    (module `dispute`: agreed-alive chains are walls, agreed-dead stones stay on the board,
 //!    agreed chains a disputed one depends on are drawn in — [`DrawnIn`]); agreed statuses
@@ -304,7 +314,10 @@
 //! territories is otherwise neither pass-alive nor proved safe, so in a real final
 //! position most groups and their territories form one large region that the exact search
 //! cannot settle; they come out `undecided` (an arbiter or the players' agreement, 第九条,
-//! must rule). On the 253 real final positions of `shared/games` nearly two thirds of the
+//! must rule). Step 5 searches an invasion in its territory alone only where step 2 keeps
+//! every chain around that territory alive, which in a real final position is rare: most
+//! groups there are alive only by the region search's own proofs, which the owner's first
+//! move can break. On the 253 real final positions of `shared/games` nearly two thirds of the
 //! stones are decided at 20,000 nodes per region, none against the players' marks
 //! (the `shinpan` package's `tests/adjudicate_games.rs` prints the figure); the constants of the
 //! schedule (module `decision`) are those that decided the most stones there without costing the
@@ -324,6 +337,7 @@ mod safety;
 mod scope;
 mod search;
 mod short;
+mod walled;
 
 pub use dispute::{find_seki, DrawReason, DrawnIn, KeptByLinks};
 pub use halt::{Stop, StopReason};
@@ -474,10 +488,36 @@ pub(crate) fn adjudicate_checking(
     let mut reports = Vec::new();
     let nregions = regions.len();
     for (ri, pts) in regions.into_iter().enumerate() {
-        let report =
-            solve_region(board, pts, (ri, nregions), mode, opts, &safe, &settled, &|_| true, &|_| None, None, &mut found, &mut proofs);
+        let report = solve_region(
+            board,
+            pts,
+            (ri, nregions),
+            mode,
+            opts,
+            &safe,
+            &settled,
+            &|_| true,
+            &|_| None,
+            None,
+            None,
+            &mut found,
+            &mut proofs,
+        );
         progress(&report);
         reports.push(report);
+    }
+    walled::settle_walled_invasions(
+        board,
+        mode,
+        opts,
+        &|q| in_u(Color::Black, q) || in_u(Color::White, q),
+        &safe,
+        &settled,
+        &mut found,
+        &mut proofs,
+    );
+    for r in reports.iter_mut().filter(|r| !r.decided) {
+        r.decided = r.points.iter().all(|&q| board.get(q).is_none() || found.get(q) != Status::Undecided);
     }
 
     if mode == Mode::Kiyaku1989 {

@@ -105,6 +105,16 @@ impl Scope {
         self
     }
 
+    /// The same scope with every empty outside neighbour standing for a stone of `c` that
+    /// never changes (module `walled`: a point the region's search may not play, which gives
+    /// no liberty to the stones of `c`'s opponent next to it).
+    pub fn empty_outside_as(mut self, c: Color) -> Scope {
+        for e in self.ext.iter_mut().filter(|e| e.0 == EMPTY) {
+            e.0 = cell(c);
+        }
+        self
+    }
+
     /// The whole board.
     pub fn whole(board: &Board) -> Scope {
         Scope::new(board, board.points().collect())

@@ -419,6 +419,7 @@ pub(crate) fn adjudicate_agreed(
                     wanted,
                     &first_end,
                     ko_threats,
+                    None,
                     found,
                     proofs,
                 );

@@ -155,6 +155,7 @@ pub(crate) struct Region {
     /// link when it has nothing better to play (its pass in the region), which leaves `c` no
     /// more options than a bare pass. Only `c`'s *dead* ends are taken from such a search
     /// (its opponent must answer there). `None` by default.
+    /// [`UNLIMITED_THREATS`] gives the colour a threat for every retake, never used up.
     pub ko_threats: Option<(Color, u16)>,
     /// Whether moves outside the examined chain's sealed area (module `seal`) are left out,
     /// under the 2011 draft; on by default, off only to check the searches against those
@@ -206,6 +207,10 @@ pub(crate) type SafetyProof = fn(board: &goban::Board, c: Color, mode: Mode, lim
 
 /// Nodes per local game of the safety proofs taken as an end ([`Region::safe_end`]).
 const SAFE_END_LOCAL: u64 = 2_000;
+
+/// [`Region::ko_threats`] for a colour with a threat for every retake (its opponent's
+/// territories proved safe answer each of its moves there: module `walled`).
+pub(crate) const UNLIMITED_THREATS: u16 = u16::MAX;
 
 /// Regions of at most this many local points mark chains in a stack buffer.
 const STACK_MARKS: usize = 512;
@@ -665,7 +670,7 @@ impl Region {
                 // (it joins a kept wall to its anchor outside the region), which leaves the
                 // other side fewer options than a bare pass.
                 if let Some((c, k)) = self.ko_threats {
-                    if c != me && st.threats_used < k {
+                    if c != me && st.threats_used < k && k != UNLIMITED_THREATS {
                         next.threats_used += 1;
                     }
                 }
@@ -718,6 +723,7 @@ impl Region {
                             // Barred, unless `me` has a ko threat left outside the region:
                             // its opponent answers it, and the ban is lifted.
                             match self.ko_threats {
+                                Some((c, UNLIMITED_THREATS)) if c == me => {}
                                 Some((c, k)) if c == me && st.threats_used < k => next.threats_used += 1,
                                 _ => return None,
                             }

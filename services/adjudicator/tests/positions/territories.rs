@@ -389,3 +389,43 @@ pub(super) fn paired_territories_agree_with_the_exact_region_search_on_random_ed
     eprintln!("{compared} stones decided by both, {decided} by the whole-board analysis");
     assert!(compared > 100, "the cross-check must compare something ({compared})");
 }
+
+/// Step 5 (module `walled`): the final position of a real game (KGS, 2017-03-03, W+24.5),
+/// where Black's stone `gq` stands in White's territory `gp`–`hs` (more than the local games'
+/// 12 empty points, neither thin nor paired), whose White chains step 2 keeps alive. The
+/// region of the whole board around it has more than 40 empty points, so the region search
+/// finds only short proofs, and none for `gq`; in its walled region it is dead, Black moving
+/// first.
+#[test]
+fn an_invasion_walled_in_by_chains_the_territory_proofs_keep_alive_is_dead() {
+    let b = board(&[
+        ".O.....O.OXXX.....X",
+        "O...OOO.OOOOX...XXX",
+        ".OO.O.O..OOXXXXOXOX",
+        "OOXOO.OO..OXOXXXXOO",
+        ".OXO.O.OOOOXOOXOO.O",
+        "OOXOXXOOXOXXO.XO.O.",
+        "XOXX.XOXXOOXOXXO.O.",
+        "XXX.X.XXXXOOOXOO.O.",
+        "..XOXXXOOXXXXOOO.O.",
+        "..XOOXOOXXX.XO..OOO",
+        "...XOO.OOX..XXO.OO.",
+        ".XXXO...OXX..XOOOOO",
+        "XXOXXO.OXX..XXXOXOX",
+        "XOOXOOOOOX.XXXOOXXX",
+        "OOXXXO..OX.XOOOX..X",
+        "O.OXOOOOXX.XOOOXX..",
+        ".OOXXOX.OXXXXOXXXX.",
+        "O.OOXO..OX.XXOOXX..",
+        "..OXXO..OOX.X..X.XX",
+    ]);
+    let gq = Point::from_sgf("gq").unwrap();
+    let adj = adjudicate(&b, RuleSet::Japanese2011, &Options { budget_nodes: 20_000, ..Options::default() });
+    let region = adj.regions.iter().find(|r| r.points.contains(&gq)).expect("gq's region");
+    let empty = region.points.iter().filter(|&&q| b.get(q).is_none()).count();
+    assert!(empty > Options::default().max_region_empty, "the region search alone cannot search gq's region: {empty} empty points");
+    let pr = adj.proofs.iter().find(|p| p.stones.contains(&gq)).expect("gq's proof");
+    assert_eq!(pr.status, Status::Dead, "{:?}", pr.undecided);
+    assert_eq!(pr.line_text().first().map(|m| &m[..2]), Some("B "), "the owner moves first: {:?}", pr.line_text());
+    assert!(pr.undecided.is_none());
+}
