@@ -240,13 +240,15 @@
 //!    and shared by all chains of the region; a quick necessary test (two candidate
 //!    healthy regions, or room to be interior) skips most of them.
 //! 5. Under the 2011 draft, a chain the region search left undecided is searched again in its
-//!    *walled region* (module `walled`): the points reached from it through points outside
-//!    both unconditional areas, the chains step 2 keeps alive (of either colour) and the
-//!    points the opponent's territory proofs rely on. There the kept-alive chains are walls
-//!    that are never captured and the chain's owner may retake any ko (a threat answered in a
-//!    territory), and only *dead* is taken: the opponent plays the proof there and its
-//!    territories' strategy outside, which keeps its walls from capture and ends with them
-//!    pass-alive, so the end found is 相手方の帰属 for good (第七条). An invasion of a
+//!    *walled region* (module `walled`): the points reached from it, nearest first, outside
+//!    both unconditional areas, the chains step 2 keeps alive (of either colour), the points
+//!    the opponent's territory proofs rely on and the owner's chains found alive or in seki,
+//!    with at most 24 empty points. There the opponent's kept-alive chains are walls that are
+//!    never captured, every other point next to the region stands for a stone of the owner
+//!    that is never captured (which only helps the owner), the owner may retake any ko (a
+//!    threat answered in a territory), and only *dead* is taken: the opponent plays the proof
+//!    there and its territories' strategy outside, which keeps its walls from capture and ends
+//!    with them pass-alive, so the end found is 相手方の帰属 for good (第七条). An invasion of a
 //!    territory too large for the local games (more than 12 empty points), in a region of the
 //!    whole board too large for the exhaustive search, is so searched in the territory alone.
 //! 6. Agreement first (第九条): with agreed statuses ([`Options::agreed`]) only the
@@ -506,16 +508,7 @@ pub(crate) fn adjudicate_checking(
         progress(&report);
         reports.push(report);
     }
-    walled::settle_walled_invasions(
-        board,
-        mode,
-        opts,
-        &|q| in_u(Color::Black, q) || in_u(Color::White, q),
-        &safe,
-        &settled,
-        &mut found,
-        &mut proofs,
-    );
+    walled::settle_walled_invasions(board, mode, opts, &in_u, &safe, &settled, &mut found, &mut proofs);
     for r in reports.iter_mut().filter(|r| !r.decided) {
         r.decided = r.points.iter().all(|&q| board.get(q).is_none() || found.get(q) != Status::Undecided);
     }

@@ -15,8 +15,9 @@ use crate::*;
 /// ([`Region::first_end`]). Statuses go into `found`, one [`Proof`] per chain into `proofs`.
 /// `ko_threats` is [`Region::ko_threats`] (then territories proved safe are not taken as
 /// ends: their proofs play under the 第五条 ban of both sides, without threats).
-/// `empty_outside_as`: a colour whose stone every empty point next to the region stands for
-/// (module `walled`), or `None` (an empty neighbour is then a liberty that never goes).
+/// `outside_as`: a colour `c` and which points next to the region stay as they are on `board`;
+/// every other one stands for a stone of `c` that never changes (module `walled`). `None`:
+/// all stay (an empty neighbour is then a liberty that never goes).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_region(
     board: &Board,
@@ -29,15 +30,15 @@ pub(crate) fn solve_region(
     wanted: &dyn Fn(Point) -> bool,
     first_ends: &dyn Fn(Point) -> Option<End>,
     ko_threats: Option<(Color, u16)>,
-    empty_outside_as: Option<Color>,
+    outside_as: Option<(Color, &dyn Fn(Point) -> bool)>,
     found: &mut StatusMap,
     proofs: &mut Vec<Proof>,
 ) -> RegionReport {
     let w = board.width() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
     let mut scope = Scope::new(board, pts.clone());
-    if let Some(c) = empty_outside_as {
-        scope = scope.empty_outside_as(c);
+    if let Some((c, stays)) = outside_as {
+        scope = scope.outside_as(board, c, stays);
     }
     let mut region = Region::new(scope, mode, opts.budget_nodes);
     region.halt = halt::Halt::of(opts);

@@ -105,12 +105,18 @@ impl Scope {
         self
     }
 
-    /// The same scope with every empty outside neighbour standing for a stone of `c` that
-    /// never changes (module `walled`: a point the region's search may not play, which gives
-    /// no liberty to the stones of `c`'s opponent next to it).
-    pub fn empty_outside_as(mut self, c: Color) -> Scope {
-        for e in self.ext.iter_mut().filter(|e| e.0 == EMPTY) {
-            e.0 = cell(c);
+    /// The same scope (made of points of `board`) with every outside neighbour for which
+    /// `stays` does not hold standing for a stone of `c` that never changes (module `walled`:
+    /// a point the region's search may not play, which gives no liberty to the stones of `c`'s
+    /// opponent next to it).
+    pub fn outside_as(mut self, board: &Board, c: Color, stays: &dyn Fn(Point) -> bool) -> Scope {
+        for (l, &p) in self.points.iter().enumerate() {
+            for (k, q) in board.adjacent(p).enumerate() {
+                let g = self.nbrs[l][k];
+                if g != NONE && g >= OUT && !stays(q) {
+                    self.ext[(g - OUT) as usize].0 = cell(c);
+                }
+            }
         }
         self
     }

@@ -4,28 +4,36 @@
 //! its opponent `o` that is too large for the local games of module `safety`, inside a region
 //! of the whole board that is too large for the exhaustive search: the chains around the
 //! territory are only *kept alive* by step 2 (not pass-alive), so they are not walls there.
-//! This step searches `S` again in a *walled region* `R'`: the points reached from `S`
-//! through points that are in neither colour's unconditional area, hold no stone of a chain
-//! that step 2 keeps alive (of either colour), and are not a point `o`'s proofs rely on
-//! ([`Safety::used`]). In `R'` its neighbours are walls that are never captured, an empty
-//! neighbour (a point `o`'s proofs rely on) stands for a stone of `c` that never changes (so
-//! it gives `o`'s stones next to it no liberty), `c` may retake a ko whatever its 第五条 ban
-//! (an unlimited supply of ko threats, [`UNLIMITED_THREATS`]), and only a proof that `S` is
-//! **dead** is taken (2011 draft).
+//! This step searches `S` again in a *walled region* `R'`, the points reached from `S`, nearest
+//! first, through points that
+//! * are in neither colour's unconditional area,
+//! * hold no stone of a chain that step 2 keeps alive (of either colour),
+//! * are not a point `o`'s territory proofs rely on ([`Safety::used`]),
+//! * hold no stone of a chain of `c` that the region search found alive or in seki,
+//!
+//! each stone with its whole chain, and empty points only up to [`WALLED_MAX_EMPTY`]. In `R'`
+//! the stones of `o` next to it that step 2 keeps alive, or that are pass-alive, are walls that
+//! are never captured; **every other point next to `R'` stands for a stone of `c` that never
+//! changes** (so it gives `o`'s stones next to it no liberty); `c` may retake a ko whatever its
+//! 第五条 ban (an unlimited supply of ko threats, [`UNLIMITED_THREATS`]); and only a proof that
+//! `S` is **dead** is taken (2011 draft).
 //!
 //! **Why it is sound (第七条).** `o` plays the proof found in `R'` there and, outside it,
 //! the strategy of its territory proofs (module `safety`): it answers every move of `c` in
 //! one of its territories or on a point those proofs rely on with that strategy's answer, and
-//! every other move of `c` (in `R'`, or a pass) with the proof's move.
+//! every other move of `c` (in `R'`, elsewhere, or a pass) with the proof's move.
 //! * `o`'s walls are never captured: the strategy keeps each of them a liberty inside a
 //!   territory of its own whatever `c` plays in `R'` (module `safety`, "Why it is sound" (a)),
 //!   and `o`'s stones in `R'` that join them only enlarge them (a healthy region stays healthy
 //!   for a larger chain).
-//! * `c`'s walls are taken as never captured although nothing guarantees it, and so are the
-//!   stones of `c` that the empty neighbours stand for: a stone that is never captured only
-//!   helps its own colour (module `dispute`: `o` loses the option of capturing it, and the
-//!   liberty it would have there, `c` gains moves that would otherwise be suicide), so a
-//!   proof of `c`'s *dead* found with them holds without them.
+//! * Every other point next to `R'` is taken as a stone of `c` that is never captured,
+//!   whatever it holds: a stone of `c` that is never captured only helps `c` (module
+//!   `dispute`: `o` loses the option of capturing it, the liberty it would have there and the
+//!   move there; `c` gains moves that would otherwise be suicide, and every chain of `c` next to
+//!   it is never captured either, so no eye space of `c` is lost that a chain of `c` still
+//!   needs). So a proof of `c`'s *dead* found with them holds without them. This is what lets
+//!   `R'` stop anywhere (at a chain of `c` found alive, or after [`WALLED_MAX_EMPTY`] empty
+//!   points) but at `o`'s stones, which are walls only when they are proved never captured.
 //! * A move of `c` outside `R'` and its answer leave `R'` as it was, but lift `c`'s 第五条
 //!   ban: a ko threat. `c` is given one for every retake, more than it can have. A line that
 //!   repeats a state of `R'` is a failure for `o` (第七条 解説: 循環), as in every search here.
@@ -33,31 +41,39 @@
 //!   `R'` with its walls as stones that never change. `c`'s further moves in `R'` cannot change
 //!   that (Benson), `o`'s strategy outside ends, in a bounded number of its moves, with every
 //!   chain it keeps alive pass-alive (module `safety`, (b) and (c)), and then that area is part
-//!   of `o`'s unconditional area on the whole board (an outside neighbour that is a stone of `c`
-//!   only makes a region of `o` open, never healthy): 相手方の帰属, **dead**.
+//!   of `o`'s unconditional area on the whole board (an outside neighbour taken as `c`'s only
+//!   makes a region of `o` open, never healthy): 相手方の帰属, **dead**.
 //!
 //! The search is that of every region (crate docs, Engine step 4) with the chain asked for
-//! *dead* first, within [`Options::budget_nodes`] per walled region. Proofs of *alive* or
-//! *seki* found there are not taken (they could rest on `o`'s strategy not being followed,
-//! or on `c`'s walls), and the chain stays undecided with the reason of the region search.
+//! *dead* first, within [`Options::budget_nodes`] per walled region; the other undecided
+//! chains of `c` in `R'` are searched with it. Proofs of *alive* or *seki* found there are not
+//! taken (they could rest on the stones taken as `c`'s), and such a chain stays undecided with
+//! the reason of the region search. A randomized cross-check against the exact search finds
+//! no chain proved dead here that the exact search finds alive or in seki.
 
 use crate::safety::Safety;
 use crate::search::{End, Mode, UNLIMITED_THREATS};
-use crate::{solve_region, Options, Proof, Status, StatusMap};
+use crate::{solve_region, Options, Proof, Status, StatusMap, Undecided};
 use goban::{Board, Color, Point};
 
-/// Settles, under the 2011 draft, the undecided chains of `proofs` that a walled region
-/// proves **dead** (module docs), updating `found` and their proof entries (line, nodes,
-/// no undecided reason). `in_u(q)`: board point `q` lies in either colour's unconditional
-/// area; `safe`: step 2's proofs by colour; `settled`: chains steps 1–2 decided, by board
-/// index. Each walled region of at most [`Options::max_region_empty`] empty points is
-/// searched once, with [`Options::budget_nodes`] nodes.
+/// Empty points a walled region holds at most (module docs): the first ones reached from the
+/// chain. Larger regions decided no more of the final positions of `shared/games` at 20,000
+/// nodes, in more time.
+pub(crate) const WALLED_MAX_EMPTY: usize = 24;
+
+/// Settles, under the 2011 draft, the undecided chains of `proofs` (by colour `c`) that their
+/// walled region proves **dead** (module docs), updating `found` and their proof entries (line,
+/// nodes added, no undecided reason). `in_u(col, q)`: board point `q` lies in `col`'s
+/// unconditional area; `safe`: step 2's proofs by colour; `settled`: chains steps 1–2 decided,
+/// by board index. A walled region is searched once for all the undecided chains of `c` in it,
+/// with [`Options::budget_nodes`] nodes; a chain stopped by [`Options::stop`] or
+/// [`Options::deadline`] is not searched again.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn settle_walled_invasions(
     board: &Board,
     mode: Mode,
     opts: &Options,
-    in_u: &dyn Fn(Point) -> bool,
+    in_u: &dyn Fn(Color, Point) -> bool,
     safe: &[Safety; 2],
     settled: &[bool],
     found: &mut StatusMap,
@@ -66,44 +82,18 @@ pub(crate) fn settle_walled_invasions(
     if mode != Mode::Kiyaku2011 {
         return;
     }
-    let w = board.width() as usize;
-    let n = w * board.height() as usize;
-    let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let kept = |q: Point| board.get(q).is_some_and(|c| safe[c.index()].alive[gi(q)]);
     let mut searched: Vec<(Color, Vec<Point>)> = Vec::new();
     for k in 0..proofs.len() {
-        if proofs[k].status != Status::Undecided
-            || proofs[k].undecided.as_ref().is_some_and(|u| matches!(u, crate::Undecided::Stopped { .. }))
-        {
+        if proofs[k].status != Status::Undecided || matches!(proofs[k].undecided, Some(Undecided::Stopped { .. })) {
             continue;
         }
         let c = proofs[k].color;
-        let o = c.opponent();
-        let pts = walled_region(board, &proofs[k].stones, &|q| !in_u(q) && !kept(q) && !safe[o.index()].used[gi(q)], n);
-        let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
-        if empty > opts.max_region_empty || searched.iter().any(|(sc, sp)| *sc == c && sp.binary_search(&proofs[k].stones[0]).is_ok()) {
+        if searched.iter().any(|(sc, sp)| *sc == c && sp.binary_search(&proofs[k].stones[0]).is_ok()) {
             continue;
         }
-        searched.push((c, pts.clone()));
-        let mut walled_found = found.clone();
-        let mut walled_proofs: Vec<Proof> = Vec::new();
-        let wanted = |q: Point| board.get(q) == Some(c) && found.get(q) == Status::Undecided;
-        solve_region(
-            board,
-            pts,
-            (0, 1),
-            mode,
-            opts,
-            safe,
-            settled,
-            &wanted,
-            &|_| Some(End::Dead),
-            Some((c, UNLIMITED_THREATS)),
-            Some(c),
-            &mut walled_found,
-            &mut walled_proofs,
-        );
-        for wp in walled_proofs.into_iter().filter(|wp| wp.status == Status::Dead) {
+        let (pts, walled) = walled_search(board, mode, opts, in_u, safe, settled, found, &proofs[k].stones, c);
+        searched.push((c, pts));
+        for wp in walled.into_iter().filter(|wp| wp.status == Status::Dead) {
             if let Some(pr) = proofs.iter_mut().find(|pr| pr.stones == wp.stones) {
                 found.set_chain(board, wp.stones[0], Status::Dead);
                 pr.status = Status::Dead;
@@ -115,30 +105,170 @@ pub(crate) fn settle_walled_invasions(
     }
 }
 
-/// The walled region of the chain `stones` (sorted): the points reached from them through
-/// points where `inside` holds, sorted.
-fn walled_region(board: &Board, stones: &[Point], inside: &dyn Fn(Point) -> bool, n: usize) -> Vec<Point> {
+/// The search of the walled region of the chain `stones` (sorted) of `c` (module docs), with
+/// `found` the statuses known so far (the chains of `c` found alive or in seki bound it; the
+/// undecided ones of `c` in it are searched): the region's points (sorted) and the proof entry
+/// of each chain searched, with the status found there, of which only *dead* holds on the board.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn walled_search(
+    board: &Board,
+    mode: Mode,
+    opts: &Options,
+    in_u: &dyn Fn(Color, Point) -> bool,
+    safe: &[Safety; 2],
+    settled: &[bool],
+    found: &StatusMap,
+    stones: &[Point],
+    c: Color,
+) -> (Vec<Point>, Vec<Proof>) {
     let w = board.width() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let mut seen = vec![false; n];
+    let o = c.opponent();
+    let kept = |q: Point| board.get(q).is_some_and(|col| safe[col.index()].alive[gi(q)]);
+    let inside = |q: Point| {
+        let owner_alive = board.get(q) == Some(c) && matches!(found.get(q), Status::Alive | Status::Seki);
+        !(in_u(Color::Black, q) || in_u(Color::White, q) || kept(q) || safe[o.index()].used[gi(q)] || owner_alive)
+    };
+    let pts = walled_region(board, stones, &inside, WALLED_MAX_EMPTY.min(opts.max_region_empty));
+    let wall = |q: Point| board.get(q) == Some(o) && (in_u(o, q) || kept(q));
+    let mut walled_found = found.clone();
+    let mut walled: Vec<Proof> = Vec::new();
+    let wanted = |q: Point| board.get(q) == Some(c) && found.get(q) == Status::Undecided;
+    solve_region(
+        board,
+        pts.clone(),
+        (0, 1),
+        mode,
+        opts,
+        safe,
+        settled,
+        &wanted,
+        &|_| Some(End::Dead),
+        Some((c, UNLIMITED_THREATS)),
+        Some((c, &wall)),
+        &mut walled_found,
+        &mut walled,
+    );
+    (pts, walled)
+}
+
+/// The walled region of the chain `stones` (sorted): the points reached from them through
+/// points where `inside` holds, nearest first, each stone with its whole chain, and empty
+/// points only while there are at most `cap` of them; sorted.
+fn walled_region(board: &Board, stones: &[Point], inside: &dyn Fn(Point) -> bool, cap: usize) -> Vec<Point> {
+    let w = board.width() as usize;
+    let gi = |p: Point| p.y as usize * w + p.x as usize;
+    let mut seen = vec![false; w * board.height() as usize];
     let mut pts: Vec<Point> = stones.to_vec();
     for &s in stones {
         seen[gi(s)] = true;
     }
+    let mut empty = 0;
     let mut k = 0;
     while k < pts.len() {
         let q = pts[k];
         k += 1;
         for r in board.adjacent(q) {
-            if seen[gi(r)] {
+            if seen[gi(r)] || !inside(r) {
                 continue;
             }
-            if inside(r) {
+            if board.get(r).is_none() {
+                if empty == cap {
+                    continue;
+                }
+                empty += 1;
                 seen[gi(r)] = true;
                 pts.push(r);
+            } else {
+                for s in board.chain(r) {
+                    seen[gi(s)] = true;
+                    pts.push(s);
+                }
             }
         }
     }
     pts.sort();
     pts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::benson::{unconditional, Scope};
+    use crate::{adjudicate, safety, RuleSet};
+
+    /// The cross-check of the module docs: on random 6x5 boards under the 2011 draft, every
+    /// chain is searched in its walled region (the exact search's statuses as what is known,
+    /// the chain itself taken as undecided), with at most 2, 5 and 24 empty points, so that
+    /// many regions are cut and their outside taken as the owner's stones. Every chain proved
+    /// *dead* there is dead, or undecided, for the exact search of the whole board.
+    #[test]
+    fn walled_dead_agrees_with_the_exact_search_on_random_boards() {
+        let mut rand = crate::xorshift(0x3a11_ed20_2612_0101);
+        let (mut dead, mut confirmed, mut cut) = (0, 0, 0);
+        for _ in 0..120 {
+            let mut b = Board::new(6, 5).unwrap();
+            for p in b.points().collect::<Vec<_>>() {
+                let c = match rand() % 10 {
+                    0..=2 => Some(Color::Black),
+                    3..=5 => Some(Color::White),
+                    _ => None,
+                };
+                b.set(p, c).unwrap();
+            }
+            if b.points().any(|p| b.get(p).is_some() && b.liberty_count(p) == 0) {
+                continue;
+            }
+            let exact = adjudicate(&b, RuleSet::Japanese2011, &Options { budget_nodes: 300_000, ..Options::default() });
+            let whole = Scope::whole(&b);
+            let cells = whole.cells(&b);
+            let ua = [unconditional(&cells, Color::Black, &whole), unconditional(&cells, Color::White, &whole)];
+            let w = b.width() as usize;
+            let in_u = |c: Color, q: Point| ua[c.index()].area.get(q.y as usize * w + q.x as usize);
+            let safe = [Color::Black, Color::White].map(|c| safety::safe_territories(&b, c, Mode::Kiyaku2011, 300_000, true));
+            let settled = vec![false; w * b.height() as usize];
+            for pr in &exact.proofs {
+                let c = pr.color;
+                if pr.stones.iter().any(|&s| in_u(c.opponent(), s) || in_u(c, s)) {
+                    continue; // settled by Benson: no region to search
+                }
+                let mut known = exact.status.clone();
+                known.set_chain(&b, pr.stones[0], Status::Undecided);
+                for cap in [2, 5, WALLED_MAX_EMPTY] {
+                    let opts = Options { budget_nodes: 20_000, max_region_empty: cap, ..Options::default() };
+                    let (pts, walled) = walled_search(&b, Mode::Kiyaku2011, &opts, &in_u, &safe, &settled, &known, &pr.stones, c);
+                    cut += usize::from(pts.iter().filter(|&&q| b.get(q).is_none()).count() == cap);
+                    for wp in walled.iter().filter(|wp| wp.status == Status::Dead && wp.stones == pr.stones) {
+                        dead += 1;
+                        let s = exact.status.get(wp.stones[0]);
+                        assert!(
+                            s == Status::Dead || s == Status::Undecided,
+                            "{:?} proved dead in a walled region of at most {cap} empty points ({:?}) but {s} in\n{}",
+                            wp.stones,
+                            wp.line,
+                            diagram(&b)
+                        );
+                        confirmed += usize::from(s == Status::Dead);
+                    }
+                }
+            }
+        }
+        eprintln!("{dead} walled proofs of dead, {confirmed} confirmed by the exact search, {cut} walled regions cut at the cap");
+        assert!(confirmed > 30 && cut > 100, "the cross-check must compare something ({confirmed} confirmed, {cut} cut)");
+    }
+
+    fn diagram(b: &Board) -> String {
+        (0..b.height())
+            .map(|y| {
+                (0..b.width())
+                    .map(|x| match b.get(Point::new(x, y)) {
+                        Some(Color::Black) => 'X',
+                        Some(Color::White) => 'O',
+                        None => '.',
+                    })
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
 }
