@@ -243,14 +243,15 @@
 //!    *walled region* (module `walled`): the points reached from it, nearest first, outside
 //!    both unconditional areas, the chains step 2 keeps alive (of either colour), the points
 //!    the opponent's territory proofs rely on and the owner's chains found alive or in seki,
-//!    with at most 24 empty points. There the opponent's kept-alive chains are walls that are
-//!    never captured, every other point next to the region stands for a stone of the owner
-//!    that is never captured (which only helps the owner), the owner may retake any ko (a
-//!    threat answered in a territory), and only *dead* is taken: the opponent plays the proof
-//!    there and its territories' strategy outside, which keeps its walls from capture and ends
-//!    with them pass-alive, so the end found is 相手方の帰属 for good (第七条). An invasion of a
-//!    territory too large for the local games (more than 12 empty points), in a region of the
-//!    whole board too large for the exhaustive search, is so searched in the territory alone.
+//!    with at most 24 empty points, within 2,000 nodes. There the opponent's kept-alive chains
+//!    are walls that are never captured, every other point next to the region stands for a
+//!    stone of the owner that is never captured (which only helps the owner), the owner may
+//!    retake any ko (a threat answered in a territory), and only *dead* is taken: the opponent
+//!    plays the proof there and its territories' strategy outside, which keeps its walls from
+//!    capture and ends with them pass-alive, so the end found is 相手方の帰属 for good (第七条).
+//!    An invasion of a territory too large for the local games (more than 12 empty points), in
+//!    a region of the whole board too large for the exhaustive search, is so searched in the
+//!    territory alone.
 //! 6. Agreement first (第九条): with agreed statuses ([`Options::agreed`]) only the
 //!    disputed chains are searched, with the agreement as the context of hypothetical play
 //!    (module `dispute`: agreed-alive chains are walls, agreed-dead stones stay on the board,
