@@ -53,7 +53,7 @@
 
 use crate::safety::Safety;
 use crate::search::{End, Mode, UNLIMITED_THREATS};
-use crate::{solve_region, Options, Proof, Status, StatusMap, Undecided};
+use crate::{solve_region, Options, Proof, RegionReport, Status, StatusMap, Undecided};
 use goban::{Board, Color, Point};
 
 /// Empty points a walled region holds at most (module docs): the first ones reached from the
@@ -134,27 +134,55 @@ pub(crate) fn walled_search(
         let owner_alive = board.get(q) == Some(c) && matches!(found.get(q), Status::Alive | Status::Seki);
         !(in_u(Color::Black, q) || in_u(Color::White, q) || kept(q) || safe[o.index()].used[gi(q)] || owner_alive)
     };
-    let pts = walled_region(board, stones, &inside, WALLED_MAX_EMPTY.min(opts.max_region_empty));
     let wall = |q: Point| board.get(q) == Some(o) && (in_u(o, q) || kept(q));
+    let wanted = |q: Point| board.get(q) == Some(c) && found.get(q) == Status::Undecided;
+    let opts = Options { budget_nodes: opts.budget_nodes.min(WALLED_BUDGET_NODES), ..opts.clone() };
+    let (pts, _, walled) = search_walled(board, mode, &opts, (0, 1), &inside, &wall, &wanted, safe, settled, found, stones, c);
+    (pts, walled)
+}
+
+/// The search for *dead* of the chains of `c` where `wanted` holds, in the walled region of
+/// the chain `stones` (sorted) of `c` through the points where `inside` holds (module docs),
+/// within [`Options::budget_nodes`]: the stones of `c`'s
+/// opponent next to it where `wall` holds are walls, every other point next to it stands for
+/// a stone of `c` that never changes, and `c` has [`UNLIMITED_THREATS`]. `found`: the statuses
+/// known so far (not changed). Returns the region's points (sorted), its report (`index` as
+/// in [`solve_region`]) and the proof entry of each chain searched, with the status found
+/// there, of which only *dead* holds on the board.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn search_walled(
+    board: &Board,
+    mode: Mode,
+    opts: &Options,
+    index: (usize, usize),
+    inside: &dyn Fn(Point) -> bool,
+    wall: &dyn Fn(Point) -> bool,
+    wanted: &dyn Fn(Point) -> bool,
+    safe: &[Safety; 2],
+    settled: &[bool],
+    found: &StatusMap,
+    stones: &[Point],
+    c: Color,
+) -> (Vec<Point>, RegionReport, Vec<Proof>) {
+    let pts = walled_region(board, stones, inside, WALLED_MAX_EMPTY.min(opts.max_region_empty));
     let mut walled_found = found.clone();
     let mut walled: Vec<Proof> = Vec::new();
-    let wanted = |q: Point| board.get(q) == Some(c) && found.get(q) == Status::Undecided;
-    solve_region(
+    let report = solve_region(
         board,
         pts.clone(),
-        (0, 1),
+        index,
         mode,
-        &Options { budget_nodes: opts.budget_nodes.min(WALLED_BUDGET_NODES), ..opts.clone() },
+        opts,
         safe,
         settled,
-        &wanted,
+        wanted,
         &|_| Some(End::Dead),
         Some((c, UNLIMITED_THREATS)),
-        Some((c, &wall)),
+        Some((c, wall)),
         &mut walled_found,
         &mut walled,
     );
-    (pts, walled)
+    (pts, report, walled)
 }
 
 /// The walled region of the chain `stones` (sorted): the points reached from them through

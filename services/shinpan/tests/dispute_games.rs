@@ -285,6 +285,21 @@ fn an_invader_of_a_wide_region_is_proved_dead_by_the_narrow_deepening() {
     assert!(proof.nodes < 100_000, "{} nodes", proof.nodes);
 }
 
+/// An invasion in a region of 30 empty points is tried first in its walled region (the 24
+/// empty points nearest it, the rest standing for its owner's stones that never change) and
+/// proved dead there; the region's own search is not needed.
+#[test]
+fn a_disputed_invasion_is_proved_dead_in_its_walled_region() {
+    let rel = "19/gnugo__kgs__melonhead1-GNU.sgf";
+    let out = dispute_marked(rel, "mo", goban::Color::White);
+    let (adj, d) = (&out.adjudication, pt("mo"));
+    dead_with_line(adj, d, 1);
+    let loaded = record(rel);
+    let board = loaded.replayed.game.board();
+    let sizes: Vec<usize> = adj.regions.iter().map(|r| r.points.iter().filter(|&&q| board.get(q).is_none()).count()).collect();
+    assert_eq!(sizes, [24], "the walled region alone is searched");
+}
+
 /// The narrow deepening keeps the killer's moves next to the disputed chain, whatever their
 /// rank in the learnt order: Black's `qp`-`qq` in this record, in White's lower right corner,
 /// is proved dead with the marks as the agreement by a line of about fifteen moves in the

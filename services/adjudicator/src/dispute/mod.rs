@@ -105,6 +105,22 @@
 //! opposite the disputed chain, whose *dead* is what such a region can prove; under the 1989
 //! rules (their ko-pass bans differ) none are.
 //!
+//! **An invasion walled in** (2011 draft). A disputed chain `S` of `c`, the only disputed
+//! chain of a region of more than [`WALLED_MAX_EMPTY`] empty points that its answer could
+//! take (one whose *dead* leans on no wall the closure would draw in, above), is first tried
+//! for *dead* in its *walled region* there (module `walled`): the region's points reached
+//! from `S`, nearest first, each stone with its whole chain, at most [`WALLED_MAX_EMPTY`]
+//! empty points. The walls of `c`'s opponent `o` next to it (agreed, or proved alive, or in
+//! `o`'s unconditional area) stay walls; every other point next to it — the rest of the
+//! region, a wall of `c`, a point of an unconditional area — stands for a stone of `c` that
+//! never changes, and `c` may retake a ko whatever its 第五条 ban. That only helps `c` (module
+//! `walled`, "Why it is sound"), so a proof of *dead* found there holds in the region, and
+//! in the whole game with this agreement as context: `o`'s walls are the region's, which the
+//! agreement keeps on the board, and a move of `c` outside the walled region, in the region or
+//! on a link, leaves it as it was. Its search has at most [`DISPUTE_WALLED_NODES`] of the
+//! dispute's budget; a proof of *dead* found there is the answer (the region's own search is
+//! skipped), and anything else leaves the region's search what is left.
+//!
 //! **One budget per dispute.** The searches of a disputed chain — in its first region, in
 //! each wider one, and again with the walls kept by links drawn in — share one
 //! [`Options::budget_nodes`]: each gets what the earlier ones left, so a referee's answer
@@ -134,6 +150,7 @@
 use crate::benson::Safe;
 use crate::safety::Safety;
 use crate::search::{End, Mode};
+use crate::walled::{search_walled, WALLED_MAX_EMPTY};
 use crate::{solve_region, Adjudication, Options, Proof, Refutation, RegionReport, Status, StatusMap};
 use goban::{Board, Color, Move, Point};
 use region::{grow_region, Grown};
@@ -145,6 +162,10 @@ mod region;
 /// Only the disputed chains (and those drawn in) are searched there, so each has the whole
 /// budget where a region of the whole-board analysis shares it among all its chains.
 pub(crate) const DISPUTE_REGION_FACTOR: (usize, usize) = (2, 1);
+
+/// Nodes a disputed chain's walled region may use at most (module docs, "An invasion walled
+/// in"), out of the dispute's budget.
+pub(crate) const DISPUTE_WALLED_NODES: u64 = 20_000;
 
 /// An agreed chain drawn into a dispute (module docs): it was searched together with the
 /// disputed chains, and its status in the answer is the one found, not the agreed one —
@@ -405,6 +426,43 @@ pub(crate) fn adjudicate_agreed(
             // their own and only when the disputed chains are decided, the chains drawn in
             // (their status is the search's, not the agreement's).
             let first = |q: Point| want[gi(q)] && disputed(q);
+            // A disputed chain alone in a region larger than a walled one is tried for *dead*
+            // first in its walled region there (module docs, "An invasion walled in").
+            let mut walled_dead = false;
+            let alone = pts.iter().all(|&q| !first(q) || board.chain_id(q) == board.chain_id(d));
+            let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
+            if mode == Mode::Kiyaku2011 && rely == Rely::Every && alone && empty > WALLED_MAX_EMPTY {
+                let o = colour.opponent();
+                let stays = |q: Point| board.get(q) == Some(o) && (wall[gi(q)] || ua[o.index()].area.get(gi(q)));
+                let inside = |q: Point| pts.binary_search(&q).is_ok();
+                let mut stones = board.chain(d);
+                stones.sort();
+                let is_d = |q: Point| board.chain_id(q) == board.chain_id(d);
+                let left = opts.budget_nodes.saturating_sub(spent[gi(d)]).min(DISPUTE_WALLED_NODES);
+                let walled_opts = Options { budget_nodes: left, ..searched_opts.clone() };
+                let (_, report, walled) = search_walled(
+                    board,
+                    mode,
+                    &walled_opts,
+                    (reports.len(), 0),
+                    &inside,
+                    &stays,
+                    &is_d,
+                    safe,
+                    settled,
+                    &found,
+                    &stones,
+                    colour,
+                );
+                spent[gi(d)] += report.nodes;
+                progress(&report);
+                reports.push(report);
+                if let Some(pr) = walled.into_iter().find(|pr| pr.stones == stones && pr.status == Status::Dead) {
+                    found.set_chain(board, d, Status::Dead);
+                    proofs.push(pr);
+                    walled_dead = true;
+                }
+            }
             let mut solve = |wanted: &dyn Fn(Point) -> bool, budget: u64, found: &mut StatusMap, proofs: &mut Vec<Proof>| -> u64 {
                 let index = (reports.len(), 0);
                 let first_end = |q: Point| first_ends[gi(q)];
@@ -428,7 +486,7 @@ pub(crate) fn adjudicate_agreed(
                 reports.push(report);
                 nodes
             };
-            if pts.iter().any(|&q| first(q)) {
+            if !walled_dead && pts.iter().any(|&q| first(q)) {
                 let left = opts.budget_nodes.saturating_sub(spent[gi(d)]);
                 spent[gi(d)] += solve(&first, left, &mut found, &mut proofs);
             }
