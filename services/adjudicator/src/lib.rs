@@ -255,7 +255,9 @@
 //! 6. Agreement first (第九条): with agreed statuses ([`Options::agreed`]) only the
 //!    disputed chains are searched, with the agreement as the context of hypothetical play
 //!    (module `dispute`: agreed-alive chains are walls, agreed-dead stones stay on the board,
-//!    agreed chains a disputed one depends on are drawn in — [`DrawnIn`]); agreed statuses
+//!    agreed chains a disputed one depends on are drawn in — [`DrawnIn`]; under 2011 a disputed
+//!    chain alone in a region of more than 24 empty points is tried for *dead* first in its
+//!    walled region there, the agreed walls of its opponent as step 5's walls); agreed statuses
 //!    stand for every other chain, and every agreement that steps 1–2 (which assume nothing)
 //!    prove wrong is reported.
 //!
