@@ -137,8 +137,8 @@ pub(crate) fn walled_search(
     let wall = |q: Point| board.get(q) == Some(o) && (in_u(o, q) || kept(q));
     let wanted = |q: Point| board.get(q) == Some(c) && found.get(q) == Status::Undecided;
     let opts = Options { budget_nodes: opts.budget_nodes.min(WALLED_BUDGET_NODES), ..opts.clone() };
-    let (pts, _, walled) = search_walled(board, mode, &opts, (0, 1), &inside, &wall, &wanted, safe, settled, found, stones, c);
-    (pts, walled)
+    let (report, walled) = search_walled(board, mode, &opts, (0, 1), &inside, &wall, &wanted, safe, settled, found, stones, c);
+    (report.points, walled)
 }
 
 /// The search for *dead* of the chains of `c` where `wanted` holds, in the walled region of
@@ -146,8 +146,8 @@ pub(crate) fn walled_search(
 /// within [`Options::budget_nodes`]: the stones of `c`'s
 /// opponent next to it where `wall` holds are walls, every other point next to it stands for
 /// a stone of `c` that never changes, and `c` has [`UNLIMITED_THREATS`]. `found`: the statuses
-/// known so far (not changed). Returns the region's points (sorted), its report (`index` as
-/// in [`solve_region`]) and the proof entry of each chain searched, with the status found
+/// known so far (not changed). Returns the region's report (`index` as in [`solve_region`];
+/// its points sorted) and the proof entry of each chain searched, with the status found
 /// there, of which only *dead* holds on the board.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search_walled(
@@ -163,13 +163,13 @@ pub(crate) fn search_walled(
     found: &StatusMap,
     stones: &[Point],
     c: Color,
-) -> (Vec<Point>, RegionReport, Vec<Proof>) {
+) -> (RegionReport, Vec<Proof>) {
     let pts = walled_region(board, stones, inside, WALLED_MAX_EMPTY.min(opts.max_region_empty));
     let mut walled_found = found.clone();
     let mut walled: Vec<Proof> = Vec::new();
     let report = solve_region(
         board,
-        pts.clone(),
+        pts,
         index,
         mode,
         opts,
@@ -182,7 +182,7 @@ pub(crate) fn search_walled(
         &mut walled_found,
         &mut walled,
     );
-    (pts, report, walled)
+    (report, walled)
 }
 
 /// The walled region of the chain `stones` (sorted): the points reached from them through

@@ -286,7 +286,7 @@ fn an_invader_of_a_wide_region_is_proved_dead_by_the_narrow_deepening() {
 }
 
 /// An invasion in a region of 30 empty points is tried first in its walled region (the 24
-/// empty points nearest it, the rest standing for its owner's stones that never change) and
+/// empty points nearest it, the rest standing for White stones that never change) and
 /// proved dead there; the region's own search is not needed.
 #[test]
 fn a_disputed_invasion_is_proved_dead_in_its_walled_region() {

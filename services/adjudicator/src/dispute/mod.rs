@@ -152,10 +152,15 @@ use crate::safety::Safety;
 use crate::search::{End, Mode};
 use crate::walled::{search_walled, WALLED_MAX_EMPTY};
 use crate::{solve_region, Adjudication, Options, Proof, Refutation, RegionReport, Status, StatusMap};
-use goban::{Board, Color, Move, Point};
+use goban::{Board, Color, Point};
 use region::{grow_region, Grown};
 
+mod links;
 mod region;
+mod seki;
+
+use links::{linked_answers_hold, with_link_exchanges};
+pub use seki::find_seki;
 
 /// How much larger than [`Options::max_region_empty`] a disputed chain's region may be and
 /// still be searched exhaustively (numerator, denominator): twice, 80 empty points by default.
@@ -440,7 +445,7 @@ pub(crate) fn adjudicate_agreed(
                 let is_d = |q: Point| board.chain_id(q) == board.chain_id(d);
                 let left = opts.budget_nodes.saturating_sub(spent[gi(d)]).min(DISPUTE_WALLED_NODES);
                 let walled_opts = Options { budget_nodes: left, ..searched_opts.clone() };
-                let (_, report, walled) = search_walled(
+                let (report, walled) = search_walled(
                     board,
                     mode,
                     &walled_opts,
@@ -624,74 +629,6 @@ pub(crate) enum Rely {
     Seki,
 }
 
-/// The proof line `line` (from `board`, the position searched) as it is played in the whole
-/// game (module docs, "Walls kept by two links"), each event taking the next unused pair of
-/// `links`: a move of `colour` that retakes a ko its 第五条 ban forbids (the ban `ban` at the
-/// start, then the one each capture sets) is preceded by the exchange that lifts the ban,
-/// `colour` on the pair's first link and the answer on the other; a pass of the other side
-/// is its move on the first link, which takes that threat away. The line is returned
-/// unchanged from the first move the board refuses (none should be) or once the pairs run
-/// out.
-fn with_link_exchanges(
-    board: &Board,
-    line: &[(Color, Move)],
-    colour: Color,
-    links: &[[Point; 2]],
-    ban: Option<Point>,
-) -> Vec<(Color, Move)> {
-    let mut b = board.clone();
-    let mut ban = ban;
-    let mut pairs = links.iter();
-    let mut out = Vec::with_capacity(line.len());
-    for (k, &(c, m)) in line.iter().enumerate() {
-        let Move::Play(p) = m else {
-            ban = None;
-            // The other side's pass takes a threat away: it joins a kept wall to its anchor.
-            match pairs.clone().next() {
-                Some(&[l, _]) if c != colour && b.play(c, l, false).is_ok() => {
-                    pairs.next();
-                    out.push((c, Move::Play(l)));
-                }
-                _ => out.push((c, m)),
-            }
-            continue;
-        };
-        if c == colour && ban == Some(p) {
-            let Some(&[l, answer]) = pairs.next() else {
-                out.extend_from_slice(&line[k..]);
-                return out;
-            };
-            for (who, q) in [(colour, l), (colour.opponent(), answer)] {
-                if b.play(who, q, false).is_err() {
-                    out.extend_from_slice(&line[k..]);
-                    return out;
-                }
-                out.push((who, Move::Play(q)));
-            }
-        }
-        match b.play(c, p, false) {
-            Ok(placed) => ban = placed.ko,
-            Err(_) => {
-                out.extend_from_slice(&line[k..]);
-                return out;
-            }
-        }
-        out.push((c, m));
-    }
-    out
-}
-
-/// Whether the statuses found at `points` (the stones of the chains searched) in a region
-/// that kept a wall by its links are ones such a region gives (module docs): *dead* for chains
-/// of `colour` (the colour with the region's ko threats), or undecided.
-fn linked_answers_hold(board: &Board, found: &StatusMap, points: &[Point], colour: Color) -> bool {
-    points.iter().all(|&p| match found.get(p) {
-        Status::Undecided => true,
-        Status::Dead => board.get(p) == Some(colour),
-        _ => false,
-    })
-}
-
 /// Which colours' chains drawn into a region are searched (by [`Color::index`]), from the
 /// colour and status found of each stone of the region's disputed chains (module docs): none
 /// when one stayed undecided; only the dead chains' colours when every one was found dead;
@@ -746,109 +683,4 @@ fn leaning_colours(board: &Board, found: &StatusMap, points: &[Point], rely: Rel
         }
     }
     out
-}
-
-/// The seki among agreed-alive chains (第八条: the eyes of seki stones are not territory;
-/// 確認例2 "白の目は地ではなく"). When the players' agreement gives only dead stones, every
-/// other chain is agreed alive, though some may stand in seki. The candidates are the
-/// agreed-alive chains next to an empty point that also touches an agreed-alive chain of
-/// the other colour (a shared liberty, which every seki has); each is disputed alone
-/// with `opts.agreed` as the context (module docs), and the returned map holds the agreement
-/// with every agreed-alive chain found [`Status::Seki`] (a candidate disputed alone, or a
-/// chain drawn into its dispute) set so. Returns the map and the seki chains
-/// (sorted stones each). A candidate's seki is not taken when a chain drawn into its dispute
-/// stays undecided (the agreement then stands for all of them, 第九条). Other findings (a candidate proved dead, say) are left to the
-/// caller's [`adjudicate`](crate::adjudicate) and its refutations: this function only
-/// finds seki, so a candidate's dispute is searched again with the race partners of the
-/// region's other chains (module docs) only when a seki it found could lean on them. `opts.agreed`
-/// must be `Some`.
-pub fn find_seki(board: &Board, rules: goban::RuleSet, opts: &Options) -> (StatusMap, Vec<Vec<Point>>) {
-    let agreed = opts.agreed.clone().expect("an agreement");
-    let standing = |p: Point| board.get(p).is_some() && matches!(agreed.get(p), Status::Alive | Status::Seki);
-    let mut candidates: Vec<Point> = Vec::new();
-    for p in board.points().filter(|&p| board.get(p).is_none()) {
-        let touching: Vec<Point> = board.adjacent(p).filter(|&q| standing(q)).collect();
-        let both =
-            touching.iter().any(|&q| board.get(q) == Some(Color::Black)) && touching.iter().any(|&q| board.get(q) == Some(Color::White));
-        if both {
-            for q in touching {
-                let h = board.chain_id(q).expect("a stone");
-                if !candidates.contains(&h) {
-                    candidates.push(h);
-                }
-            }
-        }
-    }
-    let mut status = agreed.clone();
-    if candidates.is_empty() {
-        return (status, Vec::new());
-    }
-    // One candidate at a time, the others standing as walls (or drawn in when in a race with
-    // it): each region stays the candidate's own.
-    let mut seki_at = vec![false; board.width() as usize * board.height() as usize];
-    let gi = |p: Point| p.y as usize * board.width() as usize + p.x as usize;
-    for &cand in &candidates {
-        if seki_at[gi(cand)] {
-            continue;
-        }
-        let adj = crate::adjudicate_checking(board, rules, &Options { dispute: vec![cand], ..opts.clone() }, &mut |_| {}, Rely::Seki);
-        // A seki is taken only with every chain of its dispute decided: an undecided race
-        // partner could be in the seki too, and the count would then be wrong either way.
-        if adj.drawn_in.iter().any(|d| adj.status.get(d.stones[0]) == Status::Undecided) {
-            continue;
-        }
-        for p in board.points() {
-            if board.get(p).is_some() && standing(p) && adj.status.get(p) == Status::Seki {
-                seki_at[gi(p)] = true;
-            }
-        }
-    }
-    let mut seki = Vec::new();
-    let mut seen = vec![false; seki_at.len()];
-    for p in board.points() {
-        if !seki_at[gi(p)] || seen[gi(p)] {
-            continue;
-        }
-        let mut stones = board.chain(p);
-        stones.sort();
-        for &s in &stones {
-            seen[gi(s)] = true;
-        }
-        status.set_chain(board, p, Status::Seki);
-        seki.push(stones);
-    }
-    (status, seki)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn mv(c: Color, s: &str) -> (Color, Move) {
-        (c, if s == "pass" { Move::Pass } else { Move::Play(Point::from_sgf(s).unwrap()) })
-    }
-
-    /// A retake the 第五条 ban forbids is shown after the link exchange that lifts it, a pass of
-    /// the other side as its move on a link; each takes the next pair, and none is left after.
-    #[test]
-    fn a_proof_line_shows_the_link_exchanges_its_threats_stand_for() {
-        // Black cb takes White's bb (a ko); White's retake at once is barred.
-        let b = Board::from_diagram(&[".XO..", "XO.O.", ".XO..", ".....", "....."]).unwrap();
-        let (w, bl) = (Color::White, Color::Black);
-        let pairs = [[Point::from_sgf("ee").unwrap(), Point::from_sgf("ed").unwrap()]];
-        let retake = [mv(bl, "cb"), mv(w, "bb")];
-        let shown = with_link_exchanges(&b, &retake, w, &pairs, None);
-        assert_eq!(shown, [mv(bl, "cb"), mv(w, "ee"), mv(bl, "ed"), mv(w, "bb")]);
-        // Without a pair left the line is as searched.
-        assert_eq!(with_link_exchanges(&b, &retake, w, &[], None), retake);
-        // Black's pass takes the threat away: its move on the link; then the retake has none.
-        let passed = [mv(bl, "pass"), mv(w, "pass"), mv(bl, "cb"), mv(w, "bb")];
-        let shown = with_link_exchanges(&b, &passed, w, &pairs, None);
-        assert_eq!(shown, [mv(bl, "ee"), mv(w, "pass"), mv(bl, "cb"), mv(w, "bb")]);
-        // A pending ban at the start binds the first move.
-        let ban = Some(Point::from_sgf("bb").unwrap());
-        let shown = with_link_exchanges(&b, &[mv(w, "db")], w, &pairs, Some(Point::from_sgf("db").unwrap()));
-        assert_eq!(shown.len(), 3, "{shown:?}");
-        assert_eq!(with_link_exchanges(&b, &[mv(w, "db")], w, &pairs, ban), [mv(w, "db")]);
-    }
 }
