@@ -13,7 +13,9 @@
 //! Asserted: no *proved* status contradicts the players' marks on the games whose marks
 //! reproduce `RE` — except a chain proved dead without search (every liberty inside the
 //! opponent's pass-alive area: dead under any rule set), which is printed as the players'
-//! marking slip —, every chain has a basis, and the counts are printed. Skipped, saying so,
+//! marking slip, and a proof that the chain disputed with the marks as the players'
+//! agreement (第九条 with 第七条) confirms (the marks refuted, 第十条2), printed with its
+//! line —, every chain has a basis, and the counts are printed. Skipped, saying so,
 //! when GNU Go is absent (`apt-get install gnugo`; `.ci/run` installs it).
 //!
 //! By default every 4th record of the index runs (about a minute in a debug build); env
@@ -84,6 +86,7 @@ fn proposals_on_real_games() {
     let mut differ: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     let mut slips: Vec<String> = Vec::new();
+    let mut refutations: Vec<String> = Vec::new();
     // Estimates against the marks, disputed: (the dispute decided as estimated, undecided).
     let mut checked: Vec<(bool, bool)> = Vec::new();
     // The players' own marks counted by goban::score: the most a proposal can reach there.
@@ -166,11 +169,24 @@ fn proposals_on_real_games() {
                 // pass-alive area (adjudicator crate docs), dead under any rule set; marks that
                 // leave it alive (and its liberty as dame) are a marking slip, listed not failed.
                 let dead_at_start = c.status == Status::Dead && c.line.is_empty() && c.nodes == 0;
-                if strict && c.basis == Basis::Proved && !dead_at_start {
+                // Any other proof against the marks must hold as a referee would find it: the
+                // chain disputed with the marks as the players' agreement (第九条 with 第七条)
+                // gets the same status — the marks refuted (grounds for an objection under
+                // 第十条2), listed with the line.
+                let refuted = c.basis == Basis::Proved && !dead_at_start && {
+                    let dead: Vec<Point> =
+                        board.points().filter(|&q| board.get(q).is_some() && m.get(q) == Status::Dead && !c.stones.contains(&q)).collect();
+                    let out = adjudicate_loaded(&loaded, Some(&dead), &[c.stones[0]], None, budget);
+                    out.adjudication.status.get(c.stones[0]) == c.status
+                };
+                if strict && c.basis == Basis::Proved && !dead_at_start && !refuted {
                     failures.push(format!("{}: {text}", f[c_file]));
                 }
                 if dead_at_start {
                     slips.push(format!("{}: {text}", f[c_file]));
+                }
+                if refuted {
+                    refutations.push(format!("{}: {text} ({})", f[c_file], c.line.join(" ")));
                 }
                 // An estimate against the marks, checked as a referee would: the chain disputed
                 // with the rest of the proposal as the agreement (第九条 with 第七条).
@@ -181,8 +197,12 @@ fn proposals_on_real_games() {
                     let proof = out.adjudication.proofs.iter().find(|pr| pr.stones.contains(&c.stones[0]));
                     let status = out.adjudication.status.get(c.stones[0]);
                     checked.push((status == c.status, status == Status::Undecided));
+                    // And with the players' own marks as the agreement.
+                    let marked: Vec<Point> =
+                        board.points().filter(|&q| board.get(q).is_some() && m.get(q) == Status::Dead && !c.stones.contains(&q)).collect();
+                    let with_marks = adjudicate_loaded(&loaded, Some(&marked), &[c.stones[0]], None, budget).adjudication.status.get(c.stones[0]);
                     format!(
-                        "{text}; disputed with the rest of the proposal as the agreement: {status}{}",
+                        "{text}; disputed with the rest of the proposal as the agreement: {status}{}; with the marks as the agreement: {with_marks}",
                         proof.map(|pr| pr.line_text().join(" ")).filter(|l| !l.is_empty()).map(|l| format!(" ({l})")).unwrap_or_default()
                     )
                 } else {
@@ -262,6 +282,10 @@ fn proposals_on_real_games() {
     }
     eprintln!("chains proved dead inside the opponent's pass-alive area that the players' marks leave alive (their slip):");
     for e in &slips {
+        eprintln!("  {e}");
+    }
+    eprintln!("other proofs against the players' marks, each confirmed by the chain disputed with the marks as the agreement (第十条2):");
+    for e in &refutations {
         eprintln!("  {e}");
     }
     eprintln!(
