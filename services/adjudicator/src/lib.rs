@@ -251,7 +251,13 @@
 //!    capture and ends with them pass-alive, so the end found is 相手方の帰属 for good (第七条).
 //!    An invasion of a territory too large for the local games (more than 12 empty points), in
 //!    a region of the whole board too large for the exhaustive search, is so searched in the
-//!    territory alone.
+//!    territory alone. A chain still undecided is then searched in its *owner's* walled
+//!    region, the mirror image: at most 8 empty points next to it, within 5,000 nodes, the
+//!    owner's kept-alive chains as walls, every other point next to the region a stone of the
+//!    opponent that is never captured, the opponent free to retake any ko, and only *alive*
+//!    taken — a group that lives in its own eye space whatever surrounds it, which the owner's
+//!    territories' strategy outside keeps so (第七条 "最終的に相手方の連続着手によっても相手方の
+//!    帰属にならない").
 //! 6. Agreement first (第九条): with agreed statuses ([`Options::agreed`]) only the
 //!    disputed chains are searched, with the agreement as the context of hypothetical play
 //!    (module `dispute`: agreed-alive chains are walls, agreed-dead stones stay on the board,

@@ -39,6 +39,10 @@ pub struct Options {
     /// points pair the same way is proved safe (Engine step 2, module `safety`). On by
     /// default; off only to test the other steps alone.
     pub enclosure_links: bool,
+    /// Whether a chain the region search leaves undecided is searched again in its walled
+    /// region for *dead* and in its owner's for *alive* (crate docs, Engine step 5; module
+    /// `walled`), under the 2011 draft. On by default; off only to test the other steps alone.
+    pub walled_regions: bool,
     /// A cancellation flag: once another thread sets it ([`Stop::stop`]), the search stops
     /// within about a thousand nodes and leaves every chain it has not decided
     /// [`Status::Undecided`](crate::Status::Undecided) ([`Undecided::Stopped`](crate::Undecided::Stopped), [`StopReason::Cancelled`](crate::StopReason::Cancelled)). `None`: the
@@ -71,6 +75,7 @@ impl Default for Options {
             safe_territories: true,
             one_move_proofs: true,
             enclosure_links: true,
+            walled_regions: true,
             stop: None,
             deadline: None,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,

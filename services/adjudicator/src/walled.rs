@@ -1,4 +1,5 @@
-//! Invasions walled in by chains the territory proofs keep alive (crate docs, Engine step 5).
+//! Invasions walled in by chains the territory proofs keep alive, and groups that live in their
+//! own eye space (crate docs, Engine step 5).
 //!
 //! A chain `S` of `c` left undecided by the region search often stands in a territory of
 //! its opponent `o` that is too large for the local games of module `safety`, inside a region
@@ -48,8 +49,31 @@
 //! *dead* first, within [`WALLED_BUDGET_NODES`] per walled region; the other undecided
 //! chains of `c` in `R'` are searched with it. Proofs of *alive* or *seki* found there are not
 //! taken (they could rest on the stones taken as `c`'s), and such a chain stays undecided with
-//! the reason of the region search. A randomized cross-check against the exact search finds
-//! no chain proved dead here that the exact search finds alive or in seki.
+//! the reason of the region search.
+//!
+//! **The owner's walled region, for *alive*.** The same construction with the roles swapped
+//! settles a chain that is still undecided after it: its walled region `R''` (the points
+//! reached from `S`, nearest first, through points in neither unconditional area, holding no
+//! stone of a chain step 2 keeps alive, not a point `c`'s own territory proofs rely on, and no
+//! stone of a chain of `o` found alive or in seki; at most [`WALLED_ALIVE_MAX_EMPTY`] empty
+//! points, within [`WALLED_ALIVE_BUDGET_NODES`] nodes). There `c`'s stones next to it that
+//! step 2 keeps alive, or that are pass-alive, are walls; **every other point next to `R''`
+//! stands for a stone of `o` that never changes** (it gives `c`'s stones no liberty, and `o`'s
+//! chains next to it are never captured); `o` may retake any ko; only *alive* is taken. It is
+//! sound by the mirror of the argument above: `c` plays the proof in `R''` and its territories'
+//! strategy outside, which keeps its walls from capture and ends with them pass-alive; a stone
+//! of `o` that never changes only helps `o` (`c` loses liberties, captures and moves, `o` gains
+//! chains that cannot be captured and moves that would be suicide); a move of `o` outside
+//! `R''` is a pass there, or a threat, of which `o` is given one for every retake. The end
+//! found — every point of `S` in `c`'s unconditional area computed on `R''`, whose healthy
+//! regions lie inside `R''` (a region reaching a stone taken as `o`'s is open) and are
+//! enclosed by chains of `R''` and walls — stays so on the whole board once the walls are
+//! pass-alive (Benson): `S` can never become `o`'s, **alive** (第七条 "最終的に相手方の連続着手
+//! によっても相手方の帰属にならない"). This is the classical test of a group that lives
+//! in its own eye space whatever surrounds it.
+//!
+//! A randomized cross-check against the exact search finds no chain proved dead here that the
+//! exact search finds alive or in seki, and none proved alive that it finds dead or in seki.
 
 use crate::safety::Safety;
 use crate::search::{End, Mode, UNLIMITED_THREATS};
@@ -66,11 +90,20 @@ pub(crate) const WALLED_MAX_EMPTY: usize = 24;
 /// allowance costs every final position time for few more stones.
 pub(crate) const WALLED_BUDGET_NODES: u64 = 2_000;
 
+/// Empty points an owner's walled region (for *alive*) holds at most: the eye space next to
+/// the chain; a larger one mostly adds points where the opponent's stones stand, at more cost.
+pub(crate) const WALLED_ALIVE_MAX_EMPTY: usize = 8;
+
+/// Nodes an owner's walled region's search may use at most (within [`Options::budget_nodes`]):
+/// more decides more chains, and costs every position with undecided chains that much time.
+pub(crate) const WALLED_ALIVE_BUDGET_NODES: u64 = 5_000;
+
 /// Settles, under the 2011 draft, the undecided chains of `proofs` (by colour `c`) that their
-/// walled region proves **dead** (module docs), updating `found` and their proof entries (line,
-/// nodes added, no undecided reason). `in_u(col, q)`: board point `q` lies in `col`'s
-/// unconditional area; `safe`: step 2's proofs by colour; `settled`: chains steps 1–2 decided,
-/// by board index. A walled region is searched once for all the undecided chains of `c` in it,
+/// walled region proves **dead**, and then those that their owner's walled region proves
+/// **alive** (module docs), updating `found` and their proof entries (line, nodes added, no
+/// undecided reason). `in_u(col, q)`: board point `q` lies in `col`'s unconditional area;
+/// `safe`: step 2's proofs by colour; `settled`: chains steps 1–2 decided, by board index. A
+/// walled region is searched once for all the undecided chains of `c` in it, for each end,
 /// with [`WALLED_BUDGET_NODES`] nodes at most; a chain stopped by [`Options::stop`] or
 /// [`Options::deadline`] is not searched again.
 #[allow(clippy::too_many_arguments)]
@@ -84,36 +117,40 @@ pub(crate) fn settle_walled_invasions(
     found: &mut StatusMap,
     proofs: &mut [Proof],
 ) {
-    if mode != Mode::Kiyaku2011 {
+    if mode != Mode::Kiyaku2011 || !opts.walled_regions {
         return;
     }
-    let mut searched: Vec<(Color, Vec<Point>)> = Vec::new();
-    for k in 0..proofs.len() {
-        if proofs[k].status != Status::Undecided || matches!(proofs[k].undecided, Some(Undecided::Stopped { .. })) {
-            continue;
-        }
-        let c = proofs[k].color;
-        if searched.iter().any(|(sc, sp)| *sc == c && sp.binary_search(&proofs[k].stones[0]).is_ok()) {
-            continue;
-        }
-        let (pts, walled) = walled_search(board, mode, opts, in_u, safe, settled, found, &proofs[k].stones, c);
-        searched.push((c, pts));
-        for wp in walled.into_iter().filter(|wp| wp.status == Status::Dead) {
-            if let Some(pr) = proofs.iter_mut().find(|pr| pr.stones == wp.stones) {
-                found.set_chain(board, wp.stones[0], Status::Dead);
-                pr.status = Status::Dead;
-                pr.line = wp.line;
-                pr.nodes += wp.nodes;
-                pr.undecided = None;
+    for end in [End::Dead, End::Alive] {
+        let status = if end == End::Dead { Status::Dead } else { Status::Alive };
+        let mut searched: Vec<(Color, Vec<Point>)> = Vec::new();
+        for k in 0..proofs.len() {
+            if proofs[k].status != Status::Undecided || matches!(proofs[k].undecided, Some(Undecided::Stopped { .. })) {
+                continue;
+            }
+            let c = proofs[k].color;
+            if searched.iter().any(|(sc, sp)| *sc == c && sp.binary_search(&proofs[k].stones[0]).is_ok()) {
+                continue;
+            }
+            let (pts, walled) = walled_search(board, mode, opts, in_u, safe, settled, found, &proofs[k].stones, c, end);
+            searched.push((c, pts));
+            for wp in walled.into_iter().filter(|wp| wp.status == status) {
+                if let Some(pr) = proofs.iter_mut().find(|pr| pr.stones == wp.stones) {
+                    found.set_chain(board, wp.stones[0], status);
+                    pr.status = status;
+                    pr.line = wp.line;
+                    pr.nodes += wp.nodes;
+                    pr.undecided = None;
+                }
             }
         }
     }
 }
 
-/// The search of the walled region of the chain `stones` (sorted) of `c` (module docs), with
-/// `found` the statuses known so far (the chains of `c` found alive or in seki bound it; the
-/// undecided ones of `c` in it are searched): the region's points (sorted) and the proof entry
-/// of each chain searched, with the status found there, of which only *dead* holds on the board.
+/// The search of the walled region of the chain `stones` (sorted) of `c` for `end` (module
+/// docs), with `found` the statuses known so far (the chains found alive or in seki of the
+/// side that does not force `end` bound it; the undecided ones of `c` in it are searched): the
+/// region's points (sorted) and the proof entry of each chain searched, with the status found
+/// there, of which only `end` holds on the board.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn walled_search(
     board: &Board,
@@ -125,30 +162,34 @@ pub(crate) fn walled_search(
     found: &StatusMap,
     stones: &[Point],
     c: Color,
+    end: End,
 ) -> (Vec<Point>, Vec<Proof>) {
     let w = board.width() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
-    let o = c.opponent();
+    // The side that forces `end` (its walls stay) and the one the outside is given to.
+    let forcer = if end == End::Dead { c.opponent() } else { c };
+    let helped = forcer.opponent();
     let kept = |q: Point| board.get(q).is_some_and(|col| safe[col.index()].alive[gi(q)]);
     let inside = |q: Point| {
-        let owner_alive = board.get(q) == Some(c) && matches!(found.get(q), Status::Alive | Status::Seki);
-        !(in_u(Color::Black, q) || in_u(Color::White, q) || kept(q) || safe[o.index()].used[gi(q)] || owner_alive)
+        let helped_standing = board.get(q) == Some(helped) && matches!(found.get(q), Status::Alive | Status::Seki);
+        !(in_u(Color::Black, q) || in_u(Color::White, q) || kept(q) || safe[forcer.index()].used[gi(q)] || helped_standing)
     };
-    let wall = |q: Point| board.get(q) == Some(o) && (in_u(o, q) || kept(q));
+    let wall = |q: Point| board.get(q) == Some(forcer) && (in_u(forcer, q) || kept(q));
     let wanted = |q: Point| board.get(q) == Some(c) && found.get(q) == Status::Undecided;
-    let opts = Options { budget_nodes: opts.budget_nodes.min(WALLED_BUDGET_NODES), ..opts.clone() };
-    let (report, walled) = search_walled(board, mode, &opts, (0, 1), &inside, &wall, &wanted, safe, settled, found, stones, c);
+    let allowance = if end == End::Dead { WALLED_BUDGET_NODES } else { WALLED_ALIVE_BUDGET_NODES };
+    let opts = Options { budget_nodes: opts.budget_nodes.min(allowance), ..opts.clone() };
+    let (report, walled) = search_walled(board, mode, &opts, (0, 1), &inside, &wall, &wanted, safe, settled, found, stones, c, end);
     (report.points, walled)
 }
 
-/// The search for *dead* of the chains of `c` where `wanted` holds, in the walled region of
+/// The search for `end` of the chains of `c` where `wanted` holds, in the walled region of
 /// the chain `stones` (sorted) of `c` through the points where `inside` holds (module docs),
-/// within [`Options::budget_nodes`]: the stones of `c`'s
-/// opponent next to it where `wall` holds are walls, every other point next to it stands for
-/// a stone of `c` that never changes, and `c` has [`UNLIMITED_THREATS`]. `found`: the statuses
-/// known so far (not changed). Returns the region's report (`index` as in [`solve_region`];
-/// its points sorted) and the proof entry of each chain searched, with the status found
-/// there, of which only *dead* holds on the board.
+/// within [`Options::budget_nodes`]: the stones of the side that forces `end` (`c`'s opponent
+/// for *dead*, `c` for *alive*) next to it where `wall` holds are walls, every other point
+/// next to it stands for a stone of the other side that never changes, and that side has
+/// [`UNLIMITED_THREATS`]. `found`: the statuses known so far (not changed). Returns the
+/// region's report (`index` as in [`solve_region`]; its points sorted) and the proof entry of
+/// each chain searched, with the status found there, of which only `end` holds on the board.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search_walled(
     board: &Board,
@@ -163,8 +204,11 @@ pub(crate) fn search_walled(
     found: &StatusMap,
     stones: &[Point],
     c: Color,
+    end: End,
 ) -> (RegionReport, Vec<Proof>) {
-    let pts = walled_region(board, stones, inside, WALLED_MAX_EMPTY.min(opts.max_region_empty));
+    let helped = if end == End::Dead { c } else { c.opponent() };
+    let cap = if end == End::Dead { WALLED_MAX_EMPTY } else { WALLED_ALIVE_MAX_EMPTY };
+    let pts = walled_region(board, stones, inside, cap.min(opts.max_region_empty));
     let mut walled_found = found.clone();
     let mut walled: Vec<Proof> = Vec::new();
     let report = solve_region(
@@ -176,9 +220,9 @@ pub(crate) fn search_walled(
         safe,
         settled,
         wanted,
-        &|_| Some(End::Dead),
-        Some((c, UNLIMITED_THREATS)),
-        Some((c, wall)),
+        &|_| Some(end),
+        Some((helped, UNLIMITED_THREATS)),
+        Some((helped, wall)),
         &mut walled_found,
         &mut walled,
     );
@@ -231,14 +275,15 @@ mod tests {
     use crate::{adjudicate, safety, RuleSet};
 
     /// The cross-check of the module docs: on 240 random 6x5 boards under the 2011 draft, every
-    /// chain is searched in its walled region (the exact search's statuses as what is known,
-    /// the chain itself taken as undecided), with at most 2, 5 and 24 empty points, so that
-    /// many regions are cut and their outside taken as the owner's stones. Every chain proved
-    /// *dead* there is dead, or undecided, for the exact search of the whole board.
+    /// chain is searched in its walled region for *dead* and in its owner's for *alive* (the
+    /// exact search's statuses as what is known, the chain itself taken as undecided), with at
+    /// most 2, 5 and 24 empty points, so that many regions are cut and their outside taken as
+    /// the helped side's stones. Every chain proved *dead* (*alive*) there is dead (alive), or
+    /// undecided, for the exact search of the whole board.
     #[test]
-    fn walled_dead_agrees_with_the_exact_search_on_random_boards() {
+    fn walled_proofs_agree_with_the_exact_search_on_random_boards() {
         let mut rand = crate::xorshift(0x3a11_ed20_2612_0101);
-        let (mut dead, mut confirmed, mut cut) = (0, 0, 0);
+        let (mut proved, mut confirmed, mut cut) = ([0usize; 2], [0usize; 2], 0);
         for _ in 0..240 {
             let mut b = Board::new(6, 5).unwrap();
             for p in b.points().collect::<Vec<_>>() {
@@ -269,25 +314,31 @@ mod tests {
                 known.set_chain(&b, pr.stones[0], Status::Undecided);
                 for cap in [2, 5, WALLED_MAX_EMPTY] {
                     let opts = Options { budget_nodes: 20_000, max_region_empty: cap, ..Options::default() };
-                    let (pts, walled) = walled_search(&b, Mode::Kiyaku2011, &opts, &in_u, &safe, &settled, &known, &pr.stones, c);
-                    cut += usize::from(pts.iter().filter(|&&q| b.get(q).is_none()).count() == cap);
-                    for wp in walled.iter().filter(|wp| wp.status == Status::Dead && wp.stones == pr.stones) {
-                        dead += 1;
-                        let s = exact.status.get(wp.stones[0]);
-                        assert!(
-                            s == Status::Dead || s == Status::Undecided,
-                            "{:?} proved dead in a walled region of at most {cap} empty points ({:?}) but {s} in\n{}",
-                            wp.stones,
-                            wp.line,
-                            diagram(&b)
-                        );
-                        confirmed += usize::from(s == Status::Dead);
+                    for (end, want) in [(End::Dead, Status::Dead), (End::Alive, Status::Alive)] {
+                        let (pts, walled) = walled_search(&b, Mode::Kiyaku2011, &opts, &in_u, &safe, &settled, &known, &pr.stones, c, end);
+                        cut += usize::from(pts.iter().filter(|&&q| b.get(q).is_none()).count() == cap);
+                        for wp in walled.iter().filter(|wp| wp.status == want && wp.stones == pr.stones) {
+                            let s = exact.status.get(wp.stones[0]);
+                            assert!(
+                                s == want || s == Status::Undecided,
+                                "{:?} proved {want} in a walled region of at most {cap} empty points ({:?}) but {s} in\n{}",
+                                wp.stones,
+                                wp.line,
+                                diagram(&b)
+                            );
+                            let k = usize::from(end == End::Alive);
+                            proved[k] += 1;
+                            confirmed[k] += usize::from(s == want);
+                        }
                     }
                 }
             }
         }
-        eprintln!("{dead} walled proofs of dead, {confirmed} confirmed by the exact search, {cut} walled regions cut at the cap");
-        assert!(confirmed > 40 && cut > 100, "the cross-check must compare something ({confirmed} confirmed, {cut} cut)");
+        eprintln!(
+            "walled proofs of dead {}, of alive {}; confirmed by the exact search {} and {}; {cut} walled regions cut at the cap",
+            proved[0], proved[1], confirmed[0], confirmed[1]
+        );
+        assert!(confirmed[0] > 40 && confirmed[1] > 40 && cut > 100, "the cross-check must compare something ({confirmed:?} confirmed, {cut} cut)");
     }
 
     fn diagram(b: &Board) -> String {

@@ -458,6 +458,7 @@ pub(crate) fn adjudicate_agreed(
                     &found,
                     &stones,
                     colour,
+                    End::Dead,
                 );
                 spent[gi(d)] += report.nodes;
                 progress(&report);
