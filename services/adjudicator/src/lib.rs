@@ -252,7 +252,7 @@
 //!    An invasion of a territory too large for the local games (more than 12 empty points), in
 //!    a region of the whole board too large for the exhaustive search, is so searched in the
 //!    territory alone. A chain still undecided is then searched in its *owner's* walled
-//!    region, the mirror image: at most 8 empty points next to it, within 5,000 nodes, the
+//!    region, the mirror image: at most 8 empty points next to it, within 2,000 nodes, the
 //!    owner's kept-alive chains as walls, every other point next to the region a stone of the
 //!    opponent that is never captured, the opponent free to retake any ko, and only *alive*
 //!    taken — a group that lives in its own eye space whatever surrounds it, which the owner's

@@ -96,7 +96,7 @@ pub(crate) const WALLED_ALIVE_MAX_EMPTY: usize = 8;
 
 /// Nodes an owner's walled region's search may use at most (within [`Options::budget_nodes`]):
 /// more decides more chains, and costs every position with undecided chains that much time.
-pub(crate) const WALLED_ALIVE_BUDGET_NODES: u64 = 5_000;
+pub(crate) const WALLED_ALIVE_BUDGET_NODES: u64 = 2_000;
 
 /// Settles, under the 2011 draft, the undecided chains of `proofs` (by colour `c`) that their
 /// walled region proves **dead**, and then those that their owner's walled region proves

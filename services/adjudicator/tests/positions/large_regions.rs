@@ -298,23 +298,38 @@ pub(super) fn a_territory_proved_safe_ends_a_line_of_the_region_search() {
 
 #[test]
 pub(super) fn a_group_that_lives_in_its_own_eye_space_is_proved_alive_in_its_walled_region() {
-    // The position above without the territory proofs: the region search leaves White's chain
-    // dh-eh, eg-ei undecided within 20,000 nodes; its owner's walled region (at most 8 empty
+    // The final position of a real 13x13 game (`shared/games/13/gnugo__mertin13x13__GHGN1.sgf`,
+    // its stones only; the right side is still open). White's group on the left edge (ad-af
+    // and the chains next to it) lies in a region far larger than the exhaustive search, and
+    // its eye space there is open to the board. Its owner's walled region (at most 8 empty
     // points next to it, every other point next to it taken as a Black stone that is never
-    // captured, Black free to retake any ko; crate docs, Engine step 5) proves it alive, and
-    // the line shows White making its eye space there.
-    let b = board(&[".OOOOOX..", ".OXXXX...", ".OOX..XX.", "O.OXXXOXX", "OOXXOOOOX", "XOXXXOO.O", "XXXXO.OOO", "..XOO....", "..XXO...."]);
-    let dh = Point::from_sgf("dh").unwrap();
-    let opts = Options { budget_nodes: 20_000, safe_territories: false, ..Options::default() };
+    // captured, Black free to retake any ko; crate docs, Engine step 5) proves it alive.
+    let b = board(&[
+        "....XOX.XXO..",
+        "...XXOX.XO...",
+        "XXXXOOX.XOOO.",
+        "OXOOOXX.XXXO.",
+        "OOOOOX.XOOO..",
+        "O.OXX..XO.O..",
+        ".O.OX.XO.....",
+        "..OOX.XO.....",
+        "...OX.XO.O...",
+        "OOOX..XXO....",
+        "OXX.XXOO..O..",
+        "X.X..XO......",
+        "....XOO......",
+    ]);
+    let ad = Point::from_sgf("ad").unwrap();
+    let opts = Options { budget_nodes: 20_000, ..Options::default() };
     let walled = adjudicate(&b, RuleSet::Japanese2011, &opts);
-    assert_eq!(walled.status.get(dh), Status::Alive);
-    let pr = walled.proofs.iter().find(|p| p.stones.contains(&dh)).unwrap();
-    assert!(pr.undecided.is_none() && pr.line.len() > 1, "{:?}", pr.line_text());
-    assert!(pr.line.iter().any(|&(c, _)| c == Color::White), "{:?}", pr.line_text());
+    assert_eq!(walled.status.get(ad), Status::Alive);
+    let pr = walled.proofs.iter().find(|p| p.stones.contains(&ad)).unwrap();
+    assert!(pr.undecided.is_none() && pr.stones.len() > 10, "{:?}", pr.stones);
+    // Without the step the chain is undecided.
     let off = adjudicate(&b, RuleSet::Japanese2011, &Options { walled_regions: false, ..opts.clone() });
-    assert_eq!(off.status.get(dh), Status::Undecided);
+    assert_eq!(off.status.get(ad), Status::Undecided);
     // Under 1989 (the opponent moves first, a cycle is its failure) the step is not taken.
     let r1989 = adjudicate(&b, RuleSet::Japanese1989, &opts);
     let off1989 = adjudicate(&b, RuleSet::Japanese1989, &Options { walled_regions: false, ..opts });
-    assert_eq!(r1989.status.get(dh), off1989.status.get(dh));
+    assert_eq!(r1989.status.get(ad), off1989.status.get(ad));
 }
