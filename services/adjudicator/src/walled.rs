@@ -338,7 +338,10 @@ mod tests {
             "walled proofs of dead {}, of alive {}; confirmed by the exact search {} and {}; {cut} walled regions cut at the cap",
             proved[0], proved[1], confirmed[0], confirmed[1]
         );
-        assert!(confirmed[0] > 40 && confirmed[1] > 40 && cut > 100, "the cross-check must compare something ({confirmed:?} confirmed, {cut} cut)");
+        assert!(
+            confirmed[0] > 40 && confirmed[1] > 40 && cut > 100,
+            "the cross-check must compare something ({confirmed:?} confirmed, {cut} cut)"
+        );
     }
 
     fn diagram(b: &Board) -> String {

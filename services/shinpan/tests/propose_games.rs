@@ -200,7 +200,8 @@ fn proposals_on_real_games() {
                     // And with the players' own marks as the agreement.
                     let marked: Vec<Point> =
                         board.points().filter(|&q| board.get(q).is_some() && m.get(q) == Status::Dead && !c.stones.contains(&q)).collect();
-                    let with_marks = adjudicate_loaded(&loaded, Some(&marked), &[c.stones[0]], None, budget).adjudication.status.get(c.stones[0]);
+                    let with_marks =
+                        adjudicate_loaded(&loaded, Some(&marked), &[c.stones[0]], None, budget).adjudication.status.get(c.stones[0]);
                     format!(
                         "{text}; disputed with the rest of the proposal as the agreement: {status}{}; with the marks as the agreement: {with_marks}",
                         proof.map(|pr| pr.line_text().join(" ")).filter(|l| !l.is_empty()).map(|l| format!(" ({l})")).unwrap_or_default()

@@ -292,7 +292,11 @@ pub(super) fn a_territory_proved_safe_ends_a_line_of_the_region_search() {
     assert_eq!(pr.line_text().first().map(String::as_str), Some("W fg"), "{:?}", pr.line_text());
     assert!(pr.nodes < 20_000, "{} nodes", pr.nodes);
     // Without the territory proofs (the region search alone) it stays undecided here.
-    let alone = adjudicate(&b, RuleSet::Japanese2011, &Options { budget_nodes: 20_000, safe_territories: false, walled_regions: false, ..Options::default() });
+    let alone = adjudicate(
+        &b,
+        RuleSet::Japanese2011,
+        &Options { budget_nodes: 20_000, safe_territories: false, walled_regions: false, ..Options::default() },
+    );
     assert_eq!(alone.status.get(dh), Status::Undecided);
 }
 
