@@ -517,7 +517,7 @@ pub(crate) fn adjudicate_checking(
         progress(&report);
         reports.push(report);
     }
-    walled::settle_walled_invasions(board, mode, opts, &in_u, &safe, &settled, &mut found, &mut proofs);
+    walled::settle_walled_regions(board, mode, opts, &in_u, &safe, &settled, &mut found, &mut proofs);
     for r in reports.iter_mut().filter(|r| !r.decided) {
         r.decided = r.points.iter().all(|&q| board.get(q).is_none() || found.get(q) != Status::Undecided);
     }

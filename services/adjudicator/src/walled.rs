@@ -107,7 +107,7 @@ pub(crate) const WALLED_ALIVE_BUDGET_NODES: u64 = 2_000;
 /// with [`WALLED_BUDGET_NODES`] nodes at most; a chain stopped by [`Options::stop`] or
 /// [`Options::deadline`] is not searched again.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn settle_walled_invasions(
+pub(crate) fn settle_walled_regions(
     board: &Board,
     mode: Mode,
     opts: &Options,
