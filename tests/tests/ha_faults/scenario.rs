@@ -99,7 +99,11 @@ pub(super) async fn scenario(synchronous: bool, replica_faults: bool) -> (Verdic
         let t = Instant::now();
         let status = replicas[1].terminate().await;
         let drained = t.elapsed();
-        assert!(status.success(), "recording-2 exits cleanly after SIGTERM: {status}");
+        assert!(
+            status.success(),
+            "recording-2 exits cleanly after SIGTERM: {status}; its log:\n{}",
+            std::fs::read_to_string(&replicas[1].log).unwrap_or_default()
+        );
         replicas[1].spawn();
         replicas[1].wait_serving(Duration::from_secs(30)).await;
         recovery.push(format!(
