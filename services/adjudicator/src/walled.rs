@@ -166,9 +166,9 @@ pub(crate) fn walled_search(
 ) -> (Vec<Point>, Vec<Proof>) {
     let w = board.width() as usize;
     let gi = |p: Point| p.y as usize * w + p.x as usize;
-    // The side that forces `end` (its walls stay) and the one the outside is given to.
-    let forcer = if end == End::Dead { c.opponent() } else { c };
-    let helped = forcer.opponent();
+    // The side the outside is given to, and the one that forces `end` (its walls stay).
+    let helped = helped_side(c, end);
+    let forcer = helped.opponent();
     let kept = |q: Point| board.get(q).is_some_and(|col| safe[col.index()].alive[gi(q)]);
     let inside = |q: Point| {
         let helped_standing = board.get(q) == Some(helped) && matches!(found.get(q), Status::Alive | Status::Seki);
@@ -206,7 +206,7 @@ pub(crate) fn search_walled(
     c: Color,
     end: End,
 ) -> (RegionReport, Vec<Proof>) {
-    let helped = if end == End::Dead { c } else { c.opponent() };
+    let helped = helped_side(c, end);
     let cap = if end == End::Dead { WALLED_MAX_EMPTY } else { WALLED_ALIVE_MAX_EMPTY };
     let pts = walled_region(board, stones, inside, cap.min(opts.max_region_empty));
     let mut walled_found = found.clone();
@@ -227,6 +227,17 @@ pub(crate) fn search_walled(
         &mut walled,
     );
     (report, walled)
+}
+
+/// The side a walled region of a chain of `c` searched for `end` helps (module docs): the
+/// points next to it stand for its stones, and it may retake any ko — `c` for *dead*, `c`'s
+/// opponent for *alive*.
+fn helped_side(c: Color, end: End) -> Color {
+    if end == End::Dead {
+        c
+    } else {
+        c.opponent()
+    }
 }
 
 /// The walled region of the chain `stones` (sorted): the points reached from them through
