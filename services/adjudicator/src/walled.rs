@@ -104,7 +104,7 @@ pub(crate) const WALLED_ALIVE_BUDGET_NODES: u64 = 2_000;
 /// undecided reason). `in_u(col, q)`: board point `q` lies in `col`'s unconditional area;
 /// `safe`: step 2's proofs by colour; `settled`: chains steps 1–2 decided, by board index. A
 /// walled region is searched once for all the undecided chains of `c` in it, for each end,
-/// with [`WALLED_BUDGET_NODES`] nodes at most; a chain stopped by [`Options::stop`] or
+/// within that end's limits ([`walled_limits`]); a chain stopped by [`Options::stop`] or
 /// [`Options::deadline`] is not searched again.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn settle_walled_regions(
@@ -121,7 +121,7 @@ pub(crate) fn settle_walled_regions(
         return;
     }
     for end in [End::Dead, End::Alive] {
-        let status = if end == End::Dead { Status::Dead } else { Status::Alive };
+        let status = end.status();
         let mut searched: Vec<(Color, Vec<Point>)> = Vec::new();
         for k in 0..proofs.len() {
             if proofs[k].status != Status::Undecided || matches!(proofs[k].undecided, Some(Undecided::Stopped { .. })) {
@@ -176,7 +176,7 @@ pub(crate) fn walled_search(
     };
     let wall = |q: Point| board.get(q) == Some(forcer) && (in_u(forcer, q) || kept(q));
     let wanted = |q: Point| board.get(q) == Some(c) && found.get(q) == Status::Undecided;
-    let allowance = if end == End::Dead { WALLED_BUDGET_NODES } else { WALLED_ALIVE_BUDGET_NODES };
+    let (_, allowance) = walled_limits(end);
     let opts = Options { budget_nodes: opts.budget_nodes.min(allowance), ..opts.clone() };
     let (report, walled) = search_walled(board, mode, &opts, (0, 1), &inside, &wall, &wanted, safe, settled, found, stones, c, end);
     (report.points, walled)
@@ -207,7 +207,7 @@ pub(crate) fn search_walled(
     end: End,
 ) -> (RegionReport, Vec<Proof>) {
     let helped = helped_side(c, end);
-    let cap = if end == End::Dead { WALLED_MAX_EMPTY } else { WALLED_ALIVE_MAX_EMPTY };
+    let (cap, _) = walled_limits(end);
     let pts = walled_region(board, stones, inside, cap.min(opts.max_region_empty));
     let mut walled_found = found.clone();
     let mut walled: Vec<Proof> = Vec::new();
@@ -233,10 +233,20 @@ pub(crate) fn search_walled(
 /// points next to it stand for its stones, and it may retake any ko — `c` for *dead*, `c`'s
 /// opponent for *alive*.
 fn helped_side(c: Color, end: End) -> Color {
-    if end == End::Dead {
-        c
-    } else {
-        c.opponent()
+    match end {
+        End::Dead => c,
+        End::Alive => c.opponent(),
+    }
+}
+
+/// The limits of a walled region searched for `end` (module docs): the empty points it holds
+/// at most and the nodes its search may use at most — [`WALLED_MAX_EMPTY`] and
+/// [`WALLED_BUDGET_NODES`] for *dead*, [`WALLED_ALIVE_MAX_EMPTY`] and
+/// [`WALLED_ALIVE_BUDGET_NODES`] for *alive*.
+fn walled_limits(end: End) -> (usize, u64) {
+    match end {
+        End::Dead => (WALLED_MAX_EMPTY, WALLED_BUDGET_NODES),
+        End::Alive => (WALLED_ALIVE_MAX_EMPTY, WALLED_ALIVE_BUDGET_NODES),
     }
 }
 
@@ -325,7 +335,8 @@ mod tests {
                 known.set_chain(&b, pr.stones[0], Status::Undecided);
                 for cap in [2, 5, WALLED_MAX_EMPTY] {
                     let opts = Options { budget_nodes: 20_000, max_region_empty: cap, ..Options::default() };
-                    for (end, want) in [(End::Dead, Status::Dead), (End::Alive, Status::Alive)] {
+                    for end in [End::Dead, End::Alive] {
+                        let want = end.status();
                         let (pts, walled) = walled_search(&b, Mode::Kiyaku2011, &opts, &in_u, &safe, &settled, &known, &pr.stones, c, end);
                         cut += usize::from(pts.iter().filter(|&&q| b.get(q).is_none()).count() == cap);
                         for wp in walled.iter().filter(|wp| wp.status == want && wp.stones == pr.stones) {

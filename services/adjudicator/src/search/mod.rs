@@ -108,6 +108,16 @@ pub(crate) enum End {
     Alive,
 }
 
+impl End {
+    /// The status a proof of this end gives the examined stones (第七条).
+    pub fn status(self) -> crate::Status {
+        match self {
+            End::Dead => crate::Status::Dead,
+            End::Alive => crate::Status::Alive,
+        }
+    }
+}
+
 /// Budget exhausted.
 #[derive(Debug)]
 pub(crate) struct OutOfBudget;
