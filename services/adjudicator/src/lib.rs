@@ -276,7 +276,10 @@
 //! other and otherwise fills a link, which reaches Benson's dead end in at most one move per
 //! point whatever the owner does (the proof is in the module). The opponent's chains inside
 //! the enclosure that have two such private links are connected first (Fuego's
-//! `Find2Connections`), one after another, and then count as stones that never change. An
+//! `Find2Connections`), one after another, and then count as stones that never change; such
+//! a chain may also close the enclosure where it touches the owner's stones that never change
+//! (a wall drawn into a dispute whose liberties lie in the territory it bounds), and must then
+//! be connected. An
 //! empty point paired before may serve one later neighbour as one of its two links (Fuego's
 //! `Find2ConnForAllInterior`): the opponent then plays it when the owner takes the other,
 //! so a territory two rows deep along the edge pairs from its ends, however long it is. It is

@@ -9,7 +9,8 @@
 //! or agreed alive in a dispute) or belongs to a chain of the scope that touches one: such a
 //! chain is one chain with a stone nobody can capture, so nobody can capture it. An *enclosure*
 //! `T` is a maximal 4-connected set of points of the scope holding no fixed `o` stone whose
-//! every neighbour outside `T` is a fixed `o` stone. A *link* is an empty point of `T` next to
+//! every neighbour outside `T` is a fixed `o` stone, or a stone of `c` outside the scope next to
+//! an `o` stone of `T` only. A *link* is an empty point of `T` next to
 //! a fixed stone; every other point of `T` (empty, or holding any stone) is *inner*. A
 //! *pairing* gives inner points, one after another, two links each, next to them, no link
 //! given twice; an empty inner point paired before may serve as a link too (it is *lent*,
@@ -22,7 +23,10 @@
 //! block connected before — and given to no other block is connected, its two links are its
 //! own, and from then on it counts as fixed for what follows (its stones are not inner, an
 //! empty point next to it is a link). The pairing is then sought for the other points of `T`
-//! among the links no block holds.
+//! among the links no block holds. A block next to a stone of `c` outside the scope (a
+//! *bounding* block: the enclosure is closed by it) must be connected.
+//! (A wall drawn into a dispute, whose liberties all lie in the territory it bounds, is such a
+//! block.)
 //!
 //! **Rule.** If a point of the examined chain `S` lies in an enclosure with a pairing, `o`
 //! forces the *dead* end of hypothetical play (第七条; crate docs) whoever moves next.
@@ -67,7 +71,10 @@
 //! connected block, and a point that held another `o` stone when the rule was applied is no
 //! link, links being empty then). A link of the pairing next to a block only is played the
 //! same way. Once every block is connected the position is that of the rule without blocks,
-//! with the connected blocks among the fixed stones.
+//! with the connected blocks among the fixed stones. A bounding block is connected like any
+//! other, and `c` never captures it, so the stones of `c` next to it, which never change,
+//! touch no other point of `T` (that is the enclosure's definition): once it is fixed, `T` is
+//! enclosed by fixed stones as an enclosure without bounding blocks is.
 //!
 //! Taking a state where the rule applies as the dead end changes no status, as with the safe
 //! territories (crate docs, Engine step 4): it only shortens the lines (a line reaching `U_c`
@@ -96,6 +103,8 @@ struct Scratch {
     area: Vec<u32>,
     linked: Vec<u8>,
     pairing: Pairing,
+    /// Whether the last enclosure examined was closed by a bounding block (module docs).
+    bounded: bool,
 }
 
 /// Reused buffers of [`paired_with_blocks`] and [`paired`], by local index where per point:
@@ -218,8 +227,10 @@ fn dead_by_links_in(
     max_borrowers: usize,
     line: Option<&mut Vec<u32>>,
 ) -> bool {
-    let Scratch { fixed, seen, stack, area, linked, pairing } = scratch;
+    let Scratch { fixed, seen, stack, area, linked, pairing, bounded } = scratch;
+    *bounded = false;
     let o = cell(owner.opponent());
+    let c = cell(owner);
     let n = sc.len();
     let out_is_o = |g: u32| g >= OUT && g != NONE && sc.ext[(g - OUT) as usize].0 == o;
     mark_fixed(sc, cells, o, fixed, stack);
@@ -266,8 +277,13 @@ fn dead_by_links_in(
                 continue;
             }
             if g >= OUT {
+                // Beyond the fixed stones, only a block may touch the outside, and only
+                // the owner's stones there (a *bounding* block, which must be connected).
                 if !out_is_o(g) {
-                    return false;
+                    if cells[l] != o || sc.ext[(g - OUT) as usize].0 != c {
+                        return false;
+                    }
+                    *bounded = true;
                 }
             } else if !fixed[g as usize] && !seen[g as usize] {
                 seen[g as usize] = true;
@@ -407,6 +423,12 @@ fn paired_with_blocks(
         if !joined {
             break;
         }
+    }
+    // A bounding block (next to an outside stone that is not `o`'s) must be connected: the
+    // enclosure is closed by it only once it is fixed.
+    let bounding = |x: u32| sc.nbrs[x as usize].iter().any(|&g| g >= OUT && g != NONE && sc.ext[(g - OUT) as usize].0 != o);
+    if left.iter().any(|&b| stones[starts[b as usize] as usize..starts[b as usize + 1] as usize].iter().any(|&x| bounding(x))) {
+        return false;
     }
     rest.clear();
     rest.extend(area.iter().copied().filter(|&a| !connected[a as usize]));
@@ -564,20 +586,29 @@ mod tests {
     /// (mostly White's, one row below and one column each side): every Black chain the rule
     /// calls dead while Benson's end does not must be dead by the search (Black cannot keep
     /// the play out of the dead end), whoever moves first, under both rule sets' ko rules.
-    /// Returns (positions the rule ended, positions the search confirmed).
-    fn cross_check(seed: u64, positions: usize, rows: u32, cols: u32, black: u64, white: u64) -> (usize, usize) {
+    /// `ring_black`: one stone of the closing ring in so many is Black's; 0: the area of
+    /// [`bounded_edge_area`] instead. Returns (positions the rule ended, positions the search
+    /// confirmed, of those the positions whose enclosure a bounding block closes).
+    fn cross_check(seed: u64, positions: usize, rows: u32, cols: u32, black: u64, white: u64, ring_black: u64) -> (usize, usize, usize) {
         let mut rand = crate::xorshift(seed);
-        let (mut fired, mut checked) = (0, 0);
+        let (mut fired, mut checked, mut bounded) = (0, 0, 0);
+        let mut scratch = Scratch::default();
         for _ in 0..positions {
-            let Some((board, inner)) = crate::search::tests::random_edge_area(&mut rand, rows, cols, black, white, 20) else {
+            let area = if ring_black == 0 {
+                bounded_edge_area(&mut rand, rows, cols, black, white)
+            } else {
+                crate::search::tests::random_edge_area(&mut rand, rows, cols, black, white, ring_black)
+            };
+            let Some((board, inner)) = area else {
                 continue;
             };
             let scope = Scope::new(&board, inner.clone());
             let cells = scope.cells(&board);
             for (p, owner, stones) in crate::search::tests::chains_within(&board, &scope, &inner) {
-                if owner != Color::Black || !dead_by_links(&scope, &cells, &stones, Color::Black) {
+                if owner != Color::Black || !dead_by_links_in(&scope, &cells, &stones, Color::Black, &mut scratch, MAX_BORROWERS, None) {
                     continue;
                 }
+                let by_bounding = scratch.bounded;
                 // The line (Black passes, White fills one link per pair) reaches Benson's end.
                 let mut plain = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
                 plain.links_end = false;
@@ -600,23 +631,72 @@ mod tests {
                         region.links_end = false;
                         if let Ok(avoidable) = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root) {
                             checked += 1;
+                            bounded += usize::from(by_bounding);
                             assert!(!avoidable, "{mode:?}, {} to move: Black at {} keeps out of dead", to_move.letter(), p.to_sgf());
                         }
                     }
                 }
             }
         }
-        (fired, checked)
+        (fired, checked, bounded)
     }
 
     /// Areas two rows deep along the edge, where Black can live or make seki with few stones
     /// (the rule must not fire there), and 4x4 areas with more White stones inside.
     #[test]
     fn every_enclosure_with_a_pairing_is_dead_by_the_exact_search() {
-        let (f1, c1) = cross_check(0x1_2026_1125, 3000, 2, 7, 35, 20);
-        let (f2, c2) = cross_check(0x2_2026_1125, 1500, 3, 5, 30, 20);
+        let (f1, c1, _) = cross_check(0x1_2026_1125, 3000, 2, 7, 35, 20, 20);
+        let (f2, c2, _) = cross_check(0x2_2026_1125, 1500, 3, 5, 30, 20, 20);
         eprintln!("the rule ended {} positions before Benson's end; {} checked by the exact search", f1 + f2, c1 + c2);
         assert!(c1 >= 100 && c2 >= 100, "only {c1} and {c2} positions checked");
+    }
+
+    /// A random `rows` x `cols` area of the top edge (Black stones at `black` percent, White at
+    /// `white`), with a row of the scope below it that is mostly White (stones that may be
+    /// captured), and below that, outside the scope, Black's stones under those White ones and
+    /// White's under the row's gaps, and an empty row (their liberties); the columns each side
+    /// are White's, outside. The White chains of that row touch Black stones
+    /// that never change: bounding blocks. `None` when a stone has no liberty.
+    fn bounded_edge_area(rand: &mut impl FnMut() -> u64, rows: u32, cols: u32, black: u64, white: u64) -> Option<(Board, Vec<Point>)> {
+        let mut board = Board::new(cols + 2, rows + 3).unwrap();
+        let mut inner = Vec::new();
+        for p in board.points().collect::<Vec<_>>() {
+            let (x, y) = (u32::from(p.x), u32::from(p.y));
+            let r = rand() % 100;
+            let c = if y == rows + 2 {
+                None
+            } else if x == 0 || x == cols + 1 {
+                Some(Color::White)
+            } else if y == rows + 1 {
+                // Black below the White stones of the row above, White below its gaps.
+                let above = board.get(Point { x: p.x, y: p.y - 1 });
+                Some(if above == Some(Color::White) { Color::Black } else { Color::White })
+            } else {
+                inner.push(p);
+                let (b, w) = if y == rows { (0, 65) } else { (black, white) };
+                if r < b {
+                    Some(Color::Black)
+                } else if r < b + w {
+                    Some(Color::White)
+                } else {
+                    None
+                }
+            };
+            board.set(p, c).unwrap();
+        }
+        let legal = board.points().all(|p| board.get(p).is_none() || board.liberty_count(p) > 0);
+        legal.then_some((board, inner))
+    }
+
+    /// Areas closed by a row of White stones that may be captured, next to Black's outside:
+    /// the enclosures a bounding block closes (connected through two private links) are dead
+    /// by the exact search too.
+    #[test]
+    fn enclosures_closed_by_bounding_blocks_are_dead_by_the_exact_search() {
+        let (f1, c1, b1) = cross_check(0x3_2026_1201, 3000, 2, 5, 25, 25, 0);
+        let (f2, c2, b2) = cross_check(0x4_2026_1201, 2000, 3, 4, 20, 30, 0);
+        eprintln!("the rule ended {} positions before Benson's end; {} checked, {} closed by a bounding block", f1 + f2, c1 + c2, b1 + b2);
+        assert!(b1 + b2 >= 50, "only {} positions with a bounding block checked", b1 + b2);
     }
 
     /// A territory `depth` rows deep along the top edge of a board `width` wide, closed by a
@@ -635,6 +715,46 @@ mod tests {
         let scope = Scope::new(&board, inner);
         let stones = vec![scope.local_of(Point { x: black.0, y: black.1 }) as usize];
         (board, scope, stones)
+    }
+
+    /// A territory two rows deep along the edge of a board 7 wide, closed below by a White
+    /// chain of three stones in the scope that touches Black's outside stones, with a gap each
+    /// side of it above a White outside stone: the chain is a bounding block with two private
+    /// links (the gaps), so the Black stone inside is dead at once, and by the exact search.
+    /// Without one of the gaps the chain cannot be connected, and the rule does not apply.
+    #[test]
+    fn a_bounding_block_with_two_links_closes_the_enclosure() {
+        let mut board = Board::new(7, 4).unwrap();
+        for p in board.points().collect::<Vec<_>>() {
+            let c = match (p.x, p.y) {
+                (0 | 6, _) | (1 | 5, 3) | (2..=4, 2) => Some(Color::White),
+                (2..=4, 3) => Some(Color::Black),
+                _ => None,
+            };
+            board.set(p, c).unwrap();
+        }
+        board.set(Point { x: 3, y: 1 }, Some(Color::Black)).unwrap();
+        let inner: Vec<Point> = board.points().filter(|p| p.y < 3 && (1..=5).contains(&p.x)).collect();
+        let scope = Scope::new(&board, inner);
+        let stones = vec![scope.local_of(Point { x: 3, y: 1 }) as usize];
+        let cells = scope.cells(&board);
+        let mut scratch = Scratch::default();
+        assert!(dead_by_links_in(&scope, &cells, &stones, Color::Black, &mut scratch, MAX_BORROWERS, None));
+        assert!(scratch.bounded, "closed by the bounding block");
+        assert_line_reaches_dead_end(&scope, &cells, &stones);
+        for mode in [Mode::Kiyaku2011, Mode::Kiyaku1989] {
+            for to_move in [Color::Black, Color::White] {
+                let mut region = Region::new(scope.clone(), mode, 1_000_000);
+                region.links_end = false;
+                let root = State::new(cells.clone(), to_move);
+                let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
+                assert!(matches!(avoidable, Ok(false)), "{mode:?}, {} to move: {avoidable:?}", to_move.letter());
+            }
+        }
+        // A Black stone in a gap: the chain has one link left.
+        board.set(Point { x: 1, y: 2 }, Some(Color::Black)).unwrap();
+        let cells = scope.cells(&board);
+        assert!(!dead_by_links(&scope, &cells, &stones, Color::Black));
     }
 
     /// The rule's line for the Black chain `stones` from `cells`, not yet in Benson's dead end:
