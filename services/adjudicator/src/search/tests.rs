@@ -226,17 +226,28 @@ pub(crate) fn random_edge_area(
             Some(if rand().is_multiple_of(ring_black) { Color::Black } else { Color::White })
         } else {
             inner.push(p);
-            let r = rand() % 100;
-            if r < black {
-                Some(Color::Black)
-            } else if r < black + white {
-                Some(Color::White)
-            } else {
-                None
-            }
+            random_stone(rand, black, white)
         };
         board.set(p, c).unwrap();
     }
+    legal_area(board, inner)
+}
+
+/// A Black stone with probability `black` percent, a White one with `white` percent, else
+/// none (one draw of `rand`).
+pub(crate) fn random_stone(rand: &mut impl FnMut() -> u64, black: u64, white: u64) -> Option<Color> {
+    let r = rand() % 100;
+    if r < black {
+        Some(Color::Black)
+    } else if r < black + white {
+        Some(Color::White)
+    } else {
+        None
+    }
+}
+
+/// `board` with the points `inner` of its area, `None` when a stone of it has no liberty.
+pub(crate) fn legal_area(board: Board, inner: Vec<Point>) -> Option<(Board, Vec<Point>)> {
     let legal = board.points().all(|p| board.get(p).is_none() || board.liberty_count(p) > 0);
     legal.then_some((board, inner))
 }
