@@ -279,9 +279,8 @@
 //! `Find2Connections`), one after another, and then count as stones that never change; such
 //! a chain may also close the enclosure where it touches the owner's stones that never change
 //! (a wall drawn into a dispute whose liberties lie in the territory it bounds), and must then
-//! be connected. An
-//! empty point paired before may serve one later neighbour as one of its two links (Fuego's
-//! `Find2ConnForAllInterior`): the opponent then plays it when the owner takes the other,
+//! be connected. An empty point paired before may serve one later neighbour as one of its two
+//! links (Fuego's `Find2ConnForAllInterior`): the opponent then plays it when the owner takes the other,
 //! so a territory two rows deep along the edge pairs from its ends, however long it is. It is
 //! checked before a chain's search (dead at once, with the line that fills the links, whatever
 //! the region's size, with any number of lent points) and, under the 2011 draft, as an end of
