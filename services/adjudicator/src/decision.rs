@@ -75,9 +75,15 @@ pub(crate) struct Traps {
 }
 
 impl Traps {
-    /// Whether they settle the status (alive forced, dead forced, or both avoidable).
-    fn decided(&self) -> bool {
+    /// Whether they settle the status (alive forced, dead forced, or both avoidable), or,
+    /// when only the end `only` is wanted, whether that end is forced or avoidable.
+    fn decided(&self, only: Option<End>) -> bool {
         matches!((self.avoidable_alive, self.avoidable_dead), (Some(false), _) | (Some(true), Some(_)))
+            || match only {
+                Some(End::Alive) => self.avoidable_alive.is_some(),
+                Some(End::Dead) => self.avoidable_dead.is_some(),
+                None => false,
+            }
     }
 }
 
@@ -196,13 +202,20 @@ pub(crate) fn decide_with(
     }
     // The order in which the ends are tried (it changes no answer: both cannot be forced):
     // the end the caller names first (`Region::first_end`), else an invader first for
-    // *dead*, any other chain first for *alive*.
-    let dead_first = region.first_end.map_or_else(|| invader(region, c), |e| e == End::Dead);
-    let goals: &[End] = match (region.mode, dead_first) {
-        (Mode::Kiyaku2011, false) => &[End::Alive, End::Dead],
-        (Mode::Kiyaku2011, true) => &[End::Dead, End::Alive],
-        (Mode::Kiyaku1989, _) => &[End::Dead],
+    // *dead*, any other chain first for *alive*. Only one when the caller takes only one
+    // (`Region::only_end`): then no seki is searched either.
+    let dead_first = region.only_end.or(region.first_end).map_or_else(|| invader(region, c), |e| e == End::Dead);
+    let goals: &[End] = match (region.only_end, region.mode, dead_first) {
+        (Some(End::Alive), Mode::Kiyaku2011, _) => &[End::Alive],
+        (Some(End::Alive), Mode::Kiyaku1989, _) => &[],
+        (Some(End::Dead), _, _) => &[End::Dead],
+        (None, Mode::Kiyaku2011, false) => &[End::Alive, End::Dead],
+        (None, Mode::Kiyaku2011, true) => &[End::Dead, End::Alive],
+        (None, Mode::Kiyaku1989, _) => &[End::Dead],
     };
+    if goals.is_empty() {
+        return (Status::Undecided, Vec::new());
+    }
     // df-pn proofs (`deep`) go on, per end (alive, dead), from the proofs and proof numbers
     // of the end's earlier df-pn attempts; the deepening starts afresh each time.
     // A proof found is lent to the region's other chains (`Region::lend`).
@@ -334,12 +347,16 @@ pub(crate) fn decide_with(
         // is asked first: when it is forced, *alive* is avoided (every line ends dead first)
         // and the second search is not needed.
         let (avoidable_alive, avoidable_dead) = match (region.mode, dead_first) {
+            // With only one end wanted, the other is not asked (no seki either): an avoidable
+            // end leaves the other unknown, and the chain undecided.
             (Mode::Kiyaku2011, false) => {
                 let alive = keep_alive_out.avoids(region, &root).ok();
-                (alive, if alive == Some(true) { keep_dead_out.avoids(region, &root).ok() } else { None })
+                let ask_dead = alive == Some(true) && region.only_end.is_none();
+                (alive, if ask_dead { keep_dead_out.avoids(region, &root).ok() } else { None })
             }
             (Mode::Kiyaku2011, true) => match keep_dead_out.avoids(region, &root).ok() {
                 Some(false) => (Some(true), Some(false)),
+                Some(true) if region.only_end.is_some() => (None, Some(true)),
                 Some(true) => (keep_alive_out.avoids(region, &root).ok(), Some(true)),
                 None => (None, None),
             },
@@ -355,7 +372,7 @@ pub(crate) fn decide_with(
     let mut first = None;
     if deep {
         let t = traps(region, region.nodes + ((region.budget - region.nodes) / share).min(FIRST_TRAP_NODES));
-        if t.decided() {
+        if t.decided(region.only_end) {
             first = Some(t);
         } else {
             for &goal in goals.iter().filter(|&&g| g != End::Alive || t.avoidable_alive.is_none()) {

@@ -513,6 +513,7 @@ pub(crate) fn adjudicate_checking(
             &|_| None,
             None,
             None,
+            None,
             &mut found,
             &mut proofs,
         );

@@ -12,7 +12,8 @@ use crate::*;
 /// chain not already `settled` gets an equal share of what the region has left, and a
 /// second pass shares what is still left among those that ran out of theirs; `first_ends`
 /// names, by a stone, the end to try first for a chain when the caller knows it
-/// ([`Region::first_end`]). Statuses go into `found`, one [`Proof`] per chain into `proofs`.
+/// ([`Region::first_end`]); `only`, the only end the caller takes, when it takes one
+/// ([`Region::only_end`]). Statuses go into `found`, one [`Proof`] per chain into `proofs`.
 /// `ko_threats` is [`Region::ko_threats`] (then territories proved safe are not taken as
 /// ends: their proofs play under the 第五条 ban of both sides, without threats).
 /// `outside_as`: a colour `c` and which points next to the region stay as they are on `board`;
@@ -29,6 +30,7 @@ pub(crate) fn solve_region(
     settled: &[bool],
     wanted: &dyn Fn(Point) -> bool,
     first_ends: &dyn Fn(Point) -> Option<End>,
+    only: Option<End>,
     ko_threats: Option<(Color, u16)>,
     outside_as: Option<(Color, &dyn Fn(Point) -> bool)>,
     found: &mut StatusMap,
@@ -44,6 +46,7 @@ pub(crate) fn solve_region(
     region.halt = halt::Halt::of(opts);
     region.links_end = opts.enclosure_links;
     region.ko_threats = ko_threats;
+    region.only_end = only;
     if ko_threats.is_none() && opts.safe_territories && board.width() as usize * board.height() as usize <= SAFE_END_MAX_BOARD {
         region.base = Some(board.clone());
     }

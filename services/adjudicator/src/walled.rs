@@ -46,12 +46,13 @@
 //!   makes a region of `o` open, never healthy): 相手方の帰属, **dead**.
 //!
 //! The search is that of every region (crate docs, Engine step 4) with the chain asked for
-//! *dead* first, within [`WALLED_BUDGET_NODES`] per walled region; the other undecided
-//! chains of `c` in `R'` are searched with it. Proofs of *alive* or *seki* found there are not
-//! taken (they could rest on the stones taken as `c`'s), and such a chain stays undecided with
-//! the reason of the region search. A chain of [`WALLED_OPEN_LIBERTIES`] liberties or more
-//! whose walled region is cut at [`WALLED_MAX_EMPTY`] empty points is not searched there (the
-//! other chains of `c` in that region then get searches of their own): it stays undecided so.
+//! *dead* only, within [`WALLED_BUDGET_NODES`] per walled region; the other undecided chains of
+//! `c` in `R'` are searched with it. No proof of *alive* or *seki* is searched there
+//! ([`crate::search::Region::only_end`]): it could rest on the stones taken as `c`'s. A chain
+//! not proved dead stays undecided with the reason of the region search. A chain of
+//! [`WALLED_OPEN_LIBERTIES`] liberties or more whose walled region is cut at
+//! [`WALLED_MAX_EMPTY`] empty points is not searched there (the other chains of `c` in that
+//! region then get searches of their own): it stays undecided so.
 //!
 //! **The owner's walled region, for *alive*.** The same construction with the roles swapped
 //! settles a chain that is still undecided after it: its walled region `R''` (the points
@@ -61,7 +62,7 @@
 //! points, within [`WALLED_ALIVE_BUDGET_NODES`] nodes). There `c`'s stones next to it that
 //! step 2 keeps alive, or that are pass-alive, are walls; **every other point next to `R''`
 //! stands for a stone of `o` that never changes** (it gives `c`'s stones no liberty, and `o`'s
-//! chains next to it are never captured); `o` may retake any ko; only *alive* is taken. It is
+//! chains next to it are never captured); `o` may retake any ko; only *alive* is searched. It is
 //! sound by the mirror of the argument above: `c` plays the proof in `R''` and its territories'
 //! strategy outside, which keeps its walls from capture and ends with them pass-alive; a stone
 //! of `o` that never changes only helps `o` (`c` loses liberties, captures and moves, `o` gains
@@ -239,6 +240,7 @@ pub(crate) fn search_walled(
         settled,
         wanted,
         &|_| Some(end),
+        Some(end),
         Some((helped, UNLIMITED_THREATS)),
         Some((helped, wall)),
         &mut walled_found,

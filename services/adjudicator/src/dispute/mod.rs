@@ -482,6 +482,7 @@ pub(crate) fn adjudicate_agreed(
                     settled,
                     wanted,
                     &first_end,
+                    None,
                     ko_threats,
                     None,
                     found,

@@ -180,6 +180,10 @@ pub(crate) struct Region {
     /// same dispute found it); `None`: by the shape. It changes the order, and with it the
     /// shares of the budget each end gets (`decision::INVADER_DEAD_SHARE`), never an answer.
     pub first_end: Option<End>,
+    /// The only end the caller takes (a walled region's search, module `walled`): `decide`
+    /// searches for no other and no seki, and leaves the chain undecided when that end is not
+    /// forced. `None`: every status is wanted.
+    pub only_end: Option<End>,
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
     /// The answers of [`Region::end`] without safe territories as ends, by cells, for one
@@ -306,6 +310,7 @@ impl Region {
             sealing: true,
             zoning: true,
             first_end: None,
+            only_end: None,
             scache: Default::default(),
             end_memo: (Vec::new(), Color::Black, true, Default::default()),
             halt: crate::halt::Halt::none(),

@@ -451,3 +451,34 @@ fn sealed_territories_end_no_line_the_exact_search_avoids() {
     assert!(confirmed >= 20, "only {confirmed} of {ends} sealed territory ends confirmed");
     assert!(proofs >= 20, "only {proofs} proofs of dead with sealed territories");
 }
+
+/// A region asked for one end only ([`Region::only_end`]) answers that end or undecided, never
+/// the other end or seki, and where it answers the decision of every end agrees: on random 5x4
+/// boards under 2011, every chain decided with each end alone and with both.
+#[test]
+fn a_search_for_one_end_answers_that_end_or_nothing() {
+    use crate::{decision::decide, Options, Status};
+    let mut rand = crate::xorshift(0x0e1d_0f0e_2026_1201);
+    let (mut proved, mut others) = ([0usize; 2], 0usize);
+    for _ in 0..160 {
+        let Some(board) = random_5x4(&mut rand) else { continue };
+        let all: Vec<Point> = board.points().collect();
+        for (p, owner, stones) in chains_within(&board, &Scope::whole(&board), &all) {
+            let opts = Options::default();
+            let (full, _) = decide(&mut region_5x4(&board), &board, &stones, owner, &opts, &mut [None, None]);
+            for (k, end) in [End::Dead, End::Alive].into_iter().enumerate() {
+                let mut region = region_5x4(&board);
+                region.only_end = Some(end);
+                let (status, _) = decide(&mut region, &board, &stones, owner, &opts, &mut [None, None]);
+                assert!(status == end.status() || status == Status::Undecided, "{p:?} asked for {end:?}: {status:?}");
+                if status == end.status() {
+                    proved[k] += 1;
+                    assert!(full == status || full == Status::Undecided, "{p:?}: {status:?} alone, {full:?} with both");
+                } else if full != Status::Undecided && full != end.status() {
+                    others += 1;
+                }
+            }
+        }
+    }
+    assert!(proved.iter().all(|&n| n >= 20) && others >= 20, "proved {proved:?}, other statuses {others}");
+}
