@@ -159,17 +159,23 @@ fn a_bounding_block_with_two_links_closes_the_enclosure() {
     assert_line_reaches_dead_end(&scope, &cells, &stones);
     for mode in [Mode::Kiyaku2011, Mode::Kiyaku1989] {
         for to_move in [Color::Black, Color::White] {
-            let mut region = Region::new(scope.clone(), mode, 1_000_000);
-            region.links_end = false;
-            let root = State::new(cells.clone(), to_move);
-            let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
-            assert!(matches!(avoidable, Ok(false)), "{mode:?}, {} to move: {avoidable:?}", to_move.letter());
+            assert_dead_by_the_exact_search(&scope, &cells, &stones, mode, to_move, 1_000_000);
         }
     }
     // A Black stone in a gap: the chain has one link left.
     board.set(Point { x: 1, y: 2 }, Some(Color::Black)).unwrap();
     let cells = scope.cells(&board);
     assert!(!dead_by_links(&scope, &cells, &stones, Color::Black));
+}
+
+/// The exact avoidance search (the links rule off, `budget` nodes) finds that the Black chain
+/// `stones` cannot avoid *dead* from `cells` under `mode` with `to_move` first.
+fn assert_dead_by_the_exact_search(scope: &Scope, cells: &[u8], stones: &[usize], mode: Mode, to_move: Color, budget: u64) {
+    let mut region = Region::new(scope.clone(), mode, budget);
+    region.links_end = false;
+    let root = State::new(cells.to_vec(), to_move);
+    let avoidable = Trap::new(stones.to_vec(), Color::Black, End::Dead).avoids(&mut region, &root);
+    assert!(matches!(avoidable, Ok(false)), "{mode:?}, {} to move: {avoidable:?}", to_move.letter());
 }
 
 /// The rule's line for the Black chain `stones` from `cells`, not yet in Benson's dead end:
@@ -196,12 +202,10 @@ fn a_thin_edge_territory_with_an_invader_is_dead_at_once() {
     let (mut board, scope, stones) = edge_territory(9, 2, &[(1, 1), (3, 1), (5, 1), (7, 1)], (4, 0));
     let cells = scope.cells(&board);
     assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
-    let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 1_000_000);
+    let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 0);
     region.links_end = false;
     assert_eq!(region.end(&cells, &stones, Color::Black), None, "not yet in Benson's area");
-    let root = State::new(cells.clone(), Color::Black);
-    let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
-    assert!(matches!(avoidable, Ok(false)), "the exact search: {avoidable:?}");
+    assert_dead_by_the_exact_search(&scope, &cells, &stones, Mode::Kiyaku2011, Color::Black, 1_000_000);
     // Without White's stone at db there are too few links to pair the first row.
     board.set(Point { x: 3, y: 1 }, None).unwrap();
     let cells = scope.cells(&board);
@@ -222,11 +226,7 @@ fn paired_points_lend_themselves_along_a_thin_territory() {
     assert_line_reaches_dead_end(&scope, &cells, &stones);
     for mode in [Mode::Kiyaku2011, Mode::Kiyaku1989] {
         for to_move in [Color::Black, Color::White] {
-            let root = State::new(cells.clone(), to_move);
-            let mut region = Region::new(scope.clone(), mode, 3_000_000);
-            region.links_end = false;
-            let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
-            assert!(matches!(avoidable, Ok(false)), "{mode:?}, {} to move: {avoidable:?}", to_move.letter());
+            assert_dead_by_the_exact_search(&scope, &cells, &stones, mode, to_move, 3_000_000);
         }
     }
     for p in [Point { x: 9, y: 0 }, Point { x: 9, y: 1 }] {
@@ -249,11 +249,7 @@ fn blocks_with_two_links_lend_theirs_to_the_rest() {
     assert!(dead_by_links(&scope, &cells, &stones, Color::Black));
     // The line: one link per block, then one per paired point.
     assert_line_reaches_dead_end(&scope, &cells, &stones);
-    let root = State::new(cells.clone(), Color::Black);
-    let mut region = Region::new(scope.clone(), Mode::Kiyaku2011, 2_000_000);
-    region.links_end = false;
-    let avoidable = Trap::new(stones.clone(), Color::Black, End::Dead).avoids(&mut region, &root);
-    assert!(matches!(avoidable, Ok(false)), "the exact search: {avoidable:?}");
+    assert_dead_by_the_exact_search(&scope, &cells, &stones, Mode::Kiyaku2011, Color::Black, 2_000_000);
     // With one stone of the left block gone, it has one link only and stays inner: no
     // pairing.
     board.set(Point { x: 2, y: 1 }, None).unwrap();
