@@ -116,7 +116,7 @@ pub(crate) const NARROW_WIDTH: usize = 7;
 /// that transfers is about as large as the proof tree it follows.
 pub(crate) const FOLLOW_NODES: u64 = 20_000;
 /// See [`FOLLOW_NODES`].
-pub(crate) const FOLLOW_SHARE: u64 = 16;
+pub(crate) const FOLLOW_SHARE: u64 = 8;
 /// A chain follows other chains' proofs only with at least this many nodes left: with less,
 /// a failed attempt takes nodes its own quick proofs need (a 9x9 final position at 2,000
 /// nodes per region is no longer decided whole when its chains follow each other's proofs).

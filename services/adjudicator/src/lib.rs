@@ -63,7 +63,7 @@
 //! White's two chains dead) within the default budget of 2,000,000 nodes per region: White's
 //! chains by df-pn proofs of about 145,000 nodes each, in about 380,000 for the region —
 //! see `tests/kakunin.rs` — and within the service's default of 500,000 nodes per region
-//! too (about 460,000 nodes: its region of 5 empty points takes the deep schedule, df-pn's,
+//! too (about 410,000 nodes: its region of 5 empty points takes the deep schedule, df-pn's,
 //! at any budget, `DEEP_REGION_MAX_EMPTY`).
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
@@ -183,7 +183,7 @@
 //!
 //!    Before all of these, a chain with at least 20,000 nodes left first follows the proofs
 //!    that the region's chains already decided found for the same owner and end from the
-//!    same position, each with at most a sixteenth of them (`search::Prover::follow`,
+//!    same position, each with at most an eighth of them (`search::Prover::follow`,
 //!    a transfer of a proof between chains, after Kawano's simulation between sibling
 //!    positions, 1996): at the forcing side's states only the other proof's move is tried,
 //!    at the defender's every move of this chain's own move generation is answered, and where
