@@ -61,9 +61,9 @@
 //! White dead, Black alive), 9 (both alive: 手入れ needed), 10 (一手ヨセ劫: no 手入れ
 //! needed), 12 (万年劫: all seki) and 13 (seki) exactly, and kakunin 4 (all Black alive,
 //! White's two chains dead) within the default budget of 2,000,000 nodes per region: White's
-//! chains by df-pn proofs of about 145,000 nodes each, in about 380,000 for the region —
+//! chains by df-pn proofs of about 140,000 nodes each, in about 370,000 for the region —
 //! see `tests/kakunin.rs` — and within the service's default of 500,000 nodes per region
-//! too (about 410,000 nodes: its region of 5 empty points takes the deep schedule, df-pn's,
+//! too (about 400,000 nodes: its region of 5 empty points takes the deep schedule, df-pn's,
 //! at any budget, `DEEP_REGION_MAX_EMPTY`).
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
@@ -166,8 +166,9 @@
 //!    In a region of at most 8 empty points (`DEEP_REGION_MAX_EMPTY`), where few empty
 //!    points and many stones make long lines of captures and refills (kakunin 4), every
 //!    chain, at any budget, first gets a df-pn proof of its first end
-//!    (`search::Prover::prove_dfpn`): its quick proof of step 1 is df-pn's, and it goes on
-//!    from there: an invader's *dead* with seven eighths of what is left, any other chain's
+//!    (`search::Prover::prove_dfpn`; a new state's disproof number of *alive* starts at the
+//!    chain's liberties, df-pn+ after Kishimoto & Müller, which only orders the search): its
+//!    quick proof of step 1 is df-pn's, and it goes on from there: an invader's *dead* with seven eighths of what is left, any other chain's
 //!    *alive* with a half. Only then, if that failed, come the quick proofs with territory
 //!    proofs as ends in full (each of their nodes recomputes those proofs, so before df-pn
 //!    they get only 500 nodes per end) and the second end's quick proof (the deepening's,
@@ -190,8 +191,8 @@
 //!    the other proof has no move (its chain reached its end first) a short deepening of this
 //!    chain's own (at most 1,000 nodes, 12 plies) takes over. What it finds is a forced proof
 //!    of this chain's end checked move by move, as exact as step 1's; chains that live or die
-//!    together need one search between them (kakunin 4's Black chain `ea-fa-ga` follows
-//!    `ab-ba-bb`'s proof in about 10,000 nodes instead of 64,000 of its own).
+//!    together need one search between them (kakunin 4's Black chain `ae-af-ag` follows
+//!    `ab-ba-bb`'s proof in about 7,000 nodes instead of 51,000 of its own).
 //!
 //!    Moves inside either side's unconditional area are not generated: they change
 //!    nothing outside that area and count, for the region, like a pass (as moves outside

@@ -141,9 +141,9 @@ fn every_kakunin_verdict_is_reproduced_at_the_service_budget() {
 /// Completeness: at the default budget (2,000,000 nodes per region) every listed stone gets
 /// exactly the listed status. Kakunin 4 needs the whole schedule: White's two chains (dead:
 /// Black wins both capturing races and makes the corner its own for good, in lines of about
-/// 40 moves) take about 145,000 df-pn nodes each, with the searches' moves kept within each
-/// chain's sealed area (module `search::seal`); the region about 380,000. Measured in a release
-/// build on this machine: kakunin 4 about 0.7 s and 100 MB, every other example under 0.1 s.
+/// 40 moves) take about 140,000 df-pn nodes each, with the searches' moves kept within each
+/// chain's sealed area (module `search::seal`); the region about 370,000. Measured in a release
+/// build on this machine: kakunin 4 about 1 s and 100 MB, every other example under 0.2 s.
 #[test]
 fn every_kakunin_example_reproduces_its_verdict() {
     let (checked, failures, undecided) = run_all(Options::default().budget_nodes);

@@ -108,7 +108,7 @@ pub struct ServeArgs {
 
     /// The largest node budget per region an `Adjudicate` request may ask for (nodes of
     /// hypothetical play; a larger one is INVALID_ARGUMENT): enough to reproduce every kakunin
-    /// example (kakunin 4 needs about 490,000 in its region at 500,000 nodes, 380,000 at 2,000,000). Time and memory are bounded
+    /// example (kakunin 4 needs about 400,000 in its region at 500,000 nodes, 370,000 at 2,000,000). Time and memory are bounded
     /// apart (--max-search-seconds, --max-search-memory).
     #[arg(long = "max-budget", env = "SHINPAN_MAX_BUDGET", default_value_t = DEFAULT_MAX_BUDGET)]
     pub max_budget_nodes: u64,

@@ -482,3 +482,45 @@ fn a_search_for_one_end_answers_that_end_or_nothing() {
     }
     assert!(proved.iter().all(|&n| n >= 20) && others >= 20, "proved {proved:?}, other statuses {others}");
 }
+
+/// df-pn+'s estimate of a new state (`Prover::prove_dfpn`) counts the examined chain's
+/// liberties as the board does, up to the cap asked, and none once no stone of it stands.
+#[test]
+fn the_dfpn_estimate_counts_the_examined_chains_liberties() {
+    let mut rand = crate::xorshift(0x5eed_d0f9_0001_0002);
+    let mut checked = 0;
+    for _ in 0..200 {
+        let mut board = Board::new(6, 6).unwrap();
+        for p in board.points().collect::<Vec<_>>() {
+            let c = match rand() % 8 {
+                0..=2 => Some(Color::Black),
+                3..=5 => Some(Color::White),
+                _ => None,
+            };
+            if c.is_some() {
+                board.set(p, c).unwrap();
+            }
+        }
+        if board.points().any(|p| board.get(p).is_some() && board.liberty_count(p) == 0) {
+            continue;
+        }
+        let region = Region::new(Scope::whole(&board), Mode::Kiyaku2011, u64::MAX);
+        let cells = region.scope.cells(&board);
+        let w = board.width() as usize;
+        for p in board.points() {
+            let Some(c) = board.get(p) else { continue };
+            let stones: Vec<usize> = board.chain(p).iter().map(|s| region.scope.local[s.y as usize * w + s.x as usize] as usize).collect();
+            let libs = board.liberty_count(p) as u32;
+            for cap in [2, 4, u32::MAX] {
+                assert_eq!(prover::liberties_of(&region.scope, &cells, &stones, c, cap), libs.min(cap), "{} cap {cap}", p.to_sgf());
+            }
+            let mut captured = cells.clone();
+            for &s in &stones {
+                captured[s] = crate::benson::EMPTY;
+            }
+            assert_eq!(prover::liberties_of(&region.scope, &captured, &stones, c, u32::MAX), 0, "{} captured", p.to_sgf());
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "chains checked: {checked}");
+}

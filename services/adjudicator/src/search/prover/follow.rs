@@ -49,7 +49,7 @@ impl Prover {
     /// end checked move by move, as exact as [`Prover::prove`]'s (第七条: the forcing side
     /// reaches the end whatever the defender plays); a failure proves nothing. Chains that
     /// live or die together need one search between them (kakunin 4's Black chain
-    /// `ea-fa-ga` follows `ab-ba-bb`'s proof; its two White chains do not follow each
+    /// `ae-af-ag` follows `ab-ba-bb`'s proof; its two White chains do not follow each
     /// other's: White can give up one to save the other, so each needs its own strategy).
     /// Nodes: each state visited counts one, until the region has used `limit`.
     pub fn follow(&mut self, region: &mut Region, root: &State, guide: &Lent, limit: u64, max_line: usize) -> Option<Vec<(Color, Move)>> {
