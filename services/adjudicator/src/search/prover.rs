@@ -333,8 +333,7 @@ impl Prover {
 
     /// [`Prover::looked_up`], with a new state's disproof number of *alive* estimated from the
     /// examined chain's liberties (df-pn+, see [`Prover::prove_dfpn`]): each liberty beyond
-    /// the first, up to [`DFPN_PLUS_LIBERTIES`], adds one. (The same estimate for the proof
-    /// number of *dead* made kakunin 4's White chains take more nodes, not fewer.)
+    /// the first, up to [`DFPN_PLUS_LIBERTIES`], adds one.
     fn looked_up_or_estimated(&self, region: &Region, st: &State, child: &State, tt: &HashMap<State, (u32, u32)>) -> Val {
         let v = self.looked_up(st, child, tt);
         if self.goal != End::Alive || (v.pn, v.dn) != (1, 1) || v.rep || tt.contains_key(child) {
