@@ -336,7 +336,8 @@ impl Prover {
     /// the first, up to [`DFPN_PLUS_LIBERTIES`], adds one.
     fn looked_up_or_estimated(&self, region: &Region, st: &State, child: &State, tt: &HashMap<State, (u32, u32)>) -> Val {
         let v = self.looked_up(st, child, tt);
-        if self.goal != End::Alive || (v.pn, v.dn) != (1, 1) || v.rep || tt.contains_key(child) {
+        let new = (v.pn, v.dn) == (1, 1) && !tt.contains_key(child);
+        if self.goal != End::Alive || !new {
             return v;
         }
         let extra = liberties_of(&region.scope, &child.cells, &self.stones, self.owner, DFPN_PLUS_LIBERTIES).saturating_sub(1);
