@@ -101,7 +101,10 @@
 //!    in their own unconditional area are alive; chains with a stone in the opponent's
 //!    are dead (no move can change either).
 //! 2. Territories safe under alternating play (module `safety`: a local game per
-//!    territory of at most 12 empty points, and couples of miai eye spots — one move
+//!    territory of at most 12 empty points — under the 2011 draft a line of it ends as won
+//!    once the territory's parts pair with two private links per inner point, each block of
+//!    the defender's chains (joined by miai joints) bordering two parts of its own, after
+//!    Müller 1997 and Fuego's `Find2ConnForAllInterior` —, and couples of miai eye spots — one move
 //!    encloses a small eye — in larger ones, combined as in Benson's algorithm over blocks
 //!    of chains joined by miai connections, and territories of any size whose inner points
 //!    pair with two private links each, as an eye of a block; then, with no search, *thin*

@@ -18,7 +18,12 @@
 //! (第五条, or the 1989 ko-pass rule) as in hypothetical play. The attacker wins when it
 //! captures a stone of a boundary chain. The defender wins when every point of `R` lies in
 //! its unconditional area computed on this local board, where each chain that contains a
-//! boundary stone is credited `v` extra healthy regions. A repetition is not a win for the
+//! boundary stone is credited `v` extra healthy regions, or, under the 2011 draft, as soon as
+//! a pairing strategy reaches that goal whatever the attacker does (`search::links::
+//! local_game_paired`: the inner points of the territory's parts pair with two private links
+//! each, the defender's chains are joined by miai joints, and each block borders two parts of
+//! its own or, alone, one and the virtual eye), which ends a line before the territory is
+//! filled. A repetition is not a win for the
 //! defender. The defender's win is proved by a forced proof of `search` (depth-first, at
 //! most [`LOCAL_BUDGET`] nodes); a win not found so is not claimed. (The exact avoidance
 //! search of `search` is not run after a failed forced proof here: on real final positions
@@ -471,7 +476,7 @@ fn local_game(board: &Board, colour: Color, mode: Mode, cand: &Candidate, virtua
     if let Some(hit) = LG_CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return (hit.0, 0, hit.2);
     }
-    let r = local_game_run(scope, cells, inner, total, colour, mode, lb);
+    let r = local_game_run(scope, cells, inner, total, colour, mode, lb, true);
     LG_CACHE.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= LG_CACHE_MAX {
@@ -499,10 +504,20 @@ pub(crate) fn forget_local_games() {
 
 /// The local game itself: `scope` holds the territory's `inner` points, then its boundary
 /// stones up to `total`; `cells` their contents.
-fn local_game_run(scope: Scope, cells: Vec<u8>, inner: usize, total: usize, colour: Color, mode: Mode, lb: u64) -> (bool, u64, Line) {
+#[allow(clippy::too_many_arguments)]
+fn local_game_run(
+    scope: Scope,
+    cells: Vec<u8>,
+    inner: usize,
+    total: usize,
+    colour: Color,
+    mode: Mode,
+    lb: u64,
+    pairing: bool,
+) -> (bool, u64, Line) {
     let boundary: Vec<usize> = (inner..total).collect();
     let mut region = Region::new(scope, mode, lb);
-    region.territory = Some(Territory { defender: colour, boundary: boundary.clone(), area: (0..inner).collect() });
+    region.territory = Some(Territory { defender: colour, boundary: boundary.clone(), area: (0..inner).collect(), pairing });
     debug_assert!(boundary.iter().all(|&b| cells[b] == cell(colour)));
     debug_assert!(cells[..inner].iter().all(|&v| v == EMPTY || v == cell(colour.opponent())));
     // No 第五条 ban at the start: a ban on the attacker would only restrict it, and a ban on
@@ -685,9 +700,99 @@ mod tests {
         let total = pts.len();
         let scope = Scope::new(&board, pts).walled(Color::White);
         let cells = scope.cells(&board);
-        let (won, nodes, _) = local_game_run(scope, cells, 1, total, Color::Black, Mode::Kiyaku2011, 10_000);
+        let (won, nodes, _) = local_game_run(scope, cells, 1, total, Color::Black, Mode::Kiyaku2011, 10_000, true);
         assert!(!won, "one eye, walled: the defender loses");
         // One iteration: the root, the attacker's pass and capture, the defender's pass.
         assert!(nodes <= 6, "searched {nodes} nodes");
+    }
+
+    /// The pairing end of the local games (`search::links::local_game_paired`) against the
+    /// local games without it: on random 5x4 and 6x5 boards, every Black territory of at most 8 empty
+    /// points is played with and without a virtual eye; a game the end wins must be won
+    /// without it too, wherever that search finishes (it is a forced win of the same game,
+    /// found by play to Benson's end).
+    #[test]
+    fn the_pairing_end_wins_only_local_games_the_play_to_bensons_end_wins() {
+        let mut rand = crate::xorshift(0x2026_1202_5eed);
+        let (mut games, mut shorter) = (0, 0);
+        for (w, h) in std::iter::repeat_n((5u32, 4u32), 3_000).chain(std::iter::repeat_n((6, 5), 3_000)) {
+            let mut board = Board::new(w, h).unwrap();
+            for p in board.points().collect::<Vec<_>>() {
+                match rand() % 20 {
+                    0..=8 => board.set(p, Some(Color::Black)).unwrap(),
+                    9..=11 => board.set(p, Some(Color::White)).unwrap(),
+                    _ => {}
+                }
+            }
+            if !board.points().all(|p| board.get(p).is_none() || board.liberty_count(p) > 0) {
+                continue;
+            }
+            let mut seen = vec![false; (w * h) as usize];
+            for p in board.points() {
+                let i = p.y as usize * w as usize + p.x as usize;
+                if seen[i] || board.get(p) == Some(Color::Black) {
+                    continue;
+                }
+                // The Black region of `p` and its boundary chains.
+                let mut pts = vec![p];
+                seen[i] = true;
+                let mut k = 0;
+                let mut heads: Vec<Point> = Vec::new();
+                while k < pts.len() {
+                    for r in board.adjacent(pts[k]) {
+                        let j = r.y as usize * w as usize + r.x as usize;
+                        if board.get(r) == Some(Color::Black) {
+                            let h = board.chain_id(r).unwrap_or(r);
+                            if !heads.contains(&h) {
+                                heads.push(h);
+                            }
+                        } else if !seen[j] {
+                            seen[j] = true;
+                            pts.push(r);
+                        }
+                    }
+                    k += 1;
+                }
+                let empty = pts.iter().filter(|&&q| board.get(q).is_none()).count();
+                if heads.is_empty() || empty > 8 || heads.iter().any(|&h| !board.liberties(h).iter().any(|q| pts.contains(q))) {
+                    continue;
+                }
+                let inner = pts.len();
+                let mut all = pts.clone();
+                for &h in &heads {
+                    all.extend(board.chain(h));
+                }
+                let total = all.len();
+                for virtual_eye in [false, true] {
+                    let mut scope = Scope::new(&board, all.clone()).walled(Color::White);
+                    if virtual_eye {
+                        scope.virtual_eye = (0..total).map(|i| i >= inner).collect();
+                    }
+                    let cells = scope.cells(&board);
+                    let run = |pairing: bool, lb: u64| {
+                        local_game_run(scope.clone(), cells.clone(), inner, total, Color::Black, Mode::Kiyaku2011, lb, pairing)
+                    };
+                    let (with, n_with, wline) = run(true, 20_000);
+                    if !with {
+                        continue;
+                    }
+                    let lb = 400_000;
+                    let (without, n_without, _) = run(false, lb);
+                    if n_without >= lb {
+                        continue;
+                    }
+                    games += 1;
+                    shorter += usize::from(n_with < n_without);
+                    assert!(
+                        without,
+                        "won by the pairing end only (virtual eye {virtual_eye}) in {:?} line {:?}",
+                        board.points().map(|q| board.get(q)).collect::<Vec<_>>(),
+                        wline
+                    );
+                }
+            }
+        }
+        eprintln!("{games} local games won with the end and settled without it, {shorter} of them in fewer nodes");
+        assert!(shorter > 50, "the end must shorten games: {shorter} of {games}");
     }
 }

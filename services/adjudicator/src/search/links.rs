@@ -575,5 +575,174 @@ pub(crate) fn territory_pairing(sc: &Scope, cells: &[u8], strict: bool) -> Optio
     paired(sc, cells, &area, &next_to_boundary, &[], &mut flag, &mut order, Some(&mut line), strict).then_some(line)
 }
 
+/// Whether the defender of a territory's local game (module `safety`) wins from `cells` by
+/// pairing alone (after the static rules of Müller, "Playing it safe", 1997, and Fuego's
+/// `GoRegion::Find2ConnForAllInterior`, here as an end of the local game's search).
+///
+/// `sc` is the local game's scope (walled by the attacker), `area` the territory's local
+/// points, `defender` the defender's cell, `virtual_eye` whether a chain holding a boundary
+/// stone is credited one healthy region. Two of the defender's chains next to two empty
+/// points of `area` each, which no other such *joint* uses, form one *block* (a miai
+/// connection), recursively; joint points are never links. The points of `area` not holding
+/// a defender's stone split into *components*; a component is *private* to a block when every
+/// defender's stone next to it is the block's, and counts for it when it holds a point that
+/// is not a joint. It holds when the inner points of every component (those next to no
+/// defender's stone) pair with no omission, links next to the defender's stones ([`paired`]
+/// with `strict`), and every block has two components that count for it — the virtual eye
+/// counting as one when there is one block only.
+///
+/// Why it is a win (2011 only), by the defender's strategy: when the attacker plays a joint
+/// point, the other point of that joint; when it plays a link of an inner point not yet next
+/// to a defender's stone, the other link ([`dead_by_links`]' strategy, with the defender's
+/// stones as the fixed ones, in every component: no point of one is next to another's);
+/// otherwise one joint point or one link, or a pass when all is done. Every stone it plays
+/// joins chains of one block, so a private component stays private. In a bounded number of
+/// moves every block is one chain and every point of every component is next to a defender's
+/// stone; a component that counts keeps a point the defender never fills, so it keeps an empty
+/// point (a component of attacker's stones only would have no liberty): a healthy region of
+/// Benson's. Every block then has two (one block: one and the virtual eye), so every point of
+/// `area` is next to a pass-alive chain — the local game's goal. No defender's stone is
+/// captured on the way: a chain keeps the two empty points of each of its joints until the
+/// joint is played, and a whole block both links of the first unfinished point of each
+/// component it borders, or, all finished, the empty points of its components that count,
+/// none of which the attacker can fill last (with one block and a virtual eye the goal is
+/// reached as soon as all is finished). A ban of 第五条 lasts one move and bars the point of a
+/// stone just captured, which was not empty before the attacker's move, while the defender's
+/// answer was: the answer is never barred. (Under 1989 a ban lasts until a pass, so the
+/// local games there do not take this end.)
+pub(crate) fn local_game_paired(sc: &Scope, cells: &[u8], area: &[usize], defender: u8, virtual_eye: bool) -> bool {
+    let n = cells.len();
+    // The defender's chains: a label per stone, and per chain its credits so far.
+    let mut chain = vec![NONE; n];
+    let mut credits: Vec<u32> = Vec::new();
+    let mut stack = Vec::new();
+    for s in 0..n {
+        if cells[s] != defender || chain[s] != NONE {
+            continue;
+        }
+        let id = credits.len() as u32;
+        let mut virtual_credit = 0;
+        chain[s] = id;
+        stack.push(s);
+        while let Some(l) = stack.pop() {
+            if virtual_eye && sc.virtual_eye.get(l) == Some(&true) {
+                virtual_credit = 1;
+            }
+            for &g in &sc.nbrs[l] {
+                if g < OUT && cells[g as usize] == defender && chain[g as usize] == NONE {
+                    chain[g as usize] = id;
+                    stack.push(g as usize);
+                }
+            }
+        }
+        credits.push(virtual_credit);
+    }
+    if credits.is_empty() {
+        return false;
+    }
+    // Miai joints: two chains next to two empty points of `area` each, which no other joint
+    // uses, are one block (the defender answers a move on one point with the other). The
+    // points are reserved: no pairing uses them as links.
+    let mut block: Vec<u32> = (0..credits.len() as u32).collect();
+    fn root(block: &mut [u32], mut c: u32) -> u32 {
+        while block[c as usize] != c {
+            block[c as usize] = block[block[c as usize] as usize];
+            c = block[c as usize];
+        }
+        c
+    }
+    let mut joints: Vec<usize> = Vec::new();
+    if credits.len() > 1 {
+        // Empty points of `area` next to two chains or more: (chain, chain, point).
+        let mut shared: Vec<(u32, u32, usize)> = Vec::new();
+        for &a in area {
+            if cells[a] != EMPTY {
+                continue;
+            }
+            let mut next: Vec<u32> =
+                sc.nbrs[a].iter().filter(|&&g| g < OUT && cells[g as usize] == defender).map(|&g| chain[g as usize]).collect();
+            next.sort_unstable();
+            next.dedup();
+            for i in 0..next.len() {
+                for j in i + 1..next.len() {
+                    shared.push((next[i], next[j], a));
+                }
+            }
+        }
+        shared.sort_unstable();
+        let mut i = 0;
+        while i < shared.len() {
+            let (x, y) = (shared[i].0, shared[i].1);
+            let mut j = i;
+            while j < shared.len() && (shared[j].0, shared[j].1) == (x, y) {
+                j += 1;
+            }
+            let free: Vec<usize> = shared[i..j].iter().map(|t| t.2).filter(|p| !joints.contains(p)).take(2).collect();
+            let (rx, ry) = (root(&mut block, x), root(&mut block, y));
+            if free.len() == 2 && rx != ry {
+                block[rx as usize] = ry;
+                joints.extend(free);
+            }
+            i = j;
+        }
+        for c in 0..credits.len() {
+            let r = root(&mut block, c as u32) as usize;
+            if r != c {
+                credits[r] = credits[r].max(credits[c]);
+            }
+        }
+        for (c, credit) in credits.iter_mut().enumerate() {
+            if root(&mut block, c as u32) as usize != c {
+                *credit = u32::MAX;
+            }
+        }
+    }
+    let virtual_credits: Vec<u32> = credits.iter().map(|&c| if c == u32::MAX { 0 } else { c }).collect();
+    let mut in_area = vec![false; n];
+    for &a in area {
+        in_area[a] = cells[a] != defender;
+    }
+    let next_to_c = |l: usize| sc.nbrs[l].iter().any(|&g| g < OUT && cells[g as usize] == defender);
+    let (mut flag, mut order) = (Vec::new(), Vec::new());
+    for &a in area {
+        if !in_area[a] {
+            continue;
+        }
+        let mut comp = vec![a as u32];
+        in_area[a] = false;
+        // The one chain next to the component so far (`NONE`: none yet; `OUT`: several).
+        let mut owner = NONE;
+        let mut k = 0;
+        while k < comp.len() {
+            for &g in &sc.nbrs[comp[k] as usize] {
+                if g >= OUT {
+                    continue;
+                }
+                if in_area[g as usize] {
+                    in_area[g as usize] = false;
+                    comp.push(g);
+                } else if cells[g as usize] == defender {
+                    let c = root(&mut block, chain[g as usize]);
+                    owner = if owner == NONE || owner == c { c } else { OUT };
+                }
+            }
+            k += 1;
+        }
+        if !paired(sc, cells, &comp, &next_to_c, &joints, &mut flag, &mut order, None, true) {
+            return false;
+        }
+        // A component of joint points only may be filled by the defender's answers.
+        if owner != NONE && owner != OUT && comp.iter().any(|&l| !joints.contains(&(l as usize))) {
+            credits[owner as usize] += 1;
+        }
+    }
+    // One block: its virtual eye counts (every link left is next to it, so it keeps a liberty
+    // until the end). Several: each needs two private components of its own — a block
+    // finished early with one and a virtual eye could be captured in the local game while
+    // another block is still finishing.
+    let blocks = credits.iter().filter(|&&c| c != u32::MAX).count();
+    credits.iter().zip(&virtual_credits).all(|(&c, &v)| c == u32::MAX || c >= 2 + if blocks > 1 { v } else { 0 })
+}
+
 #[cfg(test)]
 mod tests;

@@ -230,13 +230,15 @@ pub(crate) const UNLIMITED_THREATS: u16 = u16::MAX;
 const STACK_MARKS: usize = 512;
 
 /// The ends of a territory's local game: the defender wins (*alive*) when every point of
-/// `area` is in its unconditional area; the attacker wins (*dead*) when it captures a
-/// stone of one of the defender's `boundary` chains.
+/// `area` is in its unconditional area, or, with `pairing` (2011 only), when the pairing of
+/// [`links::local_game_paired`] gets it there whatever the attacker does; the attacker wins
+/// (*dead*) when it captures a stone of one of the defender's `boundary` chains.
 #[derive(Clone, Debug)]
 pub(crate) struct Territory {
     pub defender: Color,
     pub boundary: Vec<usize>,
     pub area: Vec<usize>,
+    pub pairing: bool,
 }
 
 /// A chain of cells: its members and whether it has a liberty (an outside pass-alive
@@ -492,7 +494,11 @@ impl Region {
                 Some(End::Dead)
             } else {
                 let own = self.area(cells, t.defender);
-                t.area.iter().all(|&s| own.get(s)).then_some(End::Alive)
+                let won = t.area.iter().all(|&s| own.get(s))
+                    || (t.pairing
+                        && self.mode == Mode::Kiyaku2011
+                        && links::local_game_paired(&self.scope, cells, &t.area, cell(t.defender), !self.scope.virtual_eye.is_empty()));
+                won.then_some(End::Alive)
             };
             self.territory = Some(t);
             return e;

@@ -123,7 +123,7 @@ impl Region {
         let local = scope.cells(&board);
         let defender = owner.opponent();
         let mut game = Region::new(scope, self.mode, SEALED_GAME_NODES);
-        game.territory = Some(Territory { defender, boundary: Vec::new(), area: (0..pts.len()).collect() });
+        game.territory = Some(Territory { defender, boundary: Vec::new(), area: (0..pts.len()).collect(), pairing: false });
         let root = State::new(local, owner);
         let won = forced(&mut game, &root, &[], defender, End::Alive, SEALED_GAME_NODES, 40, false).is_some();
         let used = game.nodes.min(SEALED_GAME_NODES) + 1;
