@@ -8,6 +8,7 @@ use std::collections::HashMap as StdMap;
 
 pub(crate) use links::territory_pairing;
 pub(crate) use moves::ordered_moves;
+pub(crate) use territory::Territory;
 
 /// Hash maps of search states: foldhash's fixed-seed hasher (fast, deterministic; the
 /// states are ours, not adversarial input, so SipHash's DoS resistance buys nothing here).
@@ -228,18 +229,6 @@ pub(crate) const UNLIMITED_THREATS: u16 = u16::MAX;
 
 /// Regions of at most this many local points mark chains in a stack buffer.
 const STACK_MARKS: usize = 512;
-
-/// The ends of a territory's local game: the defender wins (*alive*) when every point of
-/// `area` is in its unconditional area, or, with `pairing` (2011 only), when the pairing of
-/// [`links::local_game_paired`] gets it there whatever the attacker does; the attacker wins
-/// (*dead*) when it captures a stone of one of the defender's `boundary` chains.
-#[derive(Clone, Debug)]
-pub(crate) struct Territory {
-    pub defender: Color,
-    pub boundary: Vec<usize>,
-    pub area: Vec<usize>,
-    pub pairing: bool,
-}
 
 /// A chain of cells: its members and whether it has a liberty (an outside pass-alive
 /// stone of the same colour counts as one that never goes), with its liberties counted up
@@ -489,17 +478,7 @@ impl Region {
     /// chain, [`Region::end_memo`], but for the ends of safe territories).
     pub fn end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
         if let Some(t) = self.territory.take() {
-            let d = cell(t.defender);
-            let e = if t.boundary.iter().any(|&s| cells[s] != d) {
-                Some(End::Dead)
-            } else {
-                let own = self.area(cells, t.defender);
-                let won = t.area.iter().all(|&s| own.get(s))
-                    || (t.pairing
-                        && self.mode == Mode::Kiyaku2011
-                        && links::local_game_paired(&self.scope, cells, &t.area, cell(t.defender), !self.scope.virtual_eye.is_empty()));
-                won.then_some(End::Alive)
-            };
+            let e = self.territory_end(&t, cells);
             self.territory = Some(t);
             return e;
         }
@@ -793,6 +772,7 @@ mod moves;
 mod prover;
 mod seal;
 mod sealed;
+mod territory;
 #[cfg(test)]
 mod tests;
 mod trap;
