@@ -135,7 +135,7 @@ pub(crate) struct Region {
     /// for): `U_black`, `U_white` and the pass-alive stones that make them.
     ucache: AreaCache,
     /// When set, the ends are those of a territory's local game (see `safety`), not of a
-    /// chain.
+    /// chain: set once, on a fresh region, for the region's life.
     pub territory: Option<Territory>,
     /// Reused buffers of [`Region::play`] (chain members, captured stones).
     scratch: std::cell::RefCell<(Vec<u32>, Vec<u32>)>,
@@ -188,9 +188,10 @@ pub(crate) struct Region {
     /// Per cells and colour: the stones kept alive and the safe area (board indices).
     scache: HashMap<Vec<u8>, [Option<KeptAndSafe>; 2]>,
     /// The answers of [`Region::end`] without safe territories as ends, by cells, for one
-    /// examined chain (its stones and owner): a search asks at every state it generates, the
-    /// same cells come back with the other side to move or another ko, and the deepening
-    /// generates the same states again in each iteration.
+    /// examined chain (its stones and owner) or the region's territory game (a region holds
+    /// one for its life): a search asks at every state it generates, the same cells come back
+    /// with the other side to move or another ko, and the deepening generates the same states
+    /// again in each iteration.
     end_memo: EndMemo,
     /// When the search stops before its budget (cancelled, deadline, memory cap), polled by
     /// [`Region::halted`].
@@ -474,14 +475,11 @@ impl Region {
         Some(links.into_iter().flat_map(|l| [(owner, Move::Pass), (owner.opponent(), self.move_at(Some(l)))]).collect())
     }
 
-    /// End condition for the stones at local indices `stones` of `owner` (kept by cells per
-    /// chain, [`Region::end_memo`], but for the ends of safe territories).
+    /// End condition for the stones at local indices `stones` of `owner`, or of the
+    /// region's territory game ([`Region::territory`], whose boundary and defender the
+    /// caller passes) — kept by cells per chain or game, [`Region::end_memo`], but for the
+    /// ends of safe territories.
     pub fn end(&mut self, cells: &[u8], stones: &[usize], owner: Color) -> Option<End> {
-        if let Some(t) = self.territory.take() {
-            let e = self.territory_end(&t, cells);
-            self.territory = Some(t);
-            return e;
-        }
         let memo = &mut self.end_memo;
         if memo.0 != stones || memo.1 != owner || memo.2 != self.links_end {
             // Cleared, not replaced: the next chain's table grows into the memory this one
@@ -495,12 +493,19 @@ impl Region {
         let plain = match memo.3.get(cells) {
             Some(&e) => e,
             None => {
-                let e = self.plain_end(cells, stones, owner);
+                let e = match self.territory.take() {
+                    Some(t) => {
+                        let e = self.territory_end(&t, cells);
+                        self.territory = Some(t);
+                        e
+                    }
+                    None => self.plain_end(cells, stones, owner),
+                };
                 self.end_memo.3.insert(cells.to_vec(), e);
                 e
             }
         };
-        if plain.is_some() {
+        if plain.is_some() || self.territory.is_some() {
             return plain;
         }
         if let (Some(proof), true) = (self.safety_end, self.base.is_some()) {
