@@ -23,10 +23,32 @@ pub(crate) fn may_be_in_area(cells: &[u8], c: Color, sc: &Scope, stones: &[usize
     if stones.iter().any(|&s| cells[s] != me) {
         return true;
     }
-    let n = sc.len();
+    MAY_BE_SCRATCH.with(|s| {
+        let (mark, xs, stack) = &mut *s.borrow_mut();
+        may_be_in_area_in(cells, me, sc, stones, mark, xs, stack)
+    })
+}
+
+thread_local! {
+    /// Buffers of [`may_be_in_area`]: marks by point, the chain's stones, the flood's stack.
+    static MAY_BE_SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u32>, Vec<u32>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+}
+
+/// [`may_be_in_area`] for a chain standing on the board (cell value `me`), with its buffers.
+fn may_be_in_area_in(
+    cells: &[u8],
+    me: u8,
+    sc: &Scope,
+    stones: &[usize],
+    mark: &mut Vec<u8>,
+    xs: &mut Vec<u32>,
+    stack: &mut Vec<u32>,
+) -> bool {
     // 0: unseen; 1: stone of X; 2: point of a region already examined.
-    let mut mark = vec![0u8; n];
-    let mut xs: Vec<u32> = vec![stones[0] as u32];
+    reset(mark, sc.len(), 0);
+    xs.clear();
+    xs.push(stones[0] as u32);
     mark[stones[0]] = 1;
     let mut k = 0;
     let mut need = 2usize;
@@ -60,7 +82,7 @@ pub(crate) fn may_be_in_area(cells: &[u8], c: Color, sc: &Scope, stones: &[usize
         let mut open = false;
         let mut seen: [u32; 8] = [NONE; 8];
         let mut ns = 0;
-        for &x in &xs {
+        for &x in xs.iter() {
             for &q in &sc.nbrs[x as usize] {
                 if q == NONE || (q < OUT && mark[q as usize] == 1) || seen[..ns].contains(&q) {
                     continue;
@@ -84,7 +106,6 @@ pub(crate) fn may_be_in_area(cells: &[u8], c: Color, sc: &Scope, stones: &[usize
     }
     let next_to_x = |mark: &[u8], l: usize| sc.nbrs[l].iter().any(|&g| g != NONE && g < OUT && mark[g as usize] == 1);
     let mut healthy = 0;
-    let mut stack: Vec<u32> = Vec::new();
     for &x in xs.iter() {
         for &g in &sc.nbrs[x as usize] {
             if g == NONE || g >= OUT || mark[g as usize] != 0 {
@@ -97,7 +118,7 @@ pub(crate) fn may_be_in_area(cells: &[u8], c: Color, sc: &Scope, stones: &[usize
             mark[g as usize] = 2;
             while let Some(l) = stack.pop() {
                 let l = l as usize;
-                if cells[l] == EMPTY && !next_to_x(&mark, l) {
+                if cells[l] == EMPTY && !next_to_x(mark, l) {
                     ok = false;
                     break;
                 }

@@ -15,9 +15,52 @@ pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], f
         seal::keep_within_sealed_area(&region.scope, &st.cells, stones, &mut playable);
     }
     let sc = &region.scope;
+    MOVES_SCRATCH.with(|m| {
+        let Scratch { near, opp_libs, mark, members, scored } = &mut *m.borrow_mut();
+        scored_moves(sc, st, stones, &playable, near, opp_libs, mark, members, scored);
+        let mut out: Vec<Option<u32>> = Vec::with_capacity(scored.len() + 1);
+        if !forcing {
+            out.push(None);
+        }
+        out.extend(scored.iter().map(|x| x.1));
+        if forcing {
+            out.push(None);
+        }
+        out
+    })
+}
+
+/// Buffers of [`ordered_moves`], kept per thread (each call clears and sizes them afresh).
+#[derive(Default)]
+struct Scratch {
+    near: Vec<bool>,
+    opp_libs: Vec<u32>,
+    mark: Vec<bool>,
+    members: Vec<u32>,
+    scored: Vec<(i32, Option<u32>)>,
+}
+
+thread_local! {
+    static MOVES_SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// The playable points of `st` (`playable`, by local index) with their scores, best first
+/// (a stable sort: ties keep the points' order), in `scored`.
+#[allow(clippy::too_many_arguments)]
+fn scored_moves(
+    sc: &Scope,
+    st: &State,
+    stones: &[usize],
+    playable: &[bool],
+    near: &mut Vec<bool>,
+    opp_libs: &mut Vec<u32>,
+    mark: &mut Vec<bool>,
+    members: &mut Vec<u32>,
+    scored: &mut Vec<(i32, Option<u32>)>,
+) {
     let me = cell(st.to_move);
     // Points next to the examined stones (or on them, once captured).
-    let mut near = vec![false; sc.len()];
+    crate::benson::reset(near, sc.len(), false);
     for &s in stones {
         near[s] = true;
         for &g in &sc.nbrs[s] {
@@ -29,18 +72,17 @@ pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], f
     // Liberties (up to two) of the opponent's chains, by member: a move on the last one
     // captures, on one of two gives atari.
     let opp = cell(st.to_move.opponent());
-    let mut opp_libs = vec![u32::MAX; sc.len()];
-    let mut mark = vec![false; sc.len()];
-    let mut members = Vec::new();
+    crate::benson::reset(opp_libs, sc.len(), u32::MAX);
+    crate::benson::reset(mark, sc.len(), false);
     for s in 0..sc.len() {
         if st.cells[s] == opp && !mark[s] {
-            let (_, n) = chain_of(sc, &st.cells, s, &mut members, &mut mark, u32::MAX);
-            for &m in &members {
+            let (_, n) = chain_of(sc, &st.cells, s, members, mark, u32::MAX);
+            for &m in members.iter() {
                 opp_libs[m as usize] = n;
             }
         }
     }
-    let mut scored: Vec<(i32, Option<u32>)> = Vec::new();
+    scored.clear();
     for i in 0..sc.len() {
         if !playable[i] {
             continue;
@@ -72,11 +114,4 @@ pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], f
         scored.push((score, Some(i as u32)));
     }
     scored.sort_by_key(|x| std::cmp::Reverse(x.0));
-    let mut out: Vec<Option<u32>> = scored.into_iter().map(|x| x.1).collect();
-    if forcing {
-        out.push(None);
-    } else {
-        out.insert(0, None);
-    }
-    out
 }
