@@ -52,7 +52,7 @@ pub(crate) const DFPN_SHARE: u64 = 4;
 pub(crate) const FIRST_TRAP_NODES: u64 = 250_000;
 /// A region of at most this many empty points takes the *deep schedule*, at any budget: the
 /// first end's quick proof and step 2a of [`decide`] are df-pn's ([`Prover::prove_dfpn`]; an
-/// invader's *dead* with [`INVADER_DEAD_SHARE`] of what is left, any other chain's *alive*
+/// invader's *dead* with [`DEEP_INVADER_DEAD_SHARE`] of what is left, any other chain's *alive*
 /// with `1 / DEEP_REGION_FIRST_SHARE`), then come a first avoidance search capped at
 /// [`FIRST_TRAP_NODES`], df-pn proofs of the ends it did not exclude ([`DFPN_SHARE`]), the
 /// full avoidance search, and step 3 by df-pn. Few empty points and many stones make long
@@ -94,6 +94,14 @@ impl Traps {
 /// often dead than in seki, and a proof of its death needs long lines that only a large
 /// share reaches.
 pub(crate) const INVADER_DEAD_SHARE: (u64, u64) = (7, 8);
+
+/// [`INVADER_DEAD_SHARE`] in the deep schedule ([`DEEP_REGION_MAX_EMPTY`]), for its df-pn
+/// proof of an invader's *dead* (step 2a of [`decide`]): fifteen sixteenths. What df-pn leaves
+/// goes to steps that seldom decide such a chain there (the proofs with safe territories as
+/// ends in full, the second end's quick proof, a capped avoidance search), and the region's
+/// retry goes on from df-pn's proof numbers anyway; each White chain of kakunin 4 needs about
+/// 140,000 df-pn nodes, just over seven eighths of its first share.
+pub(crate) const DEEP_INVADER_DEAD_SHARE: (u64, u64) = (15, 16);
 
 /// The narrow deepening of an invader's *dead* (step 2a of [`decide`], outside the deep
 /// schedule): the killer searches only its first [`NARROW_WIDTH`] moves at each of its
@@ -294,15 +302,15 @@ pub(crate) fn decide_with(
     // region's first pass goes on with them in the retry).
     let left = region.budget - region.nodes;
     // 2a. The first end, deeper, before the avoidance searches. In the deep schedule by
-    //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with seven eighths of
-    //     what is left, any other chain's *alive* with a half. Elsewhere, an invader's
+    //     df-pn (kakunin 4: lines of 40 moves): an invader's *dead* with fifteen sixteenths
+    //     of what is left, any other chain's *alive* with a half. Elsewhere, an invader's
     //     *dead* by the deepening (2011) with seven eighths, narrow first (`NARROW_SHARE`):
     //     most invaders the players call dead are, and its proof is what decides. Either
     //     proof's tables are kept for step 3, which goes on from them.
     let mut invader_dead: Option<Prover> = None;
     if deep {
         let allowance = if dead_first && region.mode == Mode::Kiyaku2011 {
-            left * INVADER_DEAD_SHARE.0 / INVADER_DEAD_SHARE.1
+            left * DEEP_INVADER_DEAD_SHARE.0 / DEEP_INVADER_DEAD_SHARE.1
         } else {
             left / DEEP_REGION_FIRST_SHARE
         };

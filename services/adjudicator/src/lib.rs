@@ -63,8 +63,8 @@
 //! White's two chains dead) within the default budget of 2,000,000 nodes per region: White's
 //! chains by df-pn proofs of about 140,000 nodes each, in about 370,000 for the region —
 //! see `tests/kakunin.rs` — and within the service's default of 500,000 nodes per region
-//! too (about 400,000 nodes: its region of 5 empty points takes the deep schedule, df-pn's,
-//! at any budget, `DEEP_REGION_MAX_EMPTY`).
+//! too (the same search: its region of 5 empty points takes the deep schedule, df-pn's, at
+//! any budget, `DEEP_REGION_MAX_EMPTY`).
 //!
 //! **Triple ko, eternal life.** Under the 2011 draft a line that cycles is seki, so a
 //! triple ko or 長生 in which neither side can break the cycle leaves the stones at stake
@@ -171,7 +171,8 @@
 //!    chain, at any budget, first gets a df-pn proof of its first end
 //!    (`search::Prover::prove_dfpn`; a new state's disproof number of *alive* starts at the
 //!    chain's liberties, df-pn+ after Kishimoto & Müller, which only orders the search): its
-//!    quick proof of step 1 is df-pn's, and it goes on from there: an invader's *dead* with seven eighths of what is left, any other chain's
+//!    quick proof of step 1 is df-pn's, and it goes on from there: an invader's *dead* with
+//!    fifteen sixteenths of what is left (`DEEP_INVADER_DEAD_SHARE`), any other chain's
 //!    *alive* with a half. Only then, if that failed, come the quick proofs with territory
 //!    proofs as ends in full (each of their nodes recomputes those proofs, so before df-pn
 //!    they get only 500 nodes per end) and the second end's quick proof (the deepening's,

@@ -129,7 +129,7 @@ const SERVICE_BUDGET: u64 = 500_000;
 
 /// Exactness and completeness at the service's smaller budget: every listed stone gets
 /// exactly the listed status — kakunin 4 too, whose region of 5 empty points takes the df-pn
-/// schedule at any budget (`decision::DEEP_REGION_MAX_EMPTY`), in about 490,000 nodes.
+/// schedule at any budget (`decision::DEEP_REGION_MAX_EMPTY`), in about 370,000 nodes.
 #[test]
 fn every_kakunin_verdict_is_reproduced_at_the_service_budget() {
     let (checked, failures, undecided) = run_all(SERVICE_BUDGET);
