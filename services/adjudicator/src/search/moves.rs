@@ -2,6 +2,7 @@
 //! order the searches try them.
 
 use super::*;
+use crate::benson::reset;
 
 /// The moves of the side to move in `st`, most promising first: points next to (or on)
 /// the examined `stones`, then contact with the opponent; a pass last for the forcing side
@@ -16,8 +17,9 @@ pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], f
     }
     let sc = &region.scope;
     MOVES_SCRATCH.with(|m| {
-        let Scratch { near, opp_libs, mark, members, scored } = &mut *m.borrow_mut();
-        scored_moves(sc, st, stones, &playable, near, opp_libs, mark, members, scored);
+        let scratch = &mut *m.borrow_mut();
+        scored_moves(sc, st, stones, &playable, scratch);
+        let scored = &scratch.scored;
         let mut out: Vec<Option<u32>> = Vec::with_capacity(scored.len() + 1);
         if !forcing {
             out.push(None);
@@ -45,22 +47,12 @@ thread_local! {
 }
 
 /// The playable points of `st` (`playable`, by local index) with their scores, best first
-/// (a stable sort: ties keep the points' order), in `scored`.
-#[allow(clippy::too_many_arguments)]
-fn scored_moves(
-    sc: &Scope,
-    st: &State,
-    stones: &[usize],
-    playable: &[bool],
-    near: &mut Vec<bool>,
-    opp_libs: &mut Vec<u32>,
-    mark: &mut Vec<bool>,
-    members: &mut Vec<u32>,
-    scored: &mut Vec<(i32, Option<u32>)>,
-) {
+/// (a stable sort: ties keep the points' order), in `scratch.scored`.
+fn scored_moves(sc: &Scope, st: &State, stones: &[usize], playable: &[bool], scratch: &mut Scratch) {
+    let Scratch { near, opp_libs, mark, members, scored } = scratch;
     let me = cell(st.to_move);
     // Points next to the examined stones (or on them, once captured).
-    crate::benson::reset(near, sc.len(), false);
+    reset(near, sc.len(), false);
     for &s in stones {
         near[s] = true;
         for &g in &sc.nbrs[s] {
@@ -72,8 +64,8 @@ fn scored_moves(
     // Liberties (up to two) of the opponent's chains, by member: a move on the last one
     // captures, on one of two gives atari.
     let opp = cell(st.to_move.opponent());
-    crate::benson::reset(opp_libs, sc.len(), u32::MAX);
-    crate::benson::reset(mark, sc.len(), false);
+    reset(opp_libs, sc.len(), u32::MAX);
+    reset(mark, sc.len(), false);
     for s in 0..sc.len() {
         if st.cells[s] == opp && !mark[s] {
             let (_, n) = chain_of(sc, &st.cells, s, members, mark, u32::MAX);
