@@ -209,6 +209,33 @@ pub(super) fn triple_ko_seki_for_the_side_in_atari_2011_dead_under_1989() {
     assert_eq!(st(RuleSet::Japanese1989, "ca"), Status::Dead, "W 1989");
 }
 
+#[test]
+pub(super) fn one_eye_against_no_eye_in_a_triple_ko_is_seki_2011_and_the_eye_wins_under_1989() {
+    // 眼あり眼なし三劫: W has the eye hf and the liberty ia, where Black can capture the lone
+    // White stone ha; B has no eye, and the liberties ea (White captures the lone Black stone
+    // da there) and fd (White captures the lone Black stone fe there). Three kos.
+    // 2011 (the examined side moves first): whoever stops taking kos is captured, so every
+    // line that neither side gives up cycles (第七条 解説 循環): W, B and the lone stones of the
+    // kos are seki, as 死活確認例8 of the 2011 draft rules for its triple ko of this kind. The
+    // lone stone fe must never come out dead by a line in which its owner passes instead of
+    // taking another ko: seki, or undecided within the budget, is all it may be.
+    // 1989 (要請II-[iv], a ko retaken only after a pass for it): Black, without an eye, runs
+    // out of kos it may retake first — W and ha alive, every Black chain dead.
+    let b = ko_board("X.XOXXXXO", "XXXOX.XXO", "XXXOOXOOO", "XXXOOOO.O");
+    let all = |r| adjudicate(&b, r, &Options::default()).status;
+    let at = |p: &str| Point::from_sgf(p).unwrap();
+    let st = all(RuleSet::Japanese2011);
+    for (p, who) in [("ca", "W"), ("fa", "B"), ("da", "lone B da"), ("ha", "lone W ha")] {
+        assert_eq!(st.get(at(p)), Status::Seki, "{who} 2011");
+    }
+    let fe = st.get(at("fe"));
+    assert!(matches!(fe, Status::Seki | Status::Undecided), "lone B fe 2011: {fe}");
+    let st = all(RuleSet::Japanese1989);
+    for (p, want) in [("ca", Status::Alive), ("ha", Status::Alive), ("fa", Status::Dead), ("da", Status::Dead), ("fe", Status::Dead)] {
+        assert_eq!(st.get(at(p)), want, "{p} 1989");
+    }
+}
+
 /// 長生 (eternal life, 第十一条 解説 lists it among the cycles) on 9x9: Black's group G
 /// (ab ac bc cc dc eb ec fb) encloses White's four stones N (ba bb cb db) and holds the lone
 /// stone x at da; White has thrown in at fa (in atari at ea). Black's edge stones ga ha
