@@ -215,15 +215,14 @@ pub(super) fn one_eye_against_no_eye_in_a_triple_ko_is_seki_2011_and_the_eye_win
     // White stone ha; B has no eye, and the liberties ea (White captures the lone Black stone
     // da there) and fd (White captures the lone Black stone fe there). Three kos.
     // 2011 (the examined side moves first): whoever stops taking kos is captured, so every
-    // line that neither side gives up cycles (第七条 解説 循環): W, B and the lone stones of the
-    // kos are seki, as 死活確認例8 of the 2011 draft rules for its triple ko of this kind. The
+    // line that neither side gives up cycles (第七条 解説 循環): W, B and the lone stones da and
+    // ha are seki, as 死活確認例8 of the 2011 draft rules for its triple ko of this kind. The
     // lone stone fe must never come out dead by a line in which its owner passes instead of
     // taking another ko: seki, or undecided within the budget, is all it may be.
     // 1989 (要請II-[iv], a ko retaken only after a pass for it): Black, without an eye, runs
     // out of kos it may retake first — W and ha alive, every Black chain dead.
     let b = ko_board("X.XOXXXXO", "XXXOX.XXO", "XXXOOXOOO", "XXXOOOO.O");
-    // At the service's default budget (500,000 nodes per region); the lone stone fe is not
-    // decided with four times as many either.
+    // At the service's default budget (500,000 nodes per region).
     let all = |r| adjudicate(&b, r, &Options { budget_nodes: 500_000, ..Options::default() }).status;
     let at = |p: &str| Point::from_sgf(p).unwrap();
     let st = all(RuleSet::Japanese2011);
