@@ -5,9 +5,8 @@ use super::*;
 use crate::benson::reset;
 
 /// The moves of the side to move in `st`, most promising first: points next to (or on)
-/// the examined `stones`, then contact with the opponent, then extensions of the mover's
-/// stones that never change ([`REACH_SCORE`]); a pass last for the forcing side and first for
-/// the other (holding is often its best).
+/// the examined `stones`, then contact with the opponent; a pass last for the forcing side
+/// and first for the other (holding is often its best).
 ///
 /// Under the 2011 draft, moves outside the sealed area of `stones` (module `seal`) are left
 /// out: for the examined stones they are a pass, which is always among the moves.
@@ -32,13 +31,6 @@ pub(crate) fn ordered_moves(region: &mut Region, st: &State, stones: &[usize], f
         out
     })
 }
-
-/// The score [`scored_moves`] gives a move next to a stone of the mover's that never changes
-/// (outside the region) for each empty neighbour it brings next to such a stone: the move
-/// cannot be captured, and it takes eye space from the opponent's chains there — the killer's
-/// first moves in a territory its opponent has invaded (a move next to the examined stones
-/// scores 40, a capture 100). Only the order changes, never the moves searched.
-pub(crate) const REACH_SCORE: i32 = 8;
 
 /// Buffers of [`ordered_moves`], kept per thread (each call clears and sizes them afresh).
 #[derive(Default)]
@@ -82,19 +74,12 @@ fn scored_moves(sc: &Scope, st: &State, stones: &[usize], playable: &[bool], scr
             }
         }
     }
-    // Points next to a stone of the side to move outside the region, which never changes
-    // there (a pass-alive stone, or a wall of a dispute).
-    let anchored = |i: usize| sc.nbrs[i].iter().any(|&g| g != NONE && g >= OUT && sc.ext[(g - OUT) as usize].0 == me);
     scored.clear();
     for i in 0..sc.len() {
         if !playable[i] {
             continue;
         }
         let mut score = 0;
-        if anchored(i) {
-            let reached = sc.nbrs[i].iter().filter(|&&g| g != NONE && g < OUT && st.cells[g as usize] == EMPTY && !anchored(g as usize));
-            score += REACH_SCORE * reached.count() as i32;
-        }
         if near[i] {
             score += 40;
         }
